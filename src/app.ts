@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from './config';
+import type { Logger } from './lib/logger';
+import { errorHandler } from './http/error-handler';
+import { requestContext } from './http/request-context';
+import { healthRoutes } from './http/health.routes';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  orm: MikroORM;
+  temporal: Client;
+}
+
+/** The Koa application without listen(): main.ts serves it, tests drive it directly. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Errors are rendered by errorHandler and logged there; Koa's default printer would log twice.
+  app.silent = true;
+
+  const v1 = new Router({ prefix: '/v1' });
+  // Feature routers are mounted here as they land (accounts, api-keys, devices, messages, webhooks).
+
+  app.use(requestContext(deps.logger, deps.orm));
+  app.use(errorHandler());
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: deps.config.bodyLimit,
+      encoding: 'utf-8',
+      // Only objects and arrays: a bare `"text"` body is not a request we understand.
+      jsonStrict: true,
+    }),
+  );
+  for (const router of [healthRoutes(deps), v1]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

@@ -1,0 +1,177 @@
+import * as yup from 'yup';
+import { parseDuration, parseDurationList } from './lib/duration';
+
+// The only module that reads process.env. Parsed once at start, frozen; a bad value stops the
+// process with one line that names the variable.
+
+const duration = (fallback: string) =>
+  yup
+    .string()
+    .default(fallback)
+    .test('duration', '${path} must be a duration such as 90s, 15m, 1h or 2d', (value) => {
+      try {
+        parseDuration(value ?? '');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+
+const bool = (fallback: boolean) =>
+  yup
+    .boolean()
+    .transform((value, original) =>
+      typeof original === 'string' ? ({ true: true, '1': true, false: false, '0': false } as Record<string, boolean>)[original.toLowerCase()] ?? original : value,
+    )
+    .typeError('${path} must be true or false')
+    .default(fallback);
+
+const url = (protocols: string[]) =>
+  yup
+    .string()
+    .test('url', `\${path} must be a URL (${protocols.join(', ')})`, (value) => {
+      if (value === undefined) return true;
+      try {
+        return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+      } catch {
+        return false;
+      }
+    });
+
+const int = (fallback: number, min: number, max: number) =>
+  yup.number().typeError('${path} must be a whole number').integer('${path} must be a whole number').min(min).max(max).default(fallback);
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const envSchema = yup.object({
+  NODE_ENV: yup.string().oneOf(['development', 'production', 'test']).default('development'),
+  PORT: int(3000, 0, 65535),
+  PUBLIC_URL: url(['http', 'https']),
+  DASHBOARD_URL: url(['http', 'https']),
+  DATABASE_URL: url(['postgres', 'postgresql']),
+  DATA_DIR: yup.string().default('.data'),
+  EMBEDDED_POSTGRES_PORT: int(54329, 1, 65535),
+  TEMPORAL_ADDRESS: yup.string().matches(/^[^\s:]+:\d+$/, '${path} must be host:port'),
+  TEMPORAL_NAMESPACE: yup.string().default('default'),
+  TEMPORAL_TASK_QUEUE: yup.string().default('phone-gateway'),
+  TEMPORAL_DEV_PORT: int(7233, 1, 65535),
+  TEMPORAL_UI_PORT: int(8233, 1, 65535),
+  SMTP_URL: url(['smtp', 'smtps']),
+  MAIL_FROM: yup.string().default('Phone Gateway <no-reply@localhost>'),
+  TURNSTILE_SITE_KEY: yup.string(),
+  TURNSTILE_SECRET: yup.string(),
+  TURNSTILE_VERIFY_URL: url(['http', 'https']).default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  GOOGLE_CLIENT_ID: yup.string(),
+  GOOGLE_CLIENT_SECRET: yup.string(),
+  GOOGLE_ISSUER: url(['http', 'https']).default('https://accounts.google.com'),
+  FCM_PROJECT_ID: yup.string(),
+  FCM_CLIENT_EMAIL: yup.string(),
+  FCM_PRIVATE_KEY: yup.string(),
+  FCM_ENDPOINT: url(['http', 'https']).default('https://fcm.googleapis.com'),
+  FCM_TOKEN_URL: url(['http', 'https']).default('https://oauth2.googleapis.com/token'),
+  STALE_WINDOW: duration('1h'),
+  OFFLINE_AFTER_MISSED_HEARTBEATS: int(2, 1, 100),
+  WEBHOOK_RETRY_SCHEDULE: yup
+    .string()
+    .default('1m,5m,15m,1h,3h,6h,12h,24h')
+    .test('durations', '${path} must be a comma list of durations such as 1m,5m,1h', (value) => {
+      try {
+        parseDurationList(value ?? '');
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  DEFAULT_PLAN: yup.string().default('free'),
+  TRUST_PROXY: bool(false),
+  BODY_LIMIT: yup.string().matches(/^\d+(b|kb|mb)$/i, '${path} must be a size such as 1mb').default('1mb'),
+  LOG_LEVEL: yup.string().oneOf([...LOG_LEVELS]).default('info'),
+});
+
+export type Env = yup.InferType<typeof envSchema>;
+
+export class ConfigError extends Error {}
+
+function build(env: Env) {
+  const port = env.PORT;
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  return {
+    env: env.NODE_ENV,
+    port,
+    publicUrl,
+    dashboardUrl: (env.DASHBOARD_URL ?? publicUrl).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
+    temporal: {
+      address: env.TEMPORAL_ADDRESS,
+      namespace: env.TEMPORAL_NAMESPACE,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+      devPort: env.TEMPORAL_DEV_PORT,
+      uiPort: env.TEMPORAL_UI_PORT,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    turnstile: { siteKey: env.TURNSTILE_SITE_KEY ?? '', secret: env.TURNSTILE_SECRET, verifyUrl: env.TURNSTILE_VERIFY_URL },
+    google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET, issuer: env.GOOGLE_ISSUER },
+    fcm: {
+      projectId: env.FCM_PROJECT_ID,
+      clientEmail: env.FCM_CLIENT_EMAIL,
+      privateKey: env.FCM_PRIVATE_KEY,
+      endpoint: env.FCM_ENDPOINT,
+      tokenUrl: env.FCM_TOKEN_URL,
+    },
+    staleWindowMs: parseDuration(env.STALE_WINDOW),
+    offlineAfterMissedHeartbeats: env.OFFLINE_AFTER_MISSED_HEARTBEATS,
+    webhooks: {
+      retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    },
+    defaultPlan: env.DEFAULT_PLAN,
+    trustProxy: env.TRUST_PROXY,
+    bodyLimit: env.BODY_LIMIT,
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+export type Config = Readonly<ReturnType<typeof build>>;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Parses an environment (process.env by default). Throws ConfigError with one line naming the variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof Env, string>> = {}): Config {
+  const raw: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.fields)) {
+    const value = overrides[key as keyof Env] ?? source[key];
+    // An empty variable means unset, so `FOO=` in a compose file falls back to the default.
+    raw[key] = value === '' ? undefined : value;
+  }
+  try {
+    return deepFreeze(build(envSchema.validateSync(raw, { abortEarly: true, stripUnknown: true })));
+  } catch (error) {
+    if (error instanceof yup.ValidationError) {
+      // The value itself is not echoed: it may be a secret.
+      throw new ConfigError(`Invalid configuration: ${error.path ?? 'environment'}: ${error.errors[0]}`);
+    }
+    throw error;
+  }
+}
+
+/** For entry points: the config, or one clear line on stderr and exit code 78 (EX_CONFIG). */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,51 @@
+import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import type { Logger } from '../lib/logger';
+import { entities } from './entities';
+import { migrations } from './migrations';
+
+export function ormConfig(databaseUrl: string, logger?: Logger): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    // Entities are listed explicitly (src/db/entities.ts): no folder scanning, same under tsx,
+    // vitest and compiled output.
+    discovery: { warnWhenNoEntities: false },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      // Listed, not globbed, for the same reason; `npm run migration:create` writes new files here.
+      migrationsList: migrations,
+      path: path.join(__dirname, 'migrations'),
+      pathTs: path.join(__dirname, 'migrations'),
+      transactional: true,
+      allOrNothing: true,
+      snapshot: true,
+      emit: 'ts',
+    },
+    pool: { min: 0, max: 20 },
+    // A request or activity forks its own EntityManager; the global one must never hold state.
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: false,
+    logger: (message) => logger?.debug({ orm: message }, 'orm'),
+  });
+}
+
+export async function openOrm(databaseUrl: string, logger?: Logger): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, logger));
+}
+
+// Any constant shared by every process of this service: the api and the worker both migrate at start.
+const MIGRATION_LOCK = 7_401_226_001;
+
+/** Applies every pending migration under an advisory lock, so concurrent starts apply them once. */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const knex = orm.em.getConnection().getKnex();
+  return knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    const applied = await orm.getMigrator().up();
+    return applied.map((migration) => migration.name);
+  });
+}

@@ -1,0 +1,42 @@
+import type { Context } from 'koa';
+import * as yup from 'yup';
+import { validationFailed, type FieldError } from './errors';
+
+type Location = 'body' | 'query' | 'params';
+type Schemas = Partial<Record<Location, yup.AnySchema>>;
+type Parsed<S extends Schemas> = { [K in keyof S]: S[K] extends yup.AnySchema ? yup.InferType<S[K]> : never };
+
+/** yup's paths ("to[1]", "") → the interface's field names ("body.to[1]", "body"). */
+export function fieldErrors(error: yup.ValidationError, location: Location): FieldError[] {
+  const leaves = error.inner.length > 0 ? error.inner : [error];
+  return leaves.map((leaf) => ({
+    field: leaf.path ? `${location}.${leaf.path.replace(/^\["?([^"\]]+)"?\]/, '$1')}` : location,
+    message: leaf.message,
+  }));
+}
+
+/**
+ * Parses a request's body, query and path parameters with yup; every problem of every part is
+ * reported at once as 422 validation_failed. The result is typed from the schemas (InferType).
+ */
+export async function validate<S extends Schemas>(ctx: Context, schemas: S): Promise<Parsed<S>> {
+  const sources: Record<Location, unknown> = {
+    body: ctx.request.body ?? {},
+    query: ctx.query,
+    params: (ctx as Context & { params?: unknown }).params ?? {},
+  };
+  const result: Partial<Record<Location, unknown>> = {};
+  const errors: FieldError[] = [];
+  for (const location of ['params', 'query', 'body'] as Location[]) {
+    const schema = schemas[location];
+    if (!schema) continue;
+    try {
+      result[location] = await schema.validate(sources[location], { abortEarly: false, stripUnknown: true });
+    } catch (error) {
+      if (!(error instanceof yup.ValidationError)) throw error;
+      errors.push(...fieldErrors(error, location));
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  return result as Parsed<S>;
+}

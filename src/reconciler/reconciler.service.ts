@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../lib/logger';
+
+/**
+ * A sweep finds rows whose workflow should exist but was never started (the process died between
+ * the commit and the start) and starts it; it returns how many it repaired. Starts are idempotent
+ * (ids derived from rows), so a sweep may safely race with the normal path.
+ */
+export interface Sweep {
+  name: string;
+  run(em: EntityManager): Promise<number>;
+}
+
+export interface ReconcilerDeps {
+  em: () => EntityManager;
+  sweeps: Sweep[];
+  logger: Logger;
+}
+
+export function createReconcilerService({ em, sweeps, logger }: ReconcilerDeps) {
+  return {
+    /** One pass over every sweep; one failing sweep does not stop the others. */
+    async reconcileOnce(): Promise<Record<string, number>> {
+      const report: Record<string, number> = {};
+      const failures: string[] = [];
+      for (const sweep of sweeps) {
+        try {
+          report[sweep.name] = await sweep.run(em());
+          if (report[sweep.name] > 0) logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
+        } catch (error) {
+          logger.error({ err: error, sweep: sweep.name }, 'reconciler sweep failed');
+          failures.push(sweep.name);
+        }
+      }
+      // Thrown after the others ran, so the activity is retried and the failure is visible in the UI.
+      if (failures.length > 0) throw new Error(`reconciler sweeps failed: ${failures.join(', ')}`);
+      return report;
+    },
+  };
+}
+
+export type ReconcilerService = ReturnType<typeof createReconcilerService>;

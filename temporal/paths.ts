@@ -1,0 +1,37 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+// Where temporal/install.sh puts the pinned servers (outside the repo, shared by every clone).
+const here = __dirname;
+
+function pinned(): { cli: string; testServer: string } {
+  const text = readFileSync(path.join(here, 'versions.env'), 'utf8');
+  const get = (name: string): string => {
+    const match = new RegExp(`^${name}=(.+)$`, 'm').exec(text);
+    if (!match) throw new Error(`temporal/versions.env does not pin ${name}`);
+    return match[1].trim();
+  };
+  return { cli: get('TEMPORAL_CLI_VERSION'), testServer: get('TEMPORAL_TEST_SERVER_VERSION') };
+}
+
+export function cacheDir(): string {
+  return (
+    process.env.PHONE_GATEWAY_CACHE ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'phone-gateway')
+  );
+}
+
+export const installScript = path.join(here, 'install.sh');
+
+/** The installed Temporal CLI, or undefined when it could not be built here (no Go). */
+export function temporalCliPath(): string | undefined {
+  const file = path.join(cacheDir(), `temporal-cli-${pinned().cli}`, 'temporal');
+  return existsSync(file) ? file : undefined;
+}
+
+/** The launcher of the Java time-skipping test server, or undefined without Java and Maven. */
+export function testServerPath(): string | undefined {
+  const file = path.join(cacheDir(), `temporal-test-server-${pinned().testServer}`, 'temporal-test-server');
+  return existsSync(file) ? file : undefined;
+}

@@ -1,0 +1,86 @@
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type WorkflowBundleOption } from '@temporalio/worker';
+import type { LogLevel, LogMetadata } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createActivities, type ActivityDeps } from '../activities';
+import type { Config } from '../src/config';
+import type { Logger } from '../src/lib/logger';
+import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
+import type { reconcilerWorkflow } from '../workflows';
+import { idempotentStart, temporalAddress } from './client';
+import { workflowsPath } from './bundle';
+
+let runtimeInstalled = false;
+
+/** Sends the SDK's own logs (worker, workflows, activities) to our pino logger. Once per process. */
+export function installTemporalRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const forward = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    const pinoLevel = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
+    logger[pinoLevel]({ temporal: meta }, message);
+  };
+  Runtime.install({
+    logger: {
+      log: forward,
+      trace: (m, meta) => forward('TRACE', m, meta),
+      debug: (m, meta) => forward('DEBUG', m, meta),
+      info: (m, meta) => forward('INFO', m, meta),
+      warn: (m, meta) => forward('WARN', m, meta),
+      error: (m, meta) => forward('ERROR', m, meta),
+    },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
+}
+
+export interface WorkerDeps extends ActivityDeps {
+  connection: NativeConnection;
+  /** A prebuilt bundle (tests share one); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkflowBundleOption;
+}
+
+export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: deps.config.temporal.taskQueue,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    activities: createActivities(deps),
+  });
+}
+
+/** The one reconciler per namespace; starting it again is a no-op. */
+export async function ensureReconciler(client: Client, config: Config, intervalMs = 60_000): Promise<void> {
+  await client.workflow.start<typeof reconcilerWorkflow>('reconcilerWorkflow', {
+    workflowId: RECONCILER_WORKFLOW_ID,
+    taskQueue: config.temporal.taskQueue,
+    args: [{ intervalMs }],
+    ...idempotentStart,
+    // A reconciler that was terminated by an operator may be started again.
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Creates and runs a worker; stop() drains it and waits until it has shut down. */
+export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: MikroORM }): Promise<RunningWorker> {
+  installTemporalRuntime(deps.logger);
+  const connection = await NativeConnection.connect({ address: temporalAddress(deps.config) });
+  const worker = await createWorker({ ...deps, connection });
+  const done = worker.run().finally(() => connection.close());
+  await ensureReconciler(deps.temporal, deps.config);
+  deps.logger.info({ taskQueue: deps.config.temporal.taskQueue, namespace: deps.config.temporal.namespace }, 'worker running');
+  return {
+    worker,
+    done,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('config', () => {
+  it('fills the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.publicUrl).toBe('http://localhost:3000');
+    expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'phone-gateway', address: undefined });
+    expect(config.staleWindowMs).toBe(3_600_000);
+    expect(config.offlineAfterMissedHeartbeats).toBe(2);
+    expect(config.webhooks.retryScheduleMs).toEqual([60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000]);
+    expect(config.webhooks.allowPrivateNetworks).toBe(false);
+    expect(config.defaultPlan).toBe('free');
+  });
+
+  it('reads values from the environment, treating empty ones as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      PUBLIC_URL: 'https://sms.example.com/',
+      STALE_WINDOW: '10m',
+      WEBHOOK_RETRY_SCHEDULE: '1s,2s',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      TEMPORAL_ADDRESS: '',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.publicUrl).toBe('https://sms.example.com');
+    expect(config.dashboardUrl).toBe('https://sms.example.com');
+    expect(config.staleWindowMs).toBe(600_000);
+    expect(config.webhooks.retryScheduleMs).toEqual([1000, 2000]);
+    expect(config.webhooks.allowPrivateNetworks).toBe(true);
+    expect(config.temporal.address).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT/],
+    ['STALE_WINDOW', 'soon', /STALE_WINDOW/],
+    ['WEBHOOK_RETRY_SCHEDULE', '1m,,5m', /WEBHOOK_RETRY_SCHEDULE/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL/],
+    ['TEMPORAL_ADDRESS', 'localhost', /TEMPORAL_ADDRESS/],
+    ['TRUST_PROXY', 'maybe', /TRUST_PROXY/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+  ])('rejects a bad %s with one line naming it', (name, value, pattern) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      expect((error as Error).message).toMatch(pattern);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('never echoes the rejected value, which may be a secret', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2hunter2@db/x' })).toThrow(ConfigError);
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://user:hunter2hunter2@db/x' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.temporal)).toBe(true);
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { ProvidedContext } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { migrate, openOrm } from '../../src/db/orm';
+import { bundleWorkflows } from '../../temporal/bundle';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    workflowBundlePath: string;
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const root = path.resolve(__dirname, '..', '..');
+const scratch = path.join(root, '.test-data');
+let postgres: EmbeddedPostgres | undefined;
+
+/** Real Postgres (TEST_DATABASE_URL, else a throwaway embedded one), migrated once, and one workflow bundle. */
+export async function setup(project: {
+  provide<K extends keyof ProvidedContext>(key: K, value: ProvidedContext[K]): void;
+}): Promise<void> {
+  mkdirSync(scratch, { recursive: true });
+  let url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    const dir = path.join(scratch, `postgres-${process.pid}`);
+    rmSync(dir, { recursive: true, force: true });
+    postgres = await startEmbeddedPostgres({ dir, port: await freePort(), database: 'phone_gateway_test', persistent: false });
+    url = postgres.url;
+  }
+  const orm = await openOrm(url);
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+  const bundle = await bundleWorkflows();
+  const bundlePath = path.join(scratch, `workflow-bundle-${process.pid}.js`);
+  writeFileSync(bundlePath, bundle.code);
+  project.provide('databaseUrl', url);
+  project.provide('workflowBundlePath', bundlePath);
+}
+
+export async function teardown(): Promise<void> {
+  await postgres?.stop();
+  rmSync(path.join(scratch, `workflow-bundle-${process.pid}.js`), { force: true });
+}

@@ -1,0 +1,25 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+
+export interface Served {
+  url: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Serves a Koa app on a free loopback port for real HTTP requests. */
+export async function serve(app: Koa): Promise<Served> {
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    fetch: (path, init) => fetch(url + path, init),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

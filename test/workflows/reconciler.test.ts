@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openOrm } from '../../src/db/orm';
+import type { Sweep } from '../../src/reconciler/reconciler.service';
+import { reconcilerStatusQuery } from '../../workflows/definitions';
+import type { reconcilerWorkflow } from '../../workflows';
+import { testConfig } from '../support/config';
+import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+
+describe('reconciler workflow', () => {
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: 'reconciler-test' });
+  let env: TestWorkflowEnvironment;
+  let orm: MikroORM;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    orm = await openOrm(config.databaseUrl!);
+  });
+  afterAll(async () => {
+    await orm?.close();
+    await env?.teardown();
+  });
+
+  it('runs a pass of every sweep each interval, across continue-as-new, skipping over an hour in under a second', async () => {
+    // A real sweep against the test database: it counts the migrations table it can see.
+    const passes: number[] = [];
+    const sweep: Sweep = {
+      name: 'probe',
+      async run(em) {
+        const [row] = await em.getConnection().execute<{ n: string }[]>('select count(*)::text as n from mikro_orm_migrations');
+        passes.push(Number(row.n));
+        return 0;
+      },
+    };
+    const worker = await createTestWorker(env, { config, orm, sweeps: [sweep] });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof reconcilerWorkflow>('reconcilerWorkflow', {
+        workflowId: 'reconciler-test',
+        taskQueue: config.temporal.taskQueue,
+        args: [{ intervalMs: 10 * 60_000, passesPerRun: 4 }],
+      });
+      const startedAt = await env.currentTimeMs();
+      const wallStart = performance.now();
+      await env.sleep('65 minutes');
+      const wallMs = performance.now() - wallStart;
+
+      expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(65 * 60_000);
+      expect(wallMs).toBeLessThan(1000);
+      // Six passes in an hour at a ten-minute interval; four per run, so one continue-as-new.
+      const status = await handle.query(reconcilerStatusQuery);
+      expect(status.totalPasses).toBe(6);
+      expect(status.lastReport).toEqual({ probe: 0 });
+      expect(passes).toHaveLength(6);
+      expect(passes.every((n) => n >= 1)).toBe(true);
+      const description = await handle.describe();
+      expect(description.status.name).toBe('RUNNING');
+      const first = env.client.workflow.getHandle('reconciler-test', handle.firstExecutionRunId);
+      expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
+      await handle.terminate('test over');
+    });
+  });
+
+  it('fails the pass, and so retries it, when a sweep throws, while still running the others', async () => {
+    let healthyRuns = 0;
+    let brokenRuns = 0;
+    const sweeps: Sweep[] = [
+      {
+        name: 'broken',
+        async run() {
+          brokenRuns += 1;
+          if (brokenRuns === 1) throw new Error('database went away');
+          return 2;
+        },
+      },
+      { name: 'healthy', run: async () => (healthyRuns += 1, 1) },
+    ];
+    const worker = await createTestWorker(env, { config, orm, sweeps });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof reconcilerWorkflow>('reconcilerWorkflow', {
+        workflowId: 'reconciler-retry-test',
+        taskQueue: config.temporal.taskQueue,
+        args: [{ intervalMs: 60_000 }],
+      });
+      await env.sleep('70 seconds');
+      const status = await handle.query(reconcilerStatusQuery);
+      expect(status.totalPasses).toBe(1);
+      expect(status.lastReport).toEqual({ broken: 2, healthy: 1 });
+      expect(brokenRuns).toBe(2);
+      expect(healthyRuns).toBe(2);
+      await handle.terminate('test over');
+    });
+  });
+});

@@ -1,0 +1,3 @@
+// Every workflow the worker registers. Workflow code imports only @temporalio/workflow, types and
+// pure helpers: it is bundled and replayed deterministically.
+export { reconcilerWorkflow } from './reconciler';
