@@ -10,6 +10,6 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

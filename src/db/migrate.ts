@@ -26,7 +26,9 @@ async function main() {
   try {
     if (process.argv.includes('--create')) {
       const created = await orm.getMigrator().createMigration();
-      process.stdout.write(created.fileName ? `wrote ${created.fileName}; add it to src/db/migrations/index.ts\n` : 'no changes\n');
+      process.stdout.write(
+        created.fileName ? `wrote ${created.fileName}; add it to src/db/migrations/index.ts\n` : 'no changes\n',
+      );
     } else {
       const applied = await migrate(orm);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');

@@ -39,7 +39,10 @@ async function main() {
       });
       stops.push(postgres.stop);
       databaseUrl = postgres.url;
-      logger.info({ port: config.embeddedPostgresPort, dir: path.resolve(config.dataDir, 'postgres') }, 'embedded Postgres running');
+      logger.info(
+        { port: config.embeddedPostgresPort, dir: path.resolve(config.dataDir, 'postgres') },
+        'embedded Postgres running',
+      );
     }
 
     let temporalAddress = config.temporal.address;
@@ -53,7 +56,10 @@ async function main() {
 
     const container: Container = await createContainer(config, logger, { databaseUrl, temporalAddress, migrate: true });
     stops.push(container.close);
-    const worker = await runWorker({ ...container, config: { ...config, temporal: { ...config.temporal, address: temporalAddress } } });
+    const worker = await runWorker({
+      ...container,
+      config: { ...config, temporal: { ...config.temporal, address: temporalAddress } },
+    });
     stops.push(worker.stop);
     const api = await listen(container);
     stops.push(api.stop);

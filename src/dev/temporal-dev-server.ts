@@ -22,7 +22,8 @@ async function waitUntilReachable(address: string, child: ChildProcess | undefin
       await connection.close();
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer on ${address}: ${String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Temporal dev server did not answer on ${address}: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -49,11 +50,27 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
 
   const child = spawn(
     cli,
-    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(devPort), '--ui-port', String(uiPort),
-      '--namespace', namespace, '--db-filename', dbFile, '--log-level', 'warn'],
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(devPort),
+      '--ui-port',
+      String(uiPort),
+      '--namespace',
+      namespace,
+      '--db-filename',
+      dbFile,
+      '--log-level',
+      'warn',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  child.stderr?.on('data', (chunk: Buffer) => logger.warn({ temporal: chunk.toString().trim() }, 'temporal dev server'));
+  child.stderr?.on('data', (chunk: Buffer) =>
+    logger.warn({ temporal: chunk.toString().trim() }, 'temporal dev server'),
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await waitUntilReachable(address, child, 60_000);

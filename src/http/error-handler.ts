@@ -20,7 +20,8 @@ const HTTP_CODES: Record<number, string> = {
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof ValidationError) return new ApiError(422, 'validation_failed', 'The request is invalid.', fieldErrors(error, 'body'));
+  if (error instanceof ValidationError)
+    return new ApiError(422, 'validation_failed', 'The request is invalid.', fieldErrors(error, 'body'));
   if (error instanceof NotFoundError) return notFound();
   if (error instanceof UniqueConstraintViolationException) return conflict('conflict', 'The resource already exists.');
   // Koa, the router and the body parser raise errors carrying a 4xx status (http-errors, co-body).
@@ -28,10 +29,15 @@ function toApiError(error: unknown): ApiError {
   const status = http?.status ?? http?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return payloadTooLarge();
-    if (status === 400) return badRequest(error instanceof SyntaxError ? 'The request body is not valid JSON.' : undefined);
+    if (status === 400)
+      return badRequest(error instanceof SyntaxError ? 'The request body is not valid JSON.' : undefined);
     // Their messages may quote the request; ours are fixed.
     const code = HTTP_CODES[status] ?? 'bad_request';
-    return new ApiError(status, code, code === 'not_found' ? 'No such endpoint.' : `The request was refused (${code.replace(/_/g, ' ')}).`);
+    return new ApiError(
+      status,
+      code,
+      code === 'not_found' ? 'No such endpoint.' : `The request was refused (${code.replace(/_/g, ' ')}).`,
+    );
   }
   return internal();
 }

@@ -29,7 +29,8 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message = 'The request could not be read.') => new ApiError(400, 'bad_request', message);
-export const unauthenticated = (message = 'Credentials are missing or invalid.') => new ApiError(401, 'unauthenticated', message);
+export const unauthenticated = (message = 'Credentials are missing or invalid.') =>
+  new ApiError(401, 'unauthenticated', message);
 export const insufficientScope = (scope: string) =>
   new ApiError(403, 'insufficient_scope', `This API key lacks the "${scope}" scope.`);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);

@@ -1,7 +1,7 @@
 import type { Logger } from './logger';
 
 /**
- * Runs `stop` once on SIGTERM or SIGINT, then exits. A second signal while stopping exits at once,
+ * Runs `stop` once on SIGTERM, SIGINT or SIGHUP, then exits. A second signal while stopping exits at once,
  * so a stuck shutdown can always be interrupted.
  */
 export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
@@ -23,4 +23,5 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);
+  process.on('SIGHUP', handle);
 }

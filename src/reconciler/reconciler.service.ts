@@ -26,7 +26,8 @@ export function createReconcilerService({ em, sweeps, logger }: ReconcilerDeps) 
       for (const sweep of sweeps) {
         try {
           report[sweep.name] = await sweep.run(em());
-          if (report[sweep.name] > 0) logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
+          if (report[sweep.name] > 0)
+            logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
         } catch (error) {
           logger.error({ err: error, sweep: sweep.name }, 'reconciler sweep failed');
           failures.push(sweep.name);

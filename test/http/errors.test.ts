@@ -30,7 +30,11 @@ describe('error bodies of the whole app', () => {
   });
 
   it('answers malformed JSON with 400 bad_request', async () => {
-    const res = await api.fetch('/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to": [' });
+    const res = await api.fetch('/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"to": [',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
   });
@@ -63,7 +67,15 @@ describe('validation and unexpected errors', () => {
   let api: Served;
   const schema = yup.object({
     body: yup.string().required(),
-    to: yup.array(yup.string().required().matches(/^\+\d+$/, 'must be a phone number')).required().min(1),
+    to: yup
+      .array(
+        yup
+          .string()
+          .required()
+          .matches(/^\+\d+$/, 'must be a phone number'),
+      )
+      .required()
+      .min(1),
   });
 
   beforeAll(async () => {
@@ -77,15 +89,22 @@ describe('validation and unexpected errors', () => {
     });
     const app = new Koa();
     app.silent = true;
-    app.use(errorHandler()).use(bodyParser({ enableTypes: ['json'] })).use(router.routes());
+    app
+      .use(errorHandler())
+      .use(bodyParser({ enableTypes: ['json'] }))
+      .use(router.routes());
     api = await serve(app);
   });
   afterAll(() => api?.close());
 
   it('lists every invalid field as body.<path>', async () => {
-    const res = await api.fetch('/send', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: ['+1555', 'nope'] }) });
+    const res = await api.fetch('/send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: ['+1555', 'nope'] }),
+    });
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = (await res.json()) as { errors: unknown[] };
     expect(body).toMatchObject({ code: 'validation_failed', status: 422 });
     expect(body.errors).toEqual(
       expect.arrayContaining([
@@ -97,7 +116,11 @@ describe('validation and unexpected errors', () => {
   });
 
   it('passes typed, valid input through', async () => {
-    const res = await api.fetch('/send', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'hi', to: ['+1555'] }) });
+    const res = await api.fetch('/send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'hi', to: ['+1555'] }),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ recipients: 1 });
   });

@@ -1,27 +1,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { ProvidedContext } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
 import { migrate, openOrm } from '../../src/db/orm';
 import { bundleWorkflows } from '../../temporal/bundle';
+import { freePort } from './net';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     workflowBundlePath: string;
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const root = path.resolve(__dirname, '..', '..');
@@ -37,7 +26,12 @@ export async function setup(project: {
   if (!url) {
     const dir = path.join(scratch, `postgres-${process.pid}`);
     rmSync(dir, { recursive: true, force: true });
-    postgres = await startEmbeddedPostgres({ dir, port: await freePort(), database: 'phone_gateway_test', persistent: false });
+    postgres = await startEmbeddedPostgres({
+      dir,
+      port: await freePort(),
+      database: 'phone_gateway_test',
+      persistent: false,
+    });
     url = postgres.url;
   }
   const orm = await openOrm(url);

@@ -1,0 +1,104 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Connection, Client } from '@temporalio/client';
+import { freePort } from '../support/net';
+
+const root = path.resolve(__dirname, '..', '..');
+const dataDir = path.join(root, '.test-data', `start-smoke-${process.pid}`);
+
+/** Processes whose command line mentions our data folder: the embedded Postgres and the dev server. */
+function processesUsing(dir: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes(dir) && !line.includes('ps -eo'));
+}
+
+async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return res;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('npm start (embedded Postgres + Temporal dev server + api + worker)', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function start(ports: { api: number; pg: number; temporal: number; ui: number }) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
+        XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+        PORT: String(ports.api),
+        DATA_DIR: dataDir,
+        EMBEDDED_POSTGRES_PORT: String(ports.pg),
+        TEMPORAL_DEV_PORT: String(ports.temporal),
+        TEMPORAL_UI_PORT: String(ports.ui),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    return { child, output: () => output };
+  }
+
+  it('comes up ready with the Temporal UI, stops cleanly on SIGTERM, and resumes its workflows after a restart', async () => {
+    mkdirSync(dataDir, { recursive: true });
+    const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+
+    const first = await start(ports);
+    const ready = await waitFor(`http://127.0.0.1:${ports.api}/readyz`, first.child, 120_000).catch((error) => {
+      throw new Error(`${error.message}\n${first.output()}`);
+    });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+    const ui = await waitFor(`http://127.0.0.1:${ports.ui}/`, first.child, 30_000);
+    expect(await ui.text()).toMatch(/<html/i);
+    expect(first.output()).toContain(`Temporal UI  http://127.0.0.1:${ports.ui}`);
+
+    const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    const before = await new Client({ connection }).workflow.getHandle('reconciler').describe();
+    await connection.close();
+    expect(before.status.name).toBe('RUNNING');
+
+    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(2);
+    first.child.kill('SIGTERM');
+    expect(await exited(first.child)).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+
+    // Same data folder: Postgres keeps its rows and the dev server its workflows and timers.
+    const second = await start(ports);
+    await waitFor(`http://127.0.0.1:${ports.api}/readyz`, second.child, 120_000);
+    const again = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    const after = await new Client({ connection: again }).workflow.getHandle('reconciler').describe();
+    await again.close();
+    expect(after.runId).toBe(before.runId);
+    expect(after.status.name).toBe('RUNNING');
+    second.child.kill('SIGINT');
+    expect(await exited(second.child)).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createApp } from '../../src/app';
+import { openOrm } from '../../src/db/orm';
+import { createLogger } from '../../src/lib/logger';
+import { testConfig } from '../support/config';
+import { serve, type Served } from '../support/http';
+import { freePort } from '../support/net';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+describe('health endpoints', () => {
+  const config = testConfig();
+  let env: TestWorkflowEnvironment;
+  let orm: MikroORM;
+  let ready: Served;
+  let temporalDown: Served;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    orm = await openOrm(config.databaseUrl!);
+    const logger = createLogger('silent');
+    ready = await serve(createApp({ config, logger, orm, temporal: env.client }));
+    // Nothing listens on this port: Temporal is unreachable for this app.
+    const nowhere = new Client({
+      connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 }),
+    });
+    temporalDown = await serve(createApp({ config, logger, orm, temporal: nowhere }));
+  });
+  afterAll(async () => {
+    await ready?.close();
+    await temporalDown?.close();
+    await orm?.close();
+    await env?.teardown();
+  });
+
+  it('/healthz answers while the process is alive', async () => {
+    const res = await ready.fetch('/healthz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz is 200 when Postgres and Temporal answer', async () => {
+    const res = await ready.fetch('/readyz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+  });
+
+  it('/readyz is 503 and names Temporal when it cannot be reached', async () => {
+    const res = await temporalDown.fetch('/readyz');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'unavailable', checks: { postgres: 'ok', temporal: 'unreachable' } });
+  });
+});
