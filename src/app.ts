@@ -8,12 +8,17 @@ import type { Logger } from './lib/logger';
 import { errorHandler } from './http/error-handler';
 import { requestContext } from './http/request-context';
 import { healthRoutes } from './http/health.routes';
+import type { Services } from './services';
+import { accountsRoutes } from './accounts/accounts.routes';
+import { apiKeysRoutes } from './api-keys/api-keys.routes';
+import { plansRoutes } from './plans/plans.routes';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
   orm: MikroORM;
   temporal: Client;
+  services: Services;
 }
 
 /** The Koa application without listen(): main.ts serves it, tests drive it directly. */
@@ -22,8 +27,19 @@ export function createApp(deps: AppDeps): Koa {
   // Errors are rendered by errorHandler and logged there; Koa's default printer would log twice.
   app.silent = true;
 
+  const { services, config } = deps;
   const v1 = new Router({ prefix: '/v1' });
-  // Feature routers are mounted here as they land (accounts, api-keys, devices, messages, webhooks).
+  const features = [
+    accountsRoutes({
+      ...services,
+      secureCookies: config.publicUrl.startsWith('https:'),
+      googleSignIn: Boolean(config.google.clientId && config.google.clientSecret),
+      turnstileSiteKey: config.turnstile.secret ? config.turnstile.siteKey : '',
+    }),
+    apiKeysRoutes(services),
+    plansRoutes(services),
+  ];
+  for (const feature of features) v1.use(feature.routes(), feature.allowedMethods({ throw: true }));
 
   app.use(requestContext(deps.logger, deps.orm));
   app.use(errorHandler());

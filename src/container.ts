@@ -2,6 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
+import { systemClock, type Clock } from './lib/clock';
+import { buildServices, type Services } from './services';
 import { migrate, openOrm } from './db/orm';
 import { connectTemporal } from '../temporal/client';
 
@@ -10,6 +12,8 @@ export interface Container {
   logger: Logger;
   orm: MikroORM;
   temporal: Client;
+  clock: Clock;
+  services: Services;
   close(): Promise<void>;
 }
 
@@ -28,12 +32,17 @@ export async function createContainer(
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
     const temporal = await connectTemporal(config, options.temporalAddress);
+    const clock = systemClock;
+    const services = buildServices({ config, logger, orm, temporal, clock });
     return {
       config,
       logger,
       orm,
       temporal,
+      clock,
+      services,
       async close() {
+        await services.keyUsage.stop();
         await temporal.connection.close();
         await orm.close();
       },

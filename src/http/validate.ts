@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import * as yup from 'yup';
-import { validationFailed, type FieldError } from './errors';
+import { notFound, validationFailed, type FieldError } from './errors';
 
 type Location = 'body' | 'query' | 'params';
 type Schemas = Partial<Record<Location, yup.AnySchema>>;
@@ -34,6 +34,8 @@ export async function validate<S extends Schemas>(ctx: Context, schemas: S): Pro
       result[location] = await schema.validate(sources[location], { abortEarly: false, stripUnknown: true });
     } catch (error) {
       if (!(error instanceof yup.ValidationError)) throw error;
+      // A malformed path id names nothing that could exist.
+      if (location === 'params') throw notFound();
       errors.push(...fieldErrors(error, location));
     }
   }

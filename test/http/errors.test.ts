@@ -3,31 +3,18 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import * as yup from 'yup';
-import { Client, Connection } from '@temporalio/client';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createApp } from '../../src/app';
-import { openOrm } from '../../src/db/orm';
 import { errorHandler } from '../../src/http/error-handler';
 import { validate } from '../../src/http/validate';
-import { createLogger } from '../../src/lib/logger';
-import { testConfig } from '../support/config';
+import { startTestApp, type TestApp } from '../support/app';
 import { serve, type Served } from '../support/http';
 
 describe('error bodies of the whole app', () => {
-  let orm: MikroORM;
-  let api: Served;
+  let api: TestApp;
 
   beforeAll(async () => {
-    const config = testConfig({ BODY_LIMIT: '1kb' });
-    orm = await openOrm(config.databaseUrl!);
-    // Nothing here talks to Temporal; a lazy connection is never opened.
-    const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-    api = await serve(createApp({ config, logger: createLogger('silent'), orm, temporal }));
+    api = await startTestApp({ env: { BODY_LIMIT: '1kb' } });
   });
-  afterAll(async () => {
-    await api?.close();
-    await orm?.close();
-  });
+  afterAll(() => api?.close());
 
   it('answers malformed JSON with 400 bad_request', async () => {
     const res = await api.fetch('/v1/messages', {

@@ -4,7 +4,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../../src/app';
 import { openOrm } from '../../src/db/orm';
+import { systemClock } from '../../src/lib/clock';
 import { createLogger } from '../../src/lib/logger';
+import { buildServices } from '../../src/services';
 import { testConfig } from '../support/config';
 import { serve, type Served } from '../support/http';
 import { freePort } from '../support/net';
@@ -21,12 +23,15 @@ describe('health endpoints', () => {
     env = await createTimeSkippingEnv();
     orm = await openOrm(config.databaseUrl!);
     const logger = createLogger('silent');
-    ready = await serve(createApp({ config, logger, orm, temporal: env.client }));
+    const clock = systemClock;
+    const app = (temporal: Client) =>
+      createApp({ config, logger, orm, temporal, services: buildServices({ config, logger, orm, temporal, clock }) });
+    ready = await serve(app(env.client));
     // Nothing listens on this port: Temporal is unreachable for this app.
     const nowhere = new Client({
       connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 }),
     });
-    temporalDown = await serve(createApp({ config, logger, orm, temporal: nowhere }));
+    temporalDown = await serve(app(nowhere));
   });
   afterAll(async () => {
     await ready?.close();

@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261120000000Init } from './Migration20261120000000Init';
+import { Migration20261120010000Accounts } from './Migration20261120010000Accounts';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261120000000Init', class: Migration20261120000000Init },
+  { name: 'Migration20261120010000Accounts', class: Migration20261120010000Accounts },
 ];

@@ -1,0 +1,50 @@
+import * as yup from 'yup';
+import { email } from '../lib/fields';
+import { PASSWORD_MAX, PASSWORD_MIN } from './passwords';
+
+const password = () =>
+  yup
+    .string()
+    .min(PASSWORD_MIN, '${path} must be at least ${min} characters')
+    .max(PASSWORD_MAX, '${path} must be at most ${max} characters');
+
+const turnstile = () => yup.string().max(4096).nullable();
+
+export const registerBody = yup.object({
+  email: email().required(),
+  password: password().required(),
+  name: yup.string().trim().max(200).nullable(),
+  turnstile_token: turnstile(),
+});
+
+export const loginBody = yup.object({
+  email: yup.string().trim().max(254).required(),
+  password: yup.string().max(PASSWORD_MAX).required(),
+  turnstile_token: turnstile(),
+});
+
+export const changePasswordBody = yup.object({
+  current_password: yup.string().max(PASSWORD_MAX).required(),
+  new_password: password().required(),
+});
+
+export const resetRequestBody = yup.object({
+  email: yup.string().trim().max(254).required(),
+  turnstile_token: turnstile(),
+});
+
+const sixDigits = () => yup.string().matches(/^\d{6}$/, '${path} must be 6 digits');
+
+export const resetBody = yup.object({
+  email: yup.string().trim().max(254).required(),
+  code: sixDigits().required(),
+  new_password: password().required(),
+});
+
+export const profileBody = yup.object({
+  name: yup.string().trim().max(200).nullable(),
+});
+
+export const verifyEmailBody = yup.object({
+  code: sixDigits().required(),
+});

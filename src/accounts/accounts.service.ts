@@ -1,0 +1,168 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError, conflict, forbidden, validationFailed } from '../http/errors';
+import { LIMITS, type RateLimiter } from '../http/rate-limit';
+import type { Clock } from '../lib/clock';
+import type { Logger } from '../lib/logger';
+import type { PlansService } from '../plans/plans.service';
+import type { BotCheck } from './bot-check';
+import { invalidCode, type EmailCodesService } from './email-codes.service';
+import type { Mailer } from './mailer';
+import { hashPassword, verifyPassword } from './passwords';
+import type { SessionOrigin, SessionsService } from './sessions.service';
+import { User } from './user.entity';
+
+export interface AccountsDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  logger: Logger;
+  sessions: SessionsService;
+  codes: EmailCodesService;
+  mailer: Mailer;
+  botCheck: BotCheck;
+  limiter: RateLimiter;
+  plans: PlansService;
+  defaultPlan: string;
+}
+
+export interface Origin extends SessionOrigin {
+  ip: string;
+}
+
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
+const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
+
+export function createAccountsService(deps: AccountsDeps) {
+  const { em, clock, sessions, codes, mailer, limiter } = deps;
+
+  const findByEmail = (email: string) => em().findOne(User, { email: normalizeEmail(email) });
+
+  async function mailCode(user: User, purpose: 'verify' | 'reset'): Promise<void> {
+    await limiter.hit(`mail:${user.email}`, LIMITS.mailsPerAddress);
+    const code = await codes.issue(user.id, purpose);
+    if (!code) return; // asked again within a minute: the code already mailed still works
+    const text =
+      purpose === 'verify'
+        ? `Your verification code is ${code}. It expires in 10 minutes.`
+        : `Your password reset code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`;
+    await mailer.send({
+      to: user.email,
+      subject: purpose === 'verify' ? 'Verify your email' : 'Reset your password',
+      text,
+    });
+  }
+
+  return {
+    findByEmail,
+    getUser: (id: string) => em().findOneOrFail(User, { id }),
+
+    async register(
+      input: { email: string; password: string; name?: string | null; turnstileToken?: string | null },
+      origin: Origin,
+    ) {
+      await limiter.hit(`register:ip:${origin.ip}`, LIMITS.registerPerIp);
+      await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
+      const email = normalizeEmail(input.email);
+      if (await findByEmail(email)) throw conflict('email_taken', 'An account with this email already exists.');
+      const now = clock.now();
+      const user = em().create(User, {
+        email,
+        name: input.name ?? null,
+        passwordHash: await hashPassword(input.password),
+        planId: deps.defaultPlan,
+        onboarding: {},
+        createdAt: now,
+        updatedAt: now,
+        lastLoginAt: now,
+      });
+      try {
+        await em().flush();
+      } catch (error) {
+        // Two registrations of one address racing: the unique index decides.
+        if ((error as { code?: string }).code === '23505')
+          throw conflict('email_taken', 'An account with this email already exists.');
+        throw error;
+      }
+      const { token } = await sessions.create(user.id, origin);
+      await mailCode(user, 'verify').catch((error) => deps.logger.error({ err: error }, 'verification email failed'));
+      return { user, token };
+    },
+
+    /** Same answer and similar time for an unknown email and a wrong password. */
+    async login(input: { email: string; password: string; turnstileToken?: string | null }, origin: Origin) {
+      await limiter.hit(`login:ip:${origin.ip}`, LIMITS.loginPerIp);
+      await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
+      const email = normalizeEmail(input.email);
+      const failuresKey = `login-failures:${email}`;
+      await limiter.check(failuresKey, LIMITS.loginFailuresPerAccount);
+      const user = await findByEmail(email);
+      const ok = await verifyPassword(user?.passwordHash, input.password);
+      if (!user || !ok) {
+        await limiter.hit(failuresKey, LIMITS.loginFailuresPerAccount).catch(() => undefined);
+        throw invalidCredentials();
+      }
+      user.lastLoginAt = clock.now();
+      await em().flush();
+      const { token } = await sessions.create(user.id, origin);
+      return { user, token };
+    },
+
+    async changePassword(user: User, input: { currentPassword: string; newPassword: string }, keepSessionId: string) {
+      if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+        throw validationFailed([{ field: 'body.current_password', message: 'current_password is wrong' }]);
+      }
+      user.passwordHash = await hashPassword(input.newPassword);
+      await em().flush();
+      await sessions.revokeAll(user.id, keepSessionId);
+    },
+
+    async updateProfile(user: User, input: { name?: string | null }) {
+      if (input.name !== undefined) user.name = input.name;
+      await em().flush();
+      return user;
+    },
+
+    sendVerification: (user: User) => (user.emailVerifiedAt ? Promise.resolve() : mailCode(user, 'verify')),
+
+    async verifyEmail(user: User, code: string, origin: Origin) {
+      await limiter.hit(`code:ip:${origin.ip}`, LIMITS.codeChecksPerIp);
+      if (user.emailVerifiedAt) return user;
+      await codes.consume(user.id, 'verify', code);
+      user.emailVerifiedAt = clock.now();
+      await em().flush();
+      return user;
+    },
+
+    /** Always the same outcome for the caller; only a known address gets a code. */
+    async requestReset(input: { email: string; turnstileToken?: string | null }, origin: Origin) {
+      await limiter.hit(`reset:ip:${origin.ip}`, LIMITS.resetRequestsPerIp);
+      await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
+      const user = await findByEmail(input.email);
+      if (!user) return;
+      // Not awaited: the mail round trip would otherwise tell a known address from an unknown one.
+      mailCode(user, 'reset').catch((error) => {
+        if (!(error instanceof ApiError)) deps.logger.error({ err: error }, 'reset email failed');
+      });
+    },
+
+    async resetPassword(input: { email: string; code: string; newPassword: string }, origin: Origin) {
+      await limiter.hit(`code:ip:${origin.ip}`, LIMITS.codeChecksPerIp);
+      const user = await findByEmail(input.email);
+      if (!user) throw invalidCode();
+      await codes.consume(user.id, 'reset', input.code);
+      user.passwordHash = await hashPassword(input.newPassword);
+      // Whoever can read the mailbox owns the address.
+      user.emailVerifiedAt ??= clock.now();
+      await em().flush();
+      await sessions.revokeAll(user.id);
+    },
+
+    /** The single check the messaging feature calls before accepting a send. */
+    async assertCanSend(userId: string): Promise<void> {
+      const user = await em().findOneOrFail(User, { id: userId });
+      if (!user.emailVerifiedAt)
+        throw forbidden('email_unverified', 'Verify your email address before sending messages.');
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../http/errors';
+import type { Clock } from '../lib/clock';
+import { randomDigits, safeEqual, sha256 } from '../lib/crypto';
+import { EmailCode } from './email-code.entity';
+
+export const CODE_TTL_MS = 10 * 60_000;
+export const CODE_MAX_ATTEMPTS = 5;
+// A new code for the same purpose is not mailed more often than this.
+export const RESEND_INTERVAL_MS = 60_000;
+
+export type CodePurpose = 'verify' | 'reset';
+
+export const invalidCode = () => new ApiError(400, 'invalid_code', 'The code is wrong, expired or already used.');
+
+const hashCode = (userId: string, purpose: CodePurpose, code: string) => sha256(`${purpose}:${userId}:${code}`);
+
+/** Six-digit codes for email verification and password reset: single use, 10 minutes, 5 tries. */
+export function createEmailCodesService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
+  return {
+    /**
+     * A fresh code (earlier ones for the same purpose stop working), or null when one was issued less
+     * than a minute ago (the resend throttle).
+     */
+    async issue(userId: string, purpose: CodePurpose): Promise<string | null> {
+      const now = clock.now();
+      const latest = await em().findOne(EmailCode, { userId, purpose }, { orderBy: { createdAt: 'desc' } });
+      if (latest && now.getTime() - latest.createdAt.getTime() < RESEND_INTERVAL_MS) return null;
+      await em().nativeUpdate(EmailCode, { userId, purpose, consumedAt: null }, { consumedAt: now });
+      const code = randomDigits(6);
+      em().create(EmailCode, {
+        userId,
+        purpose,
+        codeHash: hashCode(userId, purpose, code),
+        expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+        createdAt: now,
+      });
+      await em().flush();
+      return code;
+    },
+
+    /** Burns the code on success; counts a wrong try (the fifth burns it). Throws invalid_code. */
+    async consume(userId: string, purpose: CodePurpose, code: string): Promise<void> {
+      const now = clock.now();
+      const current = await em().findOne(
+        EmailCode,
+        { userId, purpose, consumedAt: null, expiresAt: { $gt: now }, attempts: { $lt: CODE_MAX_ATTEMPTS } },
+        { orderBy: { createdAt: 'desc' } },
+      );
+      if (!current) throw invalidCode();
+      if (!safeEqual(current.codeHash, hashCode(userId, purpose, code))) {
+        // Counted in SQL so concurrent guesses cannot share one attempt.
+        await em().execute('update email_codes set attempts = attempts + 1 where id = ?', [current.id]);
+        throw invalidCode();
+      }
+      const burned = await em().nativeUpdate(
+        EmailCode,
+        { id: current.id, consumedAt: null, attempts: { $lt: CODE_MAX_ATTEMPTS } },
+        { consumedAt: now },
+      );
+      if (burned === 0) throw invalidCode();
+    },
+  };
+}
+
+export type EmailCodesService = ReturnType<typeof createEmailCodesService>;

@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../http/errors';
+import type { Clock } from '../lib/clock';
+import { randomToken, sha256 } from '../lib/crypto';
+import { Session } from './session.entity';
+import { User } from './user.entity';
+
+const DAY = 86_400_000;
+export const SESSION_IDLE_MS = 30 * DAY;
+export const SESSION_MAX_MS = 180 * DAY;
+// last_seen_at is written at most once a minute per session, not on every request.
+const TOUCH_EVERY_MS = 60_000;
+
+export interface SessionOrigin {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export function createSessionsService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
+  const live = (now: Date) => ({ revokedAt: null, expiresAt: { $gt: now }, absoluteExpiresAt: { $gt: now } });
+
+  return {
+    /** A new session (login, register, Google): the cookie value is returned once, only its hash kept. */
+    async create(userId: string, origin: SessionOrigin): Promise<{ session: Session; token: string }> {
+      const now = clock.now();
+      const token = randomToken(32);
+      const session = em().create(Session, {
+        userId,
+        tokenHash: sha256(token),
+        ip: origin.ip ?? null,
+        userAgent: origin.userAgent?.slice(0, 512) ?? null,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt: new Date(now.getTime() + SESSION_IDLE_MS),
+        absoluteExpiresAt: new Date(now.getTime() + SESSION_MAX_MS),
+      });
+      await em().flush();
+      return { session, token };
+    },
+
+    /** The live session behind a cookie value, slid forward (30 days idle, 180 at most), with its user. */
+    async resolve(token: string): Promise<{ session: Session; user: User } | null> {
+      const now = clock.now();
+      const session = await em().findOne(Session, { tokenHash: sha256(token), ...live(now) });
+      if (!session) return null;
+      const user = await em().findOne(User, { id: session.userId });
+      if (!user) return null;
+      if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+        session.lastSeenAt = now;
+        session.expiresAt = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
+        await em().flush();
+      }
+      return { session, user };
+    },
+
+    /** Live sessions, most recently used first. */
+    list: (userId: string) =>
+      em().find(Session, { userId, ...live(clock.now()) }, { orderBy: { lastSeenAt: 'desc', id: 'desc' } }),
+
+    async revoke(userId: string, id: string): Promise<void> {
+      const session = await em().findOne(Session, { id, userId, ...live(clock.now()) });
+      if (!session) throw notFound('session');
+      session.revokedAt = clock.now();
+      await em().flush();
+    },
+
+    /** Ends every live session of the account except `keepId` (all of them without it). */
+    async revokeAll(userId: string, keepId?: string): Promise<void> {
+      await em().nativeUpdate(
+        Session,
+        { userId, revokedAt: null, ...(keepId ? { id: { $ne: keepId } } : {}) },
+        { revokedAt: clock.now() },
+      );
+    },
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

@@ -1,0 +1,80 @@
+import { Client, Connection } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createApp } from '../../src/app';
+import type { Mail, Mailer } from '../../src/accounts/mailer';
+import type { Config, Env } from '../../src/config';
+import { openOrm } from '../../src/db/orm';
+import type { Clock } from '../../src/lib/clock';
+import { createLogger } from '../../src/lib/logger';
+import { buildServices, type Services } from '../../src/services';
+import { testConfig } from './config';
+import { serve, type Served } from './http';
+
+/** A clock tests move by hand. Starts at the real now unless told otherwise. */
+export function testClock(start = new Date()) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms;
+    },
+    set(date: Date) {
+      now = date.getTime();
+    },
+  } satisfies Clock & Record<string, unknown>;
+}
+export type TestClock = ReturnType<typeof testClock>;
+
+/** A mailer that keeps what it was asked to send. */
+export function memoryMailer() {
+  const sent: Mail[] = [];
+  return {
+    sent,
+    async send(mail: Mail) {
+      sent.push(mail);
+    },
+    /** The six-digit code of the last mail to `to`. */
+    lastCode(to: string): string {
+      const mail = [...sent].reverse().find((m) => m.to === to);
+      const code = mail?.text.match(/\b(\d{6})\b/)?.[1];
+      if (!code) throw new Error(`no code mailed to ${to}`);
+      return code;
+    },
+  } satisfies Mailer & Record<string, unknown>;
+}
+
+export interface TestApp extends Served {
+  config: Config;
+  orm: MikroORM;
+  services: Services;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole app on a real port, over the shared test database. Temporal is a lazy client unless one
+ * is given (no test server is started for routes that do not need one).
+ */
+export async function startTestApp(
+  options: { env?: Partial<Record<keyof Env, string>>; clock?: TestClock; mailer?: Mailer; temporal?: Client } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const orm = await openOrm(config.databaseUrl!);
+  const clock = options.clock ?? testClock();
+  const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+  const logger = createLogger('silent');
+  const services = buildServices({ config, logger, orm, temporal, clock, mailer: options.mailer ?? memoryMailer() });
+  const served = await serve(createApp({ config, logger, orm, temporal, services }));
+  return {
+    ...served,
+    config,
+    orm,
+    services,
+    clock,
+    async close() {
+      await served.close();
+      await services.keyUsage.stop();
+      await orm.close();
+    },
+  };
+}
