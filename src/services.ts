@@ -11,6 +11,7 @@ import { createAuth } from './http/auth';
 import { createRateLimiter } from './http/rate-limit';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
+import { createEventsService } from './events/events.service';
 import { createPlansService } from './plans/plans.service';
 
 export interface ServiceDeps {
@@ -52,7 +53,8 @@ export function buildServices(deps: ServiceDeps) {
   });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins });
-  return { plans, sessions, apiKeys, keyUsage, limiter, mailer, botCheck, codes, accounts, auth };
+  const events = createEventsService({ clock });
+  return { plans, sessions, apiKeys, keyUsage, limiter, mailer, botCheck, codes, accounts, auth, events };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { json, PASSWORD, registerAccount, sessionCookie, uniqueEmail } from '../support/accounts';
+import { readJson } from '../support/http';
 
 const DAY = 86_400_000;
 
@@ -19,13 +20,16 @@ describe('accounts and dashboard sessions', () => {
 
   it('registers, signs in with an HttpOnly Lax cookie, and reports the user with plan limits and usage', async () => {
     const email = uniqueEmail('Reg');
-    const res = await app.fetch('/v1/auth/register', json('POST', { email: email.toUpperCase(), password: PASSWORD, name: 'Ada' }));
+    const res = await app.fetch(
+      '/v1/auth/register',
+      json('POST', { email: email.toUpperCase(), password: PASSWORD, name: 'Ada' }),
+    );
     expect(res.status).toBe(201);
     const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('sid='))!;
     expect(setCookie).toMatch(/httponly/i);
     expect(setCookie).toMatch(/samesite=lax/i);
     expect(setCookie).toMatch(/path=\//i);
-    const { user } = await res.json();
+    const { user } = await readJson(res);
     expect(user).toMatchObject({
       email: email.toLowerCase(),
       name: 'Ada',
@@ -38,24 +42,35 @@ describe('accounts and dashboard sessions', () => {
 
     const meRes = await me(sessionCookie(res));
     expect(meRes.status).toBe(200);
-    expect(await meRes.json()).toEqual({
+    expect(await readJson(meRes)).toEqual({
       user: expect.objectContaining({ id: user.id }),
-      limits: { plan_id: 'free', plan_name: 'Free', batch_limit: 10, daily_limit: 50, device_limit: 1, monthly_limit: 500, webhook_limit: 2 },
+      limits: {
+        plan_id: 'free',
+        plan_name: 'Free',
+        batch_limit: 10,
+        daily_limit: 50,
+        device_limit: 1,
+        monthly_limit: 500,
+        webhook_limit: 2,
+      },
       usage: { received_this_month: 0, received_today: 0, sent_this_month: 0, sent_today: 0 },
     });
   });
 
   it('refuses a second account with the same email (any case) with 409 email_taken', async () => {
     const account = await registerAccount(app);
-    const res = await app.fetch('/v1/auth/register', json('POST', { email: account.email.toUpperCase(), password: PASSWORD }));
+    const res = await app.fetch(
+      '/v1/auth/register',
+      json('POST', { email: account.email.toUpperCase(), password: PASSWORD }),
+    );
     expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ code: 'email_taken', status: 409 });
+    expect(await readJson(res)).toMatchObject({ code: 'email_taken', status: 409 });
   });
 
   it('validates registration fields', async () => {
     const res = await app.fetch('/v1/auth/register', json('POST', { email: 'not-an-email', password: 'short' }));
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['body.email', 'body.password']);
   });
 
@@ -65,7 +80,7 @@ describe('accounts and dashboard sessions', () => {
     const unknown = await login(uniqueEmail('nobody'), 'wrong password!!');
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    expect(await wrong.json()).toEqual(await unknown.json());
+    expect(await readJson(wrong)).toEqual(await readJson(unknown));
     expect(wrong.headers.getSetCookie()).toEqual([]);
   });
 
@@ -74,7 +89,7 @@ describe('accounts and dashboard sessions', () => {
     for (let i = 0; i < 10; i++) expect((await login(account.email, 'wrong password!!')).status).toBe(401);
     const locked = await login(account.email);
     expect(locked.status).toBe(429);
-    expect(await locked.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(await readJson(locked)).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     clock.advance(16 * 60_000);
     expect((await login(account.email)).status).toBe(200);
@@ -87,11 +102,19 @@ describe('accounts and dashboard sessions', () => {
     expect(second).not.toBe(account.cookie);
     const res = await app.fetch('/v1/auth/sessions', { headers: { cookie: second } });
     expect(res.status).toBe(200);
-    const { data } = await res.json();
+    const { data } = await readJson(res);
     expect(data).toHaveLength(2);
     expect(data[0]).toMatchObject({ current: true, user_agent: 'second-browser', ip: expect.any(String) });
     expect(data[1].current).toBe(false);
-    expect(Object.keys(data[0]).sort()).toEqual(['created_at', 'current', 'expires_at', 'id', 'ip', 'last_seen_at', 'user_agent']);
+    expect(Object.keys(data[0]).sort()).toEqual([
+      'created_at',
+      'current',
+      'expires_at',
+      'id',
+      'ip',
+      'last_seen_at',
+      'user_agent',
+    ]);
   });
 
   it('slides the idle expiry while used and ends it after 30 idle days', async () => {
@@ -114,15 +137,25 @@ describe('accounts and dashboard sessions', () => {
     clock.advance(2 * DAY);
     const res = await me(account.cookie);
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ code: 'unauthenticated' });
+    expect(await readJson(res)).toMatchObject({ code: 'unauthenticated' });
   });
 
   it('signs out every other session on password change', async () => {
     const account = await registerAccount(app);
     const other = sessionCookie(await login(account.email));
-    const wrong = await app.fetch('/v1/auth/password', json('POST', { current_password: 'nope nope nope', new_password: 'new password 123' }, { cookie: account.cookie }));
+    const wrong = await app.fetch(
+      '/v1/auth/password',
+      json(
+        'POST',
+        { current_password: 'nope nope nope', new_password: 'new password 123' },
+        { cookie: account.cookie },
+      ),
+    );
     expect(wrong.status).toBe(422);
-    const changed = await app.fetch('/v1/auth/password', json('POST', { current_password: PASSWORD, new_password: 'new password 123' }, { cookie: account.cookie }));
+    const changed = await app.fetch(
+      '/v1/auth/password',
+      json('POST', { current_password: PASSWORD, new_password: 'new password 123' }, { cookie: account.cookie }),
+    );
     expect(changed.status).toBe(204);
     expect((await me(account.cookie)).status).toBe(200);
     expect((await me(other)).status).toBe(401);
@@ -134,18 +167,25 @@ describe('accounts and dashboard sessions', () => {
     const account = await registerAccount(app);
     const second = sessionCookie(await login(account.email));
     const third = sessionCookie(await login(account.email));
-    const list = await (await app.fetch('/v1/auth/sessions', { headers: { cookie: second } })).json();
+    const list = await readJson(await app.fetch('/v1/auth/sessions', { headers: { cookie: second } }));
     const secondId = list.data.find((s: { current: boolean }) => s.current).id;
 
-    expect((await app.fetch(`/v1/auth/sessions/${secondId}`, { method: 'DELETE', headers: { cookie: account.cookie } })).status).toBe(204);
-    expect((await app.fetch('/v1/auth/sessions/revoke-others', { method: 'POST', headers: { cookie: third } })).status).toBe(204);
+    expect(
+      (await app.fetch(`/v1/auth/sessions/${secondId}`, { method: 'DELETE', headers: { cookie: account.cookie } }))
+        .status,
+    ).toBe(204);
+    expect(
+      (await app.fetch('/v1/auth/sessions/revoke-others', { method: 'POST', headers: { cookie: third } })).status,
+    ).toBe(204);
     expect((await me(second)).status).toBe(401);
     expect((await me(account.cookie)).status).toBe(401);
     expect((await me(third)).status).toBe(200);
 
     const logout = await app.fetch('/v1/auth/logout', { method: 'POST', headers: { cookie: third } });
     expect(logout.status).toBe(204);
-    expect(logout.headers.getSetCookie().find((c) => c.startsWith('sid='))).toMatch(/max-age=0|expires=Thu, 01 Jan 1970/i);
+    expect(logout.headers.getSetCookie().find((c) => c.startsWith('sid='))).toMatch(
+      /max-age=0|expires=Thu, 01 Jan 1970/i,
+    );
     expect((await me(third)).status).toBe(401);
     expect((await app.fetch('/v1/auth/logout', { method: 'POST' })).status).toBe(204);
   });
@@ -153,24 +193,33 @@ describe('accounts and dashboard sessions', () => {
   it("answers 404 for another account's session id", async () => {
     const mine = await registerAccount(app);
     const theirs = await registerAccount(app);
-    const { data } = await (await app.fetch('/v1/auth/sessions', { headers: { cookie: theirs.cookie } })).json();
-    const res = await app.fetch(`/v1/auth/sessions/${data[0].id}`, { method: 'DELETE', headers: { cookie: mine.cookie } });
+    const { data } = await readJson(await app.fetch('/v1/auth/sessions', { headers: { cookie: theirs.cookie } }));
+    const res = await app.fetch(`/v1/auth/sessions/${data[0].id}`, {
+      method: 'DELETE',
+      headers: { cookie: mine.cookie },
+    });
     expect(res.status).toBe(404);
     expect((await me(theirs.cookie)).status).toBe(200);
   });
 
   it('refuses cookie-authenticated unsafe requests from a foreign origin', async () => {
     const account = await registerAccount(app);
-    const foreign = await app.fetch('/v1/auth/profile', json('PATCH', { name: 'Mallory' }, { cookie: account.cookie, origin: 'https://evil.example' }));
+    const foreign = await app.fetch(
+      '/v1/auth/profile',
+      json('PATCH', { name: 'Mallory' }, { cookie: account.cookie, origin: 'https://evil.example' }),
+    );
     expect(foreign.status).toBe(403);
-    expect(await foreign.json()).toMatchObject({ code: 'origin_mismatch' });
-    const own = await app.fetch('/v1/auth/profile', json('PATCH', { name: 'Grace' }, { cookie: account.cookie, origin: app.config.publicUrl }));
+    expect(await readJson(foreign)).toMatchObject({ code: 'origin_mismatch' });
+    const own = await app.fetch(
+      '/v1/auth/profile',
+      json('PATCH', { name: 'Grace' }, { cookie: account.cookie, origin: app.config.publicUrl }),
+    );
     expect(own.status).toBe(200);
-    expect((await own.json()).user.name).toBe('Grace');
+    expect((await readJson(own)).user.name).toBe('Grace');
   });
 
   it('reports the sign-in options', async () => {
     const res = await app.fetch('/v1/auth/config');
-    expect(await res.json()).toEqual({ google_sign_in: false, turnstile_site_key: '' });
+    expect(await readJson(res)).toEqual({ google_sign_in: false, turnstile_site_key: '' });
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Connection, Client } from '@temporalio/client';
 import { freePort } from '../support/net';
+import { readJson } from '../support/http';
 
 const root = path.resolve(__dirname, '..', '..');
 const dataDir = path.join(root, '.test-data', `start-smoke-${process.pid}`);
@@ -74,7 +75,7 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
     const ready = await waitFor(`http://127.0.0.1:${ports.api}/readyz`, first.child, 120_000).catch((error) => {
       throw new Error(`${error.message}\n${first.output()}`);
     });
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+    expect(await readJson(ready)).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
     const ui = await waitFor(`http://127.0.0.1:${ports.ui}/`, first.child, 30_000);
     expect(await ui.text()).toMatch(/<html/i);
     expect(first.output()).toContain(`Temporal UI  http://127.0.0.1:${ports.ui}`);

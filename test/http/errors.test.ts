@@ -6,7 +6,7 @@ import * as yup from 'yup';
 import { errorHandler } from '../../src/http/error-handler';
 import { validate } from '../../src/http/validate';
 import { startTestApp, type TestApp } from '../support/app';
-import { serve, type Served } from '../support/http';
+import { readJson, serve, type Served } from '../support/http';
 
 describe('error bodies of the whole app', () => {
   let api: TestApp;
@@ -23,13 +23,13 @@ describe('error bodies of the whole app', () => {
       body: '{"to": [',
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
+    expect(await readJson(res)).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
   });
 
   it('answers an unknown path with 404 not_found', async () => {
     const res = await api.fetch('/v1/nothing-here');
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });
+    expect(await readJson(res)).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });
   });
 
   it('answers a body over the limit with 413 payload_too_large', async () => {
@@ -39,7 +39,7 @@ describe('error bodies of the whole app', () => {
       body: JSON.stringify({ body: 'x'.repeat(5000) }),
     });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(await readJson(res)).toMatchObject({ code: 'payload_too_large', status: 413 });
   });
 
   it('echoes a well-formed request id and makes one up otherwise', async () => {
@@ -91,7 +91,7 @@ describe('validation and unexpected errors', () => {
       body: JSON.stringify({ to: ['+1555', 'nope'] }),
     });
     expect(res.status).toBe(422);
-    const body = (await res.json()) as { errors: unknown[] };
+    const body = (await readJson(res)) as { errors: unknown[] };
     expect(body).toMatchObject({ code: 'validation_failed', status: 422 });
     expect(body.errors).toEqual(
       expect.arrayContaining([
@@ -109,7 +109,7 @@ describe('validation and unexpected errors', () => {
       body: JSON.stringify({ body: 'hi', to: ['+1555'] }),
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ recipients: 1 });
+    expect(await readJson(res)).toEqual({ recipients: 1 });
   });
 
   it('hides the details of an unexpected error behind 500 internal', async () => {

@@ -8,7 +8,7 @@ import { systemClock } from '../../src/lib/clock';
 import { createLogger } from '../../src/lib/logger';
 import { buildServices } from '../../src/services';
 import { testConfig } from '../support/config';
-import { serve, type Served } from '../support/http';
+import { readJson, serve, type Served } from '../support/http';
 import { freePort } from '../support/net';
 import { createTimeSkippingEnv } from '../support/temporal';
 
@@ -43,18 +43,18 @@ describe('health endpoints', () => {
   it('/healthz answers while the process is alive', async () => {
     const res = await ready.fetch('/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await readJson(res)).toEqual({ status: 'ok' });
   });
 
   it('/readyz is 200 when Postgres and Temporal answer', async () => {
     const res = await ready.fetch('/readyz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+    expect(await readJson(res)).toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
   });
 
   it('/readyz is 503 and names Temporal when it cannot be reached', async () => {
     const res = await temporalDown.fetch('/readyz');
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ status: 'unavailable', checks: { postgres: 'ok', temporal: 'unreachable' } });
+    expect(await readJson(res)).toEqual({ status: 'unavailable', checks: { postgres: 'ok', temporal: 'unreachable' } });
   });
 });

@@ -20,7 +20,10 @@ export interface Account {
 }
 
 /** Registers an account (optionally verified) and returns its session cookie. */
-export async function registerAccount(app: TestApp, options: { verified?: boolean; plan?: string } = {}): Promise<Account> {
+export async function registerAccount(
+  app: TestApp,
+  options: { verified?: boolean; plan?: string } = {},
+): Promise<Account> {
   const email = uniqueEmail();
   const res = await app.fetch('/v1/auth/register', {
     method: 'POST',

@@ -1,0 +1,29 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, id } from '../db/base.entity';
+
+export const EVENT_NAMES = [
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.unknown',
+  'device.online',
+  'device.offline',
+  'ping',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+export const Event = defineEntity({
+  name: 'Event',
+  tableName: 'events',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    name: p.string().$type<EventName>(),
+    data: p.json<Record<string, unknown>>(),
+    messageId: p.uuid().nullable(),
+    deviceId: p.uuid().nullable(),
+    createdAt: createdAt(),
+  },
+});
+export type Event = InferEntity<typeof Event>;
