@@ -99,11 +99,12 @@ export function createKeyUsageRecorder({
     pending = new Map();
     const rows = [...batch.entries()];
     try {
+      const values = rows.map(() => '(?::uuid, ?::int, ?::timestamptz)').join(', ');
       await orm.em.fork().execute(
         `update api_keys as k set use_count = k.use_count + v.n, last_used_at = greatest(k.last_used_at, v.at)
-           from (select unnest(?::uuid[]) as id, unnest(?::int[]) as n, unnest(?::timestamptz[]) as at) as v
+           from (values ${values}) as v (id, n, at)
           where k.id = v.id`,
-        [rows.map(([id]) => id), rows.map(([, u]) => u.count), rows.map(([, u]) => u.lastUsedAt)],
+        rows.flatMap(([id, use]) => [id, use.count, use.lastUsedAt]),
       );
     } catch (error) {
       logger.error({ err: error }, 'could not record API key usage');

@@ -9,10 +9,13 @@ type Parsed<S extends Schemas> = { [K in keyof S]: S[K] extends yup.AnySchema ? 
 /** yup's paths ("to[1]", "") → the interface's field names ("body.to[1]", "body"). */
 export function fieldErrors(error: yup.ValidationError, location: Location): FieldError[] {
   const leaves = error.inner.length > 0 ? error.inner : [error];
-  return leaves.map((leaf) => ({
-    field: leaf.path ? `${location}.${leaf.path.replace(/^\["?([^"\]]+)"?\]/, '$1')}` : location,
-    message: leaf.message,
-  }));
+  const byField = new Map<string, string>();
+  for (const leaf of leaves) {
+    const field = leaf.path ? `${location}.${leaf.path.replace(/^\["?([^"\]]+)"?\]/, '$1')}` : location;
+    // One problem per field is enough to fix it; yup reports every failed rule.
+    if (!byField.has(field)) byField.set(field, leaf.message);
+  }
+  return [...byField].map(([field, message]) => ({ field, message }));
 }
 
 /**
