@@ -5,7 +5,7 @@ import type { Mail, Mailer } from '../../src/accounts/mailer';
 import type { Config, Env } from '../../src/config';
 import { openOrm } from '../../src/db/orm';
 import type { Clock } from '../../src/lib/clock';
-import { createLogger } from '../../src/lib/logger';
+import { createLogger, type Logger } from '../../src/lib/logger';
 import { buildServices, type Services } from '../../src/services';
 import { testConfig } from './config';
 import { serve, type Served } from './http';
@@ -56,13 +56,19 @@ export interface TestApp extends Served {
  * is given (no test server is started for routes that do not need one).
  */
 export async function startTestApp(
-  options: { env?: Partial<Record<keyof Env, string>>; clock?: TestClock; mailer?: Mailer; temporal?: Client } = {},
+  options: {
+    env?: Partial<Record<keyof Env, string>>;
+    clock?: TestClock;
+    mailer?: Mailer;
+    temporal?: Client;
+    logger?: Logger;
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const orm = await openOrm(config.databaseUrl!);
   const clock = options.clock ?? testClock();
   const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const services = buildServices({ config, logger, orm, temporal, clock, mailer: options.mailer ?? memoryMailer() });
   const served = await serve(createApp({ config, logger, orm, temporal, services }));
   return {
