@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../../src/app';
@@ -44,6 +45,8 @@ export function memoryMailer() {
 }
 
 export interface TestApp extends Served {
+  /** The address the app sees for this test's requests. */
+  clientIp: string;
   config: Config;
   orm: MikroORM;
   services: Services;
@@ -64,7 +67,10 @@ export async function startTestApp(
     logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const config = testConfig(options.env);
+  // Each test app is its own client address (behind a trusted proxy), so per-IP abuse limits count
+  // one test file's requests, not the whole suite's.
+  const config = testConfig({ TRUST_PROXY: 'true', ...options.env });
+  const clientIp = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
   const orm = await openOrm(config.databaseUrl!);
   const clock = options.clock ?? testClock();
   const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
@@ -73,6 +79,12 @@ export async function startTestApp(
   const served = await serve(createApp({ config, logger, orm, temporal, services }));
   return {
     ...served,
+    fetch: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', clientIp);
+      return served.fetch(path, { ...init, headers });
+    },
+    clientIp,
     config,
     orm,
     services,
