@@ -91,6 +91,9 @@ export const envSchema = yup.object({
     }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
   DEFAULT_PLAN: yup.string().default('free'),
+  DEFAULT_COUNTRY: yup
+    .string()
+    .matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code such as US or GB'),
   TRUST_PROXY: bool(false),
   BODY_LIMIT: yup
     .string()
@@ -145,6 +148,7 @@ function build(env: Env) {
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     },
     defaultPlan: env.DEFAULT_PLAN,
+    defaultCountry: env.DEFAULT_COUNTRY,
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT,
     logLevel: env.LOG_LEVEL,
