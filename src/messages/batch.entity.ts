@@ -1,0 +1,35 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
+
+export const BATCH_STATUSES = ['scheduled', 'queued', 'sending', 'completed', 'failed'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const Batch = defineEntity({
+  name: 'Batch',
+  tableName: 'batches',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    deviceId: p.uuid(),
+    body: p.text(),
+    status: p.string().$type<BatchStatus>(),
+    recipientCount: p.integer(),
+    recipientPreview: p.text(),
+    segments: p.integer(),
+    encoding: p.string(),
+    simSubscriptionId: p.integer().nullable(),
+    dispatchedCount: p.integer().default(0),
+    sentCount: p.integer().default(0),
+    deliveredCount: p.integer().default(0),
+    failedCount: p.integer().default(0),
+    unknownCount: p.integer().default(0),
+    scheduledAt: timestamp().nullable(),
+    estimatedCompletionAt: timestamp().nullable(),
+    completedAt: timestamp().nullable(),
+    error: p.text().nullable(),
+    workflowStartedAt: timestamp().nullable(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+export type Batch = InferEntity<typeof Batch>;

@@ -1,0 +1,37 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
+
+export const MESSAGE_STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'unknown', 'received'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export const Message = defineEntity({
+  name: 'Message',
+  tableName: 'messages',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    batchId: p.uuid().nullable(),
+    deviceId: p.uuid(),
+    direction: p.string().$type<'outbound' | 'inbound'>(),
+    status: p.string().$type<MessageStatus>(),
+    body: p.text(),
+    recipient: p.string().nullable(),
+    sender: p.string().nullable(),
+    simSubscriptionId: p.integer().nullable(),
+    segments: p.integer().default(1),
+    position: p.integer().default(0),
+    fingerprint: p.string().nullable(),
+    errorCode: p.string().nullable(),
+    errorMessage: p.text().nullable(),
+    availableAt: timestamp().nullable(),
+    staleAt: timestamp().nullable(),
+    dispatchedAt: timestamp().nullable(),
+    sentAt: timestamp().nullable(),
+    deliveredAt: timestamp().nullable(),
+    failedAt: timestamp().nullable(),
+    receivedAt: timestamp().nullable(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+export type Message = InferEntity<typeof Message>;

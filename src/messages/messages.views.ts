@@ -1,0 +1,53 @@
+import type { Batch } from './batch.entity';
+import type { Message } from './message.entity';
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+export const batchView = (batch: Batch) => ({
+  id: batch.id,
+  body: batch.body,
+  device_id: batch.deviceId,
+  status: batch.status,
+  recipient_count: batch.recipientCount,
+  recipient_preview: batch.recipientPreview,
+  dispatched_count: batch.dispatchedCount,
+  sent_count: batch.sentCount,
+  delivered_count: batch.deliveredCount,
+  failed_count: batch.failedCount,
+  unknown_count: batch.unknownCount,
+  scheduled_at: iso(batch.scheduledAt),
+  estimated_completion_at: iso(batch.estimatedCompletionAt),
+  completed_at: iso(batch.completedAt),
+  error: batch.error ?? null,
+  created_at: batch.createdAt.toISOString(),
+  updated_at: batch.updatedAt.toISOString(),
+});
+
+export const messageView = (message: Message) => ({
+  id: message.id,
+  batch_id: message.batchId ?? null,
+  device_id: message.deviceId,
+  direction: message.direction,
+  status: message.status,
+  body: message.body,
+  recipient: message.recipient ?? null,
+  sender: message.sender ?? null,
+  sim_subscription_id: message.simSubscriptionId ?? null,
+  error_code: message.errorCode ?? null,
+  error_message: message.errorMessage ?? null,
+  dispatched_at: iso(message.dispatchedAt),
+  sent_at: iso(message.sentAt),
+  delivered_at: iso(message.deliveredAt),
+  failed_at: iso(message.failedAt),
+  received_at: iso(message.receivedAt),
+  created_at: message.createdAt.toISOString(),
+  updated_at: message.updatedAt.toISOString(),
+});
+
+export const outboxRowView = (message: Message) => ({
+  id: message.id,
+  batch_id: message.batchId,
+  body: message.body,
+  to: message.recipient,
+  sim_subscription_id: message.simSubscriptionId ?? null,
+});

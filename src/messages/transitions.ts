@@ -1,0 +1,73 @@
+import type { BatchStatus } from './batch.entity';
+import type { MessageStatus } from './message.entity';
+
+// Pure rules of the message and batch state machines (design doc, section 6).
+
+export type ReportedStatus = 'sent' | 'delivered' | 'failed';
+
+const RANK: Record<MessageStatus, number> = {
+  queued: 0,
+  dispatched: 1,
+  unknown: 2,
+  sent: 3,
+  delivered: 4,
+  failed: 4,
+  received: 4,
+};
+
+const FINAL: ReadonlySet<MessageStatus> = new Set(['delivered', 'failed', 'received']);
+
+/**
+ * Whether a phone's report moves a message: never backwards, never out of a final state, and a
+ * repeated report is a no-op. A late report after `unknown` still moves it forward.
+ */
+export function reportMoves(current: MessageStatus, reported: ReportedStatus): boolean {
+  if (FINAL.has(current)) return false;
+  if (reported === 'failed') return true;
+  return RANK[reported] > RANK[current];
+}
+
+export type BatchCounter = 'dispatched_count' | 'sent_count' | 'delivered_count' | 'failed_count' | 'unknown_count';
+
+/** The one batch counter a message in `status` counts in (none while queued). */
+export function counterOf(status: MessageStatus): BatchCounter | null {
+  switch (status) {
+    case 'dispatched':
+      return 'dispatched_count';
+    case 'sent':
+      return 'sent_count';
+    case 'delivered':
+      return 'delivered_count';
+    case 'failed':
+      return 'failed_count';
+    case 'unknown':
+      return 'unknown_count';
+    default:
+      return null;
+  }
+}
+
+export interface BatchCounts {
+  recipientCount: number;
+  dispatchedCount: number;
+  sentCount: number;
+  deliveredCount: number;
+  failedCount: number;
+  unknownCount: number;
+}
+
+/** A released batch's status from its counts: final when every message is sent, delivered, failed or unknown. */
+export function releasedBatchStatus(counts: BatchCounts): BatchStatus {
+  const final = counts.sentCount + counts.deliveredCount + counts.failedCount + counts.unknownCount;
+  if (final === counts.recipientCount) return counts.failedCount === counts.recipientCount ? 'failed' : 'completed';
+  const started = final + counts.dispatchedCount;
+  return started > 0 ? 'sending' : 'queued';
+}
+
+/** The timestamp column a status sets when a message reaches it. */
+export const STATUS_AT: Partial<Record<MessageStatus, 'dispatchedAt' | 'sentAt' | 'deliveredAt' | 'failedAt'>> = {
+  dispatched: 'dispatchedAt',
+  sent: 'sentAt',
+  delivered: 'deliveredAt',
+  failed: 'failedAt',
+};

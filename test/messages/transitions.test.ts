@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { counterOf, releasedBatchStatus, reportMoves } from '../../src/messages/transitions';
+
+describe('message transitions', () => {
+  it.each([
+    ['queued', 'sent', true],
+    ['dispatched', 'sent', true],
+    ['dispatched', 'delivered', true],
+    ['dispatched', 'failed', true],
+    ['unknown', 'sent', true],
+    ['unknown', 'delivered', true],
+    ['unknown', 'failed', true],
+    ['sent', 'delivered', true],
+    ['sent', 'failed', true],
+    ['sent', 'sent', false],
+    ['delivered', 'sent', false],
+    ['delivered', 'failed', false],
+    ['delivered', 'delivered', false],
+    ['failed', 'sent', false],
+    ['failed', 'failed', false],
+    ['received', 'sent', false],
+  ] as const)('%s + report %s moves: %s', (current, reported, moves) => {
+    expect(reportMoves(current, reported)).toBe(moves);
+  });
+
+  it('counts each message in exactly one batch counter, none while queued', () => {
+    expect(counterOf('queued')).toBeNull();
+    expect(counterOf('dispatched')).toBe('dispatched_count');
+    expect(counterOf('unknown')).toBe('unknown_count');
+  });
+
+  it('derives the batch status from its counts', () => {
+    const base = { recipientCount: 3, dispatchedCount: 0, sentCount: 0, deliveredCount: 0, failedCount: 0, unknownCount: 0 };
+    expect(releasedBatchStatus(base)).toBe('queued');
+    expect(releasedBatchStatus({ ...base, dispatchedCount: 1 })).toBe('sending');
+    expect(releasedBatchStatus({ ...base, sentCount: 1, dispatchedCount: 2 })).toBe('sending');
+    expect(releasedBatchStatus({ ...base, sentCount: 1, deliveredCount: 1, unknownCount: 1 })).toBe('completed');
+    expect(releasedBatchStatus({ ...base, failedCount: 3 })).toBe('failed');
+    expect(releasedBatchStatus({ ...base, failedCount: 2, sentCount: 1 })).toBe('completed');
+  });
+});
