@@ -8,10 +8,16 @@ import type { Logger } from './lib/logger';
 import { errorHandler } from './http/error-handler';
 import { requestContext } from './http/request-context';
 import { healthRoutes } from './http/health.routes';
+import { messagesRoutes } from './messages/messages.routes';
+import { phoneMessagesRoutes } from './messages/phone-messages.routes';
 import type { Services } from './services';
 import { accountsRoutes } from './accounts/accounts.routes';
+import { googleRoutes } from './accounts/google.routes';
 import { apiKeysRoutes } from './api-keys/api-keys.routes';
 import { plansRoutes } from './plans/plans.routes';
+import { devicesRoutes } from './devices/devices.routes';
+import { phoneRoutes } from './devices/phone.routes';
+import { webhooksRoutes } from './webhooks/webhooks.routes';
 
 export interface AppDeps {
   config: Config;
@@ -36,8 +42,18 @@ export function createApp(deps: AppDeps): Koa {
       googleSignIn: Boolean(config.google.clientId && config.google.clientSecret),
       turnstileSiteKey: config.turnstile.secret ? config.turnstile.siteKey : '',
     }),
+    googleRoutes({
+      google: services.google,
+      dashboardUrl: config.dashboardUrl,
+      secureCookies: config.publicUrl.startsWith('https:'),
+    }),
     apiKeysRoutes(services),
     plansRoutes(services),
+    devicesRoutes(services),
+    phoneRoutes(services),
+    webhooksRoutes(services),
+    messagesRoutes(services),
+    phoneMessagesRoutes(services),
   ];
   for (const feature of features) v1.use(feature.routes(), feature.allowedMethods({ throw: true }));
 

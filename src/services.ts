@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { createAccountsService } from './accounts/accounts.service';
 import { createBotCheck } from './accounts/bot-check';
 import { createEmailCodesService } from './accounts/email-codes.service';
+import { createGoogleService } from './accounts/google.service';
 import { createMailer, type Mailer } from './accounts/mailer';
 import { createSessionsService } from './accounts/sessions.service';
 import { createApiKeysService, createKeyUsageRecorder } from './api-keys/api-keys.service';
@@ -12,7 +13,17 @@ import { createRateLimiter } from './http/rate-limit';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { createEventsService } from './events/events.service';
+import { createDevicesService } from './devices/devices.service';
+import { createLiveness } from './devices/liveness';
+import { createPairingService } from './devices/pairing.service';
+import { createPush, pushProviderFor } from './devices/push';
+import { createBatchProgressService } from './messages/batch-progress.service';
+import { createMessagesService } from './messages/messages.service';
+import { createOutcomesService } from './messages/outcomes.service';
+import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createPlansService } from './plans/plans.service';
+import { createDeliveryStarter } from './webhooks/delivery-starter';
+import { createWebhooksService } from './webhooks/webhooks.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -51,10 +62,58 @@ export function buildServices(deps: ServiceDeps) {
     plans,
     defaultPlan: config.defaultPlan,
   });
+  const google = createGoogleService({
+    em,
+    clock,
+    sessions,
+    ...config.google,
+    redirectUri: `${config.publicUrl}/v1/auth/google/callback`,
+    defaultPlan: config.defaultPlan,
+  });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
-  const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins });
   const events = createEventsService({ clock });
-  return { plans, sessions, apiKeys, keyUsage, limiter, mailer, botCheck, codes, accounts, auth, events };
+  // Every event fans out to the subscribed webhooks in its own transaction; their workflows start after commit.
+  const deliveryStarter = createDeliveryStarter({ temporal: deps.temporal, config, logger, clock });
+  const webhooks = createWebhooksService({
+    em,
+    clock,
+    plans,
+    events,
+    starter: deliveryStarter,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+  });
+  events.onEmit(webhooks.fanOut);
+  events.onCommitted(webhooks.afterCommit);
+  // Devices come before auth: device tokens are resolved by the devices service.
+  const liveness = createLiveness({ temporal: deps.temporal, config, orm, clock, logger });
+  const push = createPush({ provider: pushProviderFor(config), orm, clock, logger });
+  const devices = createDevicesService({ em, clock, events, liveness, push });
+  const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
+  const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins, devices: devices.authenticate });
+  const outcomes = createOutcomesService({ em, clock, logger, events, temporal: deps.temporal });
+  const messages = createMessagesService({
+    em,
+    clock,
+    logger,
+    temporal: deps.temporal,
+    taskQueue: config.temporal.taskQueue,
+    plans,
+    accounts,
+    staleWindowMs: config.staleWindowMs,
+    defaultCountry: config.defaultCountry,
+  });
+  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes });
+  const batchProgress = createBatchProgressService({
+    em,
+    clock,
+    outcomes,
+    staleWindowMs: config.staleWindowMs,
+    wake: async (deviceId) => {
+      const [device] = await em().execute('select id, push_token, push_token_invalid_reason from devices where id = ?', [deviceId]);
+      if (device) await push.sendNow({ id: device.id, pushToken: device.push_token, pushTokenInvalidReason: device.push_token_invalid_reason }, 'wake');
+    },
+  });
+  return { plans, sessions, apiKeys, keyUsage, limiter, mailer, botCheck, codes, accounts, google, auth, events, liveness, push, devices, pairing, webhooks, deliveryStarter, outcomes, messages, phoneMessages, batchProgress, clock };
 }
 
 export type Services = ReturnType<typeof buildServices>;

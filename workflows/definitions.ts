@@ -1,5 +1,5 @@
 // Signals, queries, ids and types shared by workflows and the API. Types and @temporalio/workflow only.
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const RECONCILER_WORKFLOW_ID = 'reconciler';
 
@@ -22,3 +22,76 @@ export interface ReconcilerStatus {
 }
 
 export const reconcilerStatusQuery = defineQuery<ReconcilerStatus>('status');
+
+// Device liveness (workflows/device-liveness.ts): one per paired phone.
+export const deviceWorkflowId = (deviceId: string) => `device-${deviceId}`;
+
+export interface DeviceLivenessInput {
+  deviceId: string;
+  heartbeatIntervalMinutes: number;
+  /** OFFLINE_AFTER_MISSED_HEARTBEATS: intervals without a heartbeat before the phone is offline. */
+  missedHeartbeats: number;
+  /** Carried across continue-as-new (epoch ms, workflow time); a fresh start counts as a heartbeat. */
+  lastHeartbeatAt?: number;
+  online?: boolean;
+  /** Signals handled before continue-as-new, so the history stays small however long the phone lives. */
+  signalsPerRun?: number;
+  /** Carried across continue-as-new. */
+  totalSignals?: number;
+}
+
+export interface DeviceLivenessStatus {
+  online: boolean;
+  lastHeartbeatAt: number;
+  heartbeatIntervalMinutes: number;
+  deadline: number;
+  totalSignals: number;
+}
+
+export const deviceHeartbeatSignal = defineSignal('heartbeat');
+export const deviceSettingsSignal = defineSignal<[{ heartbeatIntervalMinutes: number }]>('settings');
+export const deviceUnpairedSignal = defineSignal('unpaired');
+export const deviceLivenessQuery = defineQuery<DeviceLivenessStatus>('liveness');
+
+// Webhook deliveries (workflows/webhook-delivery.ts): one per delivery, until delivered or given up.
+export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
+  retryScheduleMs: number[];
+}
+
+export interface DeliveryAttemptInput {
+  deliveryId: string;
+  /** 1-based; identical when the activity is retried after an infrastructure fault. */
+  attempt: number;
+  /** When the next attempt is due (epoch ms, workflow time), or null when this is the last one. */
+  nextAttemptAtMs: number | null;
+}
+
+/** retry: a failed attempt with another scheduled; stopped: failed for good (or abandoned). */
+export type DeliveryAttemptOutcome = 'delivered' | 'retry' | 'stopped';
+
+// Batches (workflows/batch.ts): one per send, from accept until every message is final.
+export const batchWorkflowId = (batchId: string) => `batch-${batchId}`;
+
+export interface BatchInput {
+  batchId: string;
+  /** ISO time to release a scheduled send, or null to send now. */
+  scheduledAt: string | null;
+  /** Carried across continue-as-new. */
+  released?: boolean;
+}
+
+export interface BatchSweep {
+  /** Every message is final: the workflow ends. */
+  done: boolean;
+  /** The earliest stale deadline still ahead (epoch ms), or null. */
+  nextDeadlineMs: number | null;
+  /** The latest one (epoch ms), or null. */
+  lastDeadlineMs: number | null;
+}
+
+/** Sent by the API when a report made the batch final, so the workflow ends without waiting. */
+export const batchSettledSignal = defineSignal('settled');

@@ -1,3 +1,6 @@
 // Every workflow the worker registers. Workflow code imports only @temporalio/workflow, types and
 // pure helpers: it is bundled and replayed deterministically.
 export { reconcilerWorkflow } from './reconciler';
+export { deviceLivenessWorkflow } from './device-liveness';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { batchWorkflow } from './batch';

@@ -36,7 +36,21 @@ export function countSegments(text: string): SegmentInfo {
   const chars = [...text];
   if (chars.length === 0) return { encoding: 'gsm7', segments: 1 };
   if (chars.every((c) => basic.has(c) || extended.has(c))) {
-    return { encoding: 'gsm7', segments: pack(chars.map((c) => (extended.has(c) ? 2 : 1)), 160, 153) };
+    return {
+      encoding: 'gsm7',
+      segments: pack(
+        chars.map((c) => (extended.has(c) ? 2 : 1)),
+        160,
+        153,
+      ),
+    };
   }
-  return { encoding: 'ucs2', segments: pack(chars.map((c) => c.length), 70, 67) };
+  return {
+    encoding: 'ucs2',
+    segments: pack(
+      chars.map((c) => c.length),
+      70,
+      67,
+    ),
+  };
 }

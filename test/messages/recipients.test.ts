@@ -10,7 +10,10 @@ describe('recipient normalisation', () => {
   });
 
   it('reads national numbers in the default country', () => {
-    expect(normalizeRecipients(['020 7946 0958', '07911 123456'], 'GB').numbers).toEqual(['+442079460958', '+447911123456']);
+    expect(normalizeRecipients(['020 7946 0958', '07911 123456'], 'GB').numbers).toEqual([
+      '+442079460958',
+      '+447911123456',
+    ]);
   });
 
   it('reports each invalid entry at its index', () => {

@@ -30,7 +30,14 @@ describe('message transitions', () => {
   });
 
   it('derives the batch status from its counts', () => {
-    const base = { recipientCount: 3, dispatchedCount: 0, sentCount: 0, deliveredCount: 0, failedCount: 0, unknownCount: 0 };
+    const base = {
+      recipientCount: 3,
+      dispatchedCount: 0,
+      sentCount: 0,
+      deliveredCount: 0,
+      failedCount: 0,
+      unknownCount: 0,
+    };
     expect(releasedBatchStatus(base)).toBe('queued');
     expect(releasedBatchStatus({ ...base, dispatchedCount: 1 })).toBe('sending');
     expect(releasedBatchStatus({ ...base, sentCount: 1, dispatchedCount: 2 })).toBe('sending');

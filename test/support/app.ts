@@ -65,6 +65,8 @@ export async function startTestApp(
     mailer?: Mailer;
     temporal?: Client;
     logger?: Logger;
+    /** A fixed port, for tests whose PUBLIC_URL must be the app's own address (Google sign-in). */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   // Each test app is its own client address (behind a trusted proxy), so per-IP abuse limits count
@@ -76,7 +78,7 @@ export async function startTestApp(
   const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const logger = options.logger ?? createLogger('silent');
   const services = buildServices({ config, logger, orm, temporal, clock, mailer: options.mailer ?? memoryMailer() });
-  const served = await serve(createApp({ config, logger, orm, temporal, services }));
+  const served = await serve(createApp({ config, logger, orm, temporal, services }), options.port);
   return {
     ...served,
     fetch: (path, init = {}) => {

@@ -5,11 +5,14 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embed
 import { migrate, openOrm } from '../../src/db/orm';
 import { bundleWorkflows } from '../../temporal/bundle';
 import { freePort } from './net';
+import { createTestTls, type TestTls } from './tls';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     workflowBundlePath: string;
+    /** Server key and certificate signed by the test CA that every test process trusts. */
+    testTls: TestTls;
   }
 }
 
@@ -45,9 +48,11 @@ export async function setup(project: {
   writeFileSync(bundlePath, bundle.code);
   project.provide('databaseUrl', url);
   project.provide('workflowBundlePath', bundlePath);
+  project.provide('testTls', await createTestTls(scratch));
 }
 
 export async function teardown(): Promise<void> {
   await postgres?.stop();
   rmSync(path.join(scratch, `workflow-bundle-${process.pid}.js`), { force: true });
+  rmSync(path.join(scratch, `test-ca-${process.pid}.pem`), { force: true });
 }

@@ -8,10 +8,10 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serves a Koa app on a free loopback port for real HTTP requests. */
-export async function serve(app: Koa): Promise<Served> {
+/** Serves a Koa app on a loopback port (a free one unless given) for real HTTP requests. */
+export async function serve(app: Koa, port = 0): Promise<Served> {
   const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

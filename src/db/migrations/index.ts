@@ -2,10 +2,16 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261120000000Init } from './Migration20261120000000Init';
 import { Migration20261120010000Accounts } from './Migration20261120010000Accounts';
 import { Migration20261120020000Events } from './Migration20261120020000Events';
+import { Migration20261120030000Devices } from './Migration20261120030000Devices';
+import { Migration20261120040000Webhooks } from './Migration20261120040000Webhooks';
+import { Migration20261120050000Messages } from './Migration20261120050000Messages';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261120000000Init', class: Migration20261120000000Init },
   { name: 'Migration20261120010000Accounts', class: Migration20261120010000Accounts },
   { name: 'Migration20261120020000Events', class: Migration20261120020000Events },
+  { name: 'Migration20261120030000Devices', class: Migration20261120030000Devices },
+  { name: 'Migration20261120040000Webhooks', class: Migration20261120040000Webhooks },
+  { name: 'Migration20261120050000Messages', class: Migration20261120050000Messages },
 ];

@@ -1,0 +1,69 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
+
+/** One SIM as the phone describes it. */
+export interface Sim {
+  subscription_id?: number;
+  carrier?: string | null;
+  slot?: number | null;
+  country?: string | null;
+  [key: string]: unknown;
+}
+
+export const Device = defineEntity({
+  name: 'Device',
+  tableName: 'devices',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    name: p.string(),
+    hardwareKey: p.string(),
+    // SHA-256 of the device token; null once unpaired, which revokes the token.
+    tokenHash: p.string().nullable().unique(),
+    enabled: p.boolean().default(true),
+    isDefault: p.boolean().default(false),
+    online: p.boolean().default(true),
+    receiveEnabled: p.boolean().default(true),
+    heartbeatIntervalMinutes: p.integer().default(15),
+    sendDelaySeconds: p.integer().default(0),
+    preferredSimSubscriptionId: p.integer().nullable(),
+    sentCount: p.integer().default(0),
+    receivedCount: p.integer().default(0),
+    brand: p.string().nullable(),
+    manufacturer: p.string().nullable(),
+    model: p.string().nullable(),
+    buildId: p.string().nullable(),
+    osVersion: p.string().nullable(),
+    osApiLevel: p.integer().nullable(),
+    appVersionCode: p.integer().nullable(),
+    appVersionName: p.string().nullable(),
+    pushToken: p.string().nullable(),
+    pushTokenInvalidReason: p.string().nullable(),
+    pushTokenInvalidatedAt: timestamp().nullable(),
+    sims: p.json<Sim[]>().default('[]'),
+    telemetry: p.json<Record<string, unknown>>().default('{}'),
+    lastHeartbeatAt: timestamp().nullable(),
+    // When the API last signalled the liveness workflow (signals are throttled).
+    lastSignalAt: timestamp().nullable(),
+    pairedAt: timestamp(),
+    unpairedAt: timestamp().nullable(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+export type Device = InferEntity<typeof Device>;
+
+export const PairingCode = defineEntity({
+  name: 'PairingCode',
+  tableName: 'pairing_codes',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    codeHash: p.string(),
+    expiresAt: timestamp(),
+    consumedAt: timestamp().nullable(),
+    deviceId: p.uuid().nullable(),
+    createdAt: createdAt(),
+  },
+});
+export type PairingCode = InferEntity<typeof PairingCode>;

@@ -1,0 +1,198 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { Event } from '../events/event.entity';
+import type { EventsService } from '../events/events.service';
+import { notFound, unauthenticated } from '../http/errors';
+import type { Clock } from '../lib/clock';
+import { sha256 } from '../lib/crypto';
+import { Device } from './device.entity';
+import type { Liveness } from './liveness';
+import type { Push } from './push';
+import { deviceView } from './devices.views';
+
+export interface DevicesDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  events: EventsService;
+  liveness: Liveness;
+  push: Push;
+}
+
+/** Settings a PATCH may change; absent fields stay as they are. */
+export interface SettingsPatch {
+  name?: string;
+  enabled?: boolean;
+  receiveEnabled?: boolean;
+  heartbeatIntervalMinutes?: number;
+  sendDelaySeconds?: number;
+  preferredSimSubscriptionId?: number | null;
+  clearPreferredSim?: boolean;
+}
+
+/** What a heartbeat reports; absent fields stay as they are. */
+export interface HeartbeatInput {
+  appVersionCode?: number | null;
+  appVersionName?: string | null;
+  osApiLevel?: number | null;
+  osVersion?: string | null;
+  pushToken?: string;
+  sims?: Record<string, unknown>[];
+  telemetry?: Record<string, unknown>;
+}
+
+/** Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue. */
+export type DeviceStoppedHook = (tx: EntityManager, device: Device, why: 'disabled' | 'unpaired') => Promise<void>;
+
+/** The phones of an account: settings, default, unpairing, device-token auth and heartbeats. */
+export function createDevicesService({ em, clock, events, liveness, push }: DevicesDeps) {
+  const stoppedHooks: DeviceStoppedHook[] = [];
+
+  /** A live (paired) phone of the account, locked for the transaction; anything else is 404. */
+  async function lockOwned(tx: EntityManager, userId: string, id: string): Promise<Device> {
+    const device = await tx.findOne(
+      Device,
+      { id, userId, unpairedAt: null },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    if (!device) throw notFound('device');
+    return device;
+  }
+
+  async function update(userId: string, id: string, patch: SettingsPatch, from: 'api' | 'phone'): Promise<Device> {
+    let intervalChanged = false;
+    const device = await em().transactional(async (tx) => {
+      const device = await lockOwned(tx, userId, id);
+      const wasEnabled = device.enabled;
+      if (patch.name !== undefined) device.name = patch.name;
+      if (patch.enabled !== undefined) device.enabled = patch.enabled;
+      if (patch.receiveEnabled !== undefined) device.receiveEnabled = patch.receiveEnabled;
+      if (patch.sendDelaySeconds !== undefined) device.sendDelaySeconds = patch.sendDelaySeconds;
+      if (patch.preferredSimSubscriptionId !== undefined)
+        device.preferredSimSubscriptionId = patch.preferredSimSubscriptionId;
+      if (patch.clearPreferredSim === true) device.preferredSimSubscriptionId = null;
+      if (patch.heartbeatIntervalMinutes !== undefined) {
+        intervalChanged = patch.heartbeatIntervalMinutes !== device.heartbeatIntervalMinutes;
+        device.heartbeatIntervalMinutes = patch.heartbeatIntervalMinutes;
+      }
+      await tx.flush();
+      if (wasEnabled && !device.enabled) for (const hook of stoppedHooks) await hook(tx, device, 'disabled');
+      return device;
+    });
+    if (intervalChanged) liveness.settingsChanged(device);
+    // The phone changed its own settings: it knows. Otherwise it is told at once.
+    if (from === 'api') push.settingsChanged(device);
+    return device;
+  }
+
+  async function unpair(userId: string, id: string): Promise<void> {
+    await em().transactional(async (tx) => {
+      const device = await lockOwned(tx, userId, id);
+      device.unpairedAt = clock.now();
+      device.tokenHash = null;
+      device.isDefault = false;
+      await tx.flush();
+      for (const hook of stoppedHooks) await hook(tx, device, 'unpaired');
+    });
+    liveness.unpaired(id);
+  }
+
+  return {
+    onStopped(hook: DeviceStoppedHook): void {
+      stoppedHooks.push(hook);
+    },
+
+    /** Paired phones, the default one first, then newest. */
+    list: (userId: string) =>
+      em().find(
+        Device,
+        { userId, unpairedAt: null },
+        { orderBy: { isDefault: 'desc', createdAt: 'desc', id: 'desc' } },
+      ),
+
+    async get(userId: string, id: string): Promise<Device> {
+      const device = await em().findOne(Device, { id, userId, unpairedAt: null });
+      if (!device) throw notFound('device');
+      return device;
+    },
+
+    update,
+    unpair,
+
+    /** Exactly one default per account: the others are cleared in the same transaction. */
+    async setDefault(userId: string, id: string): Promise<Device> {
+      return em().transactional(async (tx) => {
+        // Every phone of the account, in one order: concurrent changes of the default queue, never deadlock.
+        await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [
+          userId,
+        ]);
+        const device = await lockOwned(tx, userId, id);
+        await tx.execute(
+          'update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?',
+          [clock.now(), userId, id],
+        );
+        device.isDefault = true;
+        await tx.flush();
+        return device;
+      });
+    },
+
+    /** The phone behind a device token; unknown and revoked tokens are null. */
+    async authenticate(token: string): Promise<{ userId: string; deviceId: string } | null> {
+      if (token.length > 200) return null;
+      // Looked up by hash: the token itself is never compared, so timing leaks nothing.
+      const device = await em().findOne(Device, { tokenHash: sha256(token), unpairedAt: null });
+      return device ? { userId: device.userId, deviceId: device.id } : null;
+    },
+
+    /** Stores what the phone reports; a phone that was offline is online again (device.online). */
+    async heartbeat(userId: string, id: string, input: HeartbeatInput): Promise<Device> {
+      const emitted: Event[] = [];
+      let cameBack = false;
+      const device = await em().transactional(async (tx) => {
+        const device = await tx.findOne(
+          Device,
+          { id, userId, unpairedAt: null },
+          { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+        );
+        // Unpaired between authentication and here: the token is no longer valid.
+        if (!device) throw unauthenticated();
+        if (input.appVersionCode !== undefined) device.appVersionCode = input.appVersionCode;
+        if (input.appVersionName !== undefined) device.appVersionName = input.appVersionName;
+        if (input.osApiLevel !== undefined) device.osApiLevel = input.osApiLevel;
+        if (input.osVersion !== undefined) device.osVersion = input.osVersion;
+        if (input.sims !== undefined) device.sims = input.sims;
+        if (input.telemetry !== undefined) device.telemetry = input.telemetry;
+        if (input.pushToken !== undefined && input.pushToken !== device.pushToken) {
+          device.pushToken = input.pushToken;
+          device.pushTokenInvalidReason = null;
+          device.pushTokenInvalidatedAt = null;
+        }
+        device.lastHeartbeatAt = clock.now();
+        cameBack = !device.online;
+        device.online = true;
+        await tx.flush();
+        if (cameBack) {
+          emitted.push(
+            await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id }),
+          );
+        }
+        return device;
+      });
+      await events.committed(emitted);
+      liveness.heartbeat(device, cameBack);
+      return device;
+    },
+
+    /** A new token from the phone: whatever FCM said about the old one no longer applies. */
+    async setPushToken(userId: string, id: string, token: string): Promise<void> {
+      await em().transactional(async (tx) => {
+        const device = await lockOwned(tx, userId, id);
+        device.pushToken = token;
+        device.pushTokenInvalidReason = null;
+        device.pushTokenInvalidatedAt = null;
+        await tx.flush();
+      });
+    },
+  };
+}
+
+export type DevicesService = ReturnType<typeof createDevicesService>;

@@ -1,0 +1,48 @@
+import type { Device, PairingCode } from './device.entity';
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+/** The only serialiser of phones: the token hash, hardware key and push token never leave. */
+export const deviceView = (device: Device) => ({
+  id: device.id,
+  name: device.name,
+  enabled: device.enabled,
+  is_default: device.isDefault,
+  online: device.online,
+  receive_enabled: device.receiveEnabled,
+  heartbeat_interval_minutes: device.heartbeatIntervalMinutes,
+  send_delay_seconds: device.sendDelaySeconds,
+  preferred_sim_subscription_id: device.preferredSimSubscriptionId ?? null,
+  sent_count: device.sentCount,
+  received_count: device.receivedCount,
+  brand: device.brand ?? null,
+  manufacturer: device.manufacturer ?? null,
+  model: device.model ?? null,
+  os_version: device.osVersion ?? null,
+  os_api_level: device.osApiLevel ?? null,
+  app_version_code: device.appVersionCode ?? null,
+  app_version_name: device.appVersionName ?? null,
+  last_heartbeat_at: iso(device.lastHeartbeatAt),
+  push_token_invalid_reason: device.pushTokenInvalidReason ?? null,
+  push_token_invalidated_at: iso(device.pushTokenInvalidatedAt),
+  sims: device.sims ?? [],
+  telemetry: device.telemetry ?? {},
+  created_at: device.createdAt.toISOString(),
+  updated_at: device.updatedAt.toISOString(),
+});
+
+export type DeviceView = ReturnType<typeof deviceView>;
+
+/** The code is rendered only here, in the create response (only its hash is stored). */
+export const pairingCodeCreatedView = (code: PairingCode, plain: string, pairUrl: string) => ({
+  code: plain,
+  expires_at: code.expiresAt.toISOString(),
+  id: code.id,
+  pair_url: pairUrl,
+});
+
+export const pairingCodeStatusView = (code: PairingCode, device: Device | null) => ({
+  consumed: code.consumedAt !== null && code.consumedAt !== undefined,
+  device: device ? deviceView(device) : null,
+  expires_at: code.expiresAt.toISOString(),
+});

@@ -1,0 +1,166 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { invalidCode } from '../accounts/email-codes.service';
+import type { Event } from '../events/event.entity';
+import type { EventsService } from '../events/events.service';
+import { ApiError, notFound } from '../http/errors';
+import { LIMITS, type RateLimiter } from '../http/rate-limit';
+import type { Clock } from '../lib/clock';
+import { randomFrom, randomToken, sha256 } from '../lib/crypto';
+import type { PlansService } from '../plans/plans.service';
+import { Device, PairingCode } from './device.entity';
+import type { Liveness } from './liveness';
+import { deviceView } from './devices.views';
+
+export const PAIRING_CODE_TTL_MS = 10 * 60_000;
+// No 0/O, 1/I/L: codes are read off a screen and typed on a phone.
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 8;
+
+/** Accepts the code as people type it: any case, with spaces or dashes. */
+const normalizeCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
+const hashCode = (code: string) => sha256(`pairing:${code}`);
+
+export interface PairingDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  limiter: RateLimiter;
+  plans: PlansService;
+  events: EventsService;
+  liveness: Liveness;
+  publicUrl: string;
+}
+
+export interface PairInput {
+  code: string;
+  hardwareKey: string;
+  name?: string;
+  brand?: string | null;
+  buildId?: string | null;
+  manufacturer?: string | null;
+  model?: string | null;
+  osVersion?: string | null;
+  osApiLevel?: number | null;
+  appVersionCode?: number | null;
+  appVersionName?: string | null;
+  pushToken?: string;
+}
+
+export function createPairingService(deps: PairingDeps) {
+  const { em, clock, limiter, plans, events, liveness } = deps;
+
+  /** Finds or creates the phone for a hardware key; the plan limit applies only when one more phone goes live. */
+  async function deviceFor(tx: EntityManager, userId: string, input: PairInput, now: Date) {
+    const live = await tx.findOne(Device, { userId, hardwareKey: input.hardwareKey, unpairedAt: null });
+    if (live) return { device: live, cameBack: !live.online };
+    await plans.admitOneMore(tx, userId, 'devices', () => tx.count(Device, { userId, unpairedAt: null }));
+    const isDefault = (await tx.count(Device, { userId, isDefault: true, unpairedAt: null })) === 0;
+    const previous = await tx.findOne(
+      Device,
+      { userId, hardwareKey: input.hardwareKey, unpairedAt: { $ne: null } },
+      { orderBy: { unpairedAt: 'desc' } },
+    );
+    if (previous) {
+      // Re-paired: the same row, so its message history and counters carry on.
+      previous.unpairedAt = null;
+      previous.pairedAt = now;
+      previous.isDefault = isDefault;
+      return { device: previous, cameBack: false };
+    }
+    const name = [input.manufacturer ?? input.brand, input.model].filter(Boolean).join(' ') || 'Phone';
+    const device = tx.create(Device, {
+      userId,
+      name: name.slice(0, 100),
+      hardwareKey: input.hardwareKey,
+      isDefault,
+      pairedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { device, cameBack: false };
+  }
+
+  return {
+    async createCode(userId: string) {
+      const now = clock.now();
+      const plain = randomFrom(CODE_ALPHABET, CODE_LENGTH);
+      const code = em().create(PairingCode, {
+        userId,
+        codeHash: hashCode(plain),
+        expiresAt: new Date(now.getTime() + PAIRING_CODE_TTL_MS),
+        createdAt: now,
+      });
+      await em().flush();
+      const pairUrl = `phonegateway://pair?${new URLSearchParams({ code: plain, server: deps.publicUrl })}`;
+      return { code, plain, pairUrl };
+    },
+
+    async codeStatus(userId: string, id: string): Promise<{ code: PairingCode; device: Device | null }> {
+      const code = await em().findOne(PairingCode, { id, userId });
+      if (!code) throw notFound('pairing code');
+      const device = code.deviceId ? await em().findOne(Device, { id: code.deviceId, unpairedAt: null }) : null;
+      return { code, device };
+    },
+
+    /**
+     * Pairs a phone: the code is consumed by a guarded UPDATE (single use under concurrency), and a
+     * repeat pairing of the same handset finds its device and replaces its token (the old one stops
+     * working). Wrong codes count against the caller's IP.
+     */
+    async pair(input: PairInput, ip: string): Promise<{ device: Device; token: string }> {
+      const attemptsKey = `pair:ip:${ip}`;
+      await limiter.check(attemptsKey, LIMITS.pairingPerIp);
+      const now = clock.now();
+      const token = randomToken(32);
+      const emitted: Event[] = [];
+      let device: Device;
+      try {
+        device = await em().transactional(async (tx) => {
+          const rows = await tx.execute<{ id: string; user_id: string }[]>(
+            `update pairing_codes set consumed_at = ?
+              where code_hash = ? and consumed_at is null and expires_at > ?
+              returning id, user_id`,
+            [now, hashCode(normalizeCode(input.code)), now],
+          );
+          if (rows.length === 0) throw invalidCode();
+          const userId = rows[0].user_id;
+          // Pairings of one account queue here, so two racing for one handset find one device.
+          await plans.lockAccount(tx, userId);
+          const { device, cameBack } = await deviceFor(tx, userId, input, now);
+          if (input.name !== undefined) device.name = input.name;
+          for (const field of ['brand', 'buildId', 'manufacturer', 'model', 'osVersion'] as const) {
+            if (input[field] !== undefined) device[field] = input[field];
+          }
+          if (input.osApiLevel !== undefined) device.osApiLevel = input.osApiLevel;
+          if (input.appVersionCode !== undefined) device.appVersionCode = input.appVersionCode;
+          if (input.appVersionName !== undefined) device.appVersionName = input.appVersionName;
+          if (input.pushToken !== undefined && input.pushToken !== device.pushToken) {
+            device.pushToken = input.pushToken;
+            device.pushTokenInvalidReason = null;
+            device.pushTokenInvalidatedAt = null;
+          }
+          device.tokenHash = sha256(token);
+          device.online = true;
+          device.lastHeartbeatAt = now;
+          await tx.flush();
+          await tx.execute('update pairing_codes set device_id = ? where id = ?', [device.id, rows[0].id]);
+          if (cameBack) {
+            emitted.push(
+              await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id }),
+            );
+          }
+          return device;
+        });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_code') {
+          await limiter.hit(attemptsKey, LIMITS.pairingPerIp).catch(() => undefined);
+        }
+        throw error;
+      }
+      await events.committed(emitted);
+      liveness.heartbeat(device, true);
+      return { device, token };
+    },
+  };
+}
+
+export type PairingService = ReturnType<typeof createPairingService>;

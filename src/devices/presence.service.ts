@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Event } from '../events/event.entity';
+import type { EventsService } from '../events/events.service';
+import type { Clock } from '../lib/clock';
+import { Device } from './device.entity';
+import { deviceView } from './devices.views';
+
+export interface OfflineInput {
+  deviceId: string;
+  /** The last heartbeat the workflow saw (epoch ms). */
+  lastHeartbeatAt: number;
+  /** The workflow's now (epoch ms): its timer decides when, the database decides whether. */
+  now: number;
+  missedHeartbeats: number;
+}
+
+export type OfflineResult =
+  | { status: 'offline' }
+  | { status: 'gone' }
+  | { status: 'alive'; lastHeartbeatAt: number; heartbeatIntervalMinutes: number };
+
+/**
+ * Online and offline transitions for the liveness workflow's activities. Both are guarded UPDATEs,
+ * so a retried activity, or one racing a heartbeat, changes nothing twice and emits one event.
+ */
+export function createPresenceService({
+  em,
+  events,
+  clock,
+}: {
+  em: () => EntityManager;
+  events: EventsService;
+  clock: Clock;
+}) {
+  async function transition(
+    tx: EntityManager,
+    deviceId: string,
+    name: 'device.online' | 'device.offline',
+  ): Promise<Event> {
+    const device = await tx.findOneOrFail(Device, { id: deviceId }, { refresh: true });
+    return events.emit(tx, { userId: device.userId, name, data: deviceView(device), deviceId });
+  }
+
+  return {
+    /**
+     * Offline only when neither the workflow nor the database knows of a heartbeat within
+     * missed × interval (the database's interval: a lost settings signal cannot mislead it).
+     */
+    async markOffline(input: OfflineInput): Promise<OfflineResult> {
+      const emitted: Event[] = [];
+      const result = await em().transactional(async (tx): Promise<OfflineResult> => {
+        const rows = await tx.execute<{ id: string }[]>(
+          `update devices set online = false, updated_at = ?
+            where id = ? and online and unpaired_at is null
+              and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ?::timestamptz)
+                  <= ?::timestamptz - make_interval(mins => heartbeat_interval_minutes * ?::int)
+            returning id`,
+          [clock.now(), input.deviceId, new Date(input.lastHeartbeatAt), new Date(input.now), input.missedHeartbeats],
+        );
+        if (rows.length > 0) {
+          emitted.push(await transition(tx, input.deviceId, 'device.offline'));
+          return { status: 'offline' };
+        }
+        const device = await tx.findOne(Device, { id: input.deviceId }, { refresh: true });
+        if (!device || device.unpairedAt) return { status: 'gone' };
+        if (!device.online) return { status: 'offline' };
+        return {
+          status: 'alive',
+          lastHeartbeatAt: Math.max(input.lastHeartbeatAt, device.lastHeartbeatAt?.getTime() ?? 0),
+          heartbeatIntervalMinutes: device.heartbeatIntervalMinutes,
+        };
+      });
+      await events.committed(emitted);
+      return result;
+    },
+
+    /** Online again; a no-op when the heartbeat's own request already did it. */
+    async markOnline(deviceId: string): Promise<boolean> {
+      const emitted: Event[] = [];
+      await em().transactional(async (tx) => {
+        const rows = await tx.execute<{ id: string }[]>(
+          `update devices set online = true, updated_at = ?
+            where id = ? and not online and unpaired_at is null
+            returning id`,
+          [clock.now(), deviceId],
+        );
+        if (rows.length > 0) emitted.push(await transition(tx, deviceId, 'device.online'));
+      });
+      await events.committed(emitted);
+      return emitted.length > 0;
+    },
+  };
+}
+
+export type PresenceService = ReturnType<typeof createPresenceService>;

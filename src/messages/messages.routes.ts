@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import { callerOf, type Auth } from '../http/auth';
+import { pageBody } from '../http/pagination';
+import { validate } from '../http/validate';
+import { pathId } from '../lib/fields';
+import type { MessagesService } from './messages.service';
+import { listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
+import { batchView, messageView } from './messages.views';
+
+export function messagesRoutes({ auth, messages }: { auth: Auth; messages: MessagesService }): Router {
+  const router = new Router();
+
+  router.post('/messages', auth.scope('send'), async (ctx) => {
+    const { body } = await validate(ctx, { body: sendBody });
+    const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
+    ctx.status = 202;
+    ctx.body = { batch: batchView(batch), message_ids: messageIds };
+  });
+
+  router.get('/messages', auth.scope('read'), async (ctx) => {
+    const { query } = await validate(ctx, { query: listMessagesQuery });
+    ctx.body = pageBody(await messages.list(callerOf(ctx).userId, query), messageView);
+  });
+
+  router.get('/messages/:id', auth.scope('read'), async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    ctx.body = { message: messageView(await messages.getMessage(callerOf(ctx).userId, params.id)) };
+  });
+
+  router.get('/batches', auth.scope('read'), async (ctx) => {
+    const { query } = await validate(ctx, { query: listBatchesQuery });
+    ctx.body = pageBody(await messages.listBatches(callerOf(ctx).userId, query), batchView);
+  });
+
+  router.get('/batches/:id', auth.scope('read'), async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    const { batch, messages: rows } = await messages.getBatch(callerOf(ctx).userId, params.id);
+    ctx.body = { batch: batchView(batch), messages: rows.map(messageView) };
+  });
+
+  router.get('/stats', auth.scope('read'), async (ctx) => {
+    ctx.body = await messages.stats(callerOf(ctx).userId);
+  });
+
+  return router;
+}

@@ -1,0 +1,209 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+// Outbound requests to addresses customers choose. Without WEBHOOK_ALLOW_PRIVATE_NETWORKS, a URL
+// that resolves to loopback, private, link-local, multicast, reserved or cloud-metadata addresses
+// is refused. The check happens inside the socket's own lookup, so the address checked is the
+// address connected to: a DNS answer that changes between the check and the connect (rebinding)
+// cannot reach an internal address.
+
+const blocked = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], // "this network", unspecified
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT; also Alibaba's metadata 100.100.100.200
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local; cloud metadata 169.254.169.254
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved and broadcast
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128],
+  ['64:ff9b::', 96], // NAT64 can reach IPv4 ranges above
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7], // unique local; AWS metadata fd00:ec2::254
+  ['fe80::', 10],
+  ['ff00::', 8], // multicast
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True when an address must not be reached from here (IPv4-mapped IPv6 is judged as IPv4). */
+export function isForbiddenAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return blocked.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return true;
+  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+function resolveAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
+}
+
+/**
+ * Why a webhook URL cannot be used, or null when it can: https only, and (unless private networks
+ * are allowed) a host whose every address is public.
+ */
+export async function urlProblem(text: string, allowPrivateNetworks: boolean): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be a URL';
+  }
+  if (url.protocol !== 'https:') return 'must be an https URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (allowPrivateNetworks) return null;
+  const host = hostOf(url);
+  if (isIP(host)) return isForbiddenAddress(host) ? 'must not point to a private or reserved address' : null;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolveAll(host);
+  } catch {
+    return 'has a host name that does not resolve';
+  }
+  if (addresses.length === 0) return 'has a host name that does not resolve';
+  return addresses.some((a) => isForbiddenAddress(a.address))
+    ? 'must not point to a private or reserved address'
+    : null;
+}
+
+class RefusedAddress extends Error {
+  readonly code = 'EADDRREFUSED';
+}
+
+/** A lookup for the socket that refuses the whole host when any of its addresses is not public. */
+function guardedLookup(allowPrivateNetworks: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      if (!allowPrivateNetworks && addresses.some((a) => isForbiddenAddress(a.address))) {
+        return callback(new RefusedAddress(`${hostname} resolves to a private or reserved address`), '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses.find((a) => !options.family || a.family === options.family) ?? addresses[0];
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface PostResult {
+  /** HTTP status of the answer, or null when none came. */
+  status: number | null;
+  /** The first characters of the answer's body. */
+  excerpt: string | null;
+  /** Why there was no usable answer (network, TLS, timeout, refused address), else null. */
+  error: string | null;
+  durationMs: number;
+}
+
+export interface PostOptions {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  /** Bytes of the answer read at most; the rest is discarded unread. */
+  maxResponseBytes?: number;
+  /** Characters of the answer kept as the excerpt. */
+  excerptChars?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * POSTs `body` once over https. Never throws for the endpoint's behaviour: every outcome, including
+ * timeouts and refused addresses, is a PostResult. Redirects are not followed.
+ */
+export function postOnce(options: PostOptions): Promise<PostResult> {
+  const started = Date.now();
+  const maxBytes = options.maxResponseBytes ?? 64 * 1024;
+  const excerptChars = options.excerptChars ?? 1024;
+  const done = (partial: Omit<PostResult, 'durationMs'>): PostResult => ({
+    ...partial,
+    durationMs: Date.now() - started,
+  });
+
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    return Promise.resolve(done({ status: null, excerpt: null, error: 'the URL is not valid' }));
+  }
+  if (url.protocol !== 'https:') {
+    return Promise.resolve(done({ status: null, excerpt: null, error: 'the URL is not https' }));
+  }
+  const host = hostOf(url);
+  // A literal address never goes through lookup, so it is checked here.
+  if (isIP(host) && !options.allowPrivateNetworks && isForbiddenAddress(host)) {
+    return Promise.resolve(done({ status: null, excerpt: null, error: `${host} is a private or reserved address` }));
+  }
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(done(result));
+    };
+    const req = request({
+      protocol: 'https:',
+      hostname: host,
+      port: url.port || 443,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
+      lookup: guardedLookup(options.allowPrivateNetworks),
+      // A fresh connection per attempt: nothing pooled from an earlier resolution is reused.
+      agent: false,
+      signal: options.signal,
+    });
+    const deadline = setTimeout(() => {
+      finish({ status: null, excerpt: null, error: `no answer within ${options.timeoutMs / 1000} s` });
+      req.destroy();
+    }, options.timeoutMs);
+
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      finish({ status: null, excerpt: null, error: error.message || error.code || 'request failed' });
+    });
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const complete = () => {
+        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, excerptChars);
+        const redirect = status >= 300 && status < 400 ? 'redirects are not followed' : null;
+        finish({ status, excerpt: excerpt || null, error: redirect });
+        res.destroy();
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (size >= maxBytes) return;
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        size += chunk.length;
+        if (size >= maxBytes) complete();
+      });
+      res.on('end', complete);
+      // The status is the answer; a body cut off afterwards does not change it.
+      res.on('error', complete);
+      res.on('aborted', complete);
+    });
+    req.end(options.body);
+  });
+}

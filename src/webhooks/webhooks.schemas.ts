@@ -1,0 +1,55 @@
+import * as yup from 'yup';
+import { EVENT_NAMES } from '../events/event.entity';
+import { pageFields } from '../http/pagination';
+import { timestamp, uuid } from '../lib/fields';
+import { DELIVERY_STATUSES } from './delivery.entity';
+
+const eventName = () =>
+  yup
+    .string()
+    .oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', '))
+    .required();
+
+// The address rule (public addresses only) needs DNS and lives in the service; this is the shape.
+const url = () =>
+  yup
+    .string()
+    .trim()
+    .max(2048)
+    .test('https', '${path} must be an https URL', (value) => {
+      if (value === undefined) return true;
+      try {
+        return new URL(value).protocol === 'https:';
+      } catch {
+        return false;
+      }
+    });
+
+const events = () => yup.array(eventName()).min(1, '${path} must name at least one event');
+const name = () => yup.string().trim().max(100).nullable();
+
+export const createWebhookBody = yup.object({
+  url: url().required(),
+  events: events().required(),
+  name: name(),
+});
+
+export const updateWebhookBody = yup.object({
+  url: url(),
+  events: events(),
+  name: name(),
+  enabled: yup.boolean().typeError('${path} must be true or false'),
+});
+
+export const listDeliveriesQuery = yup.object({
+  ...pageFields(),
+  webhook_id: uuid(),
+  status: yup.string().oneOf([...DELIVERY_STATUSES], '${path} must be one of: ' + DELIVERY_STATUSES.join(', ')),
+  event: yup.string().oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', ')),
+  from: timestamp(),
+  to: timestamp(),
+});
+
+export type CreateWebhookBody = yup.InferType<typeof createWebhookBody>;
+export type UpdateWebhookBody = yup.InferType<typeof updateWebhookBody>;
+export type ListDeliveriesQuery = yup.InferType<typeof listDeliveriesQuery>;

@@ -1,0 +1,244 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { Event, EventName } from '../events/event.entity';
+import type { EmitInput, EventsService } from '../events/events.service';
+import { notFound, validationFailed } from '../http/errors';
+import { findPage, type Page } from '../http/pagination';
+import type { Clock } from '../lib/clock';
+import type { PlansService } from '../plans/plans.service';
+import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
+import type { DeliveryStarter } from './delivery-starter';
+import { urlProblem } from './outbound';
+import { newSecret } from './signature';
+import { Webhook } from './webhook.entity';
+
+export interface WebhooksDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  plans: PlansService;
+  events: EventsService;
+  starter: DeliveryStarter;
+  allowPrivateNetworks: boolean;
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  events: EventName[];
+  name?: string | null;
+}
+
+export interface UpdateWebhookInput {
+  url?: string;
+  events?: EventName[];
+  name?: string | null;
+  enabled?: boolean;
+}
+
+export interface DeliveryFilter {
+  webhookId?: string;
+  status?: DeliveryStatus;
+  event?: EventName;
+  from?: Date;
+  to?: Date;
+  cursor?: string;
+  limit: number;
+}
+
+/** Ends every open delivery of a webhook: failed, abandoned_at set, not retried. */
+export async function abandonOpenDeliveries(
+  tx: EntityManager,
+  webhookId: string,
+  reason: string,
+  at: Date,
+  exceptDeliveryId: string | null = null,
+) {
+  await tx.execute(
+    `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
+      where webhook_id = ? and status in ('pending', 'retrying') and id is distinct from ?`,
+    [at, reason, webhookId, exceptDeliveryId],
+  );
+}
+
+// Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
+async function storeSecret(tx: EntityManager, webhookId: string, version: number, secret: string, at: Date) {
+  await tx.execute('insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
+    webhookId,
+    version,
+    secret,
+    at,
+  ]);
+}
+
+/** The body every attempt of a delivery sends, byte for byte. */
+export const deliveryBody = (event: Event) =>
+  JSON.stringify({ id: event.id, event: event.name, created_at: event.createdAt.toISOString(), data: event.data });
+
+export function createWebhooksService(deps: WebhooksDeps) {
+  const { em, clock } = deps;
+
+  async function owned(userId: string, id: string, tx = em()): Promise<Webhook> {
+    const webhook = await tx.findOne(Webhook, { id, userId, deletedAt: null });
+    if (!webhook) throw notFound('webhook');
+    return webhook;
+  }
+
+  async function assertUsableUrl(url: string): Promise<void> {
+    const problem = await urlProblem(url, deps.allowPrivateNetworks);
+    if (problem) throw validationFailed([{ field: 'body.url', message: `url ${problem}` }]);
+  }
+
+  /** Registered with events.onEmit: one delivery row per receiving webhook, in the event's transaction. */
+  async function fanOut(tx: EntityManager, event: Event, input: EmitInput): Promise<void> {
+    // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
+    const targets = input.webhookId
+      ? await tx.execute<{ id: string; url: string; secret_version: number }[]>(
+          'select id, url, secret_version from webhooks where id = ? and user_id = ? and deleted_at is null',
+          [input.webhookId, event.userId],
+        )
+      : await tx.execute<{ id: string; url: string; secret_version: number }[]>(
+          `select id, url, secret_version from webhooks
+            where user_id = ? and enabled and deleted_at is null and ? = any(events)`,
+          [event.userId, event.name],
+        );
+    if (targets.length === 0) return;
+    const body = deliveryBody(event);
+    for (const target of targets) {
+      tx.create(WebhookDelivery, {
+        userId: event.userId,
+        webhookId: target.id,
+        eventId: event.id,
+        event: event.name,
+        url: target.url,
+        messageId: event.messageId ?? null,
+        deviceId: event.deviceId ?? null,
+        body,
+        secretVersion: target.secret_version,
+        status: 'pending',
+        createdAt: event.createdAt,
+      });
+    }
+    await tx.flush();
+  }
+
+  return {
+    fanOut,
+
+    /** Registered with events.onCommitted: starts the delivery workflows of committed events. */
+    async afterCommit(events: Event[]): Promise<void> {
+      await deps.starter.startForEvents(
+        em().fork(),
+        events.map((event) => event.id),
+      );
+    },
+
+    list: (userId: string) =>
+      em().find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+
+    get: (userId: string, id: string) => owned(userId, id),
+
+    /** The secret is returned here once. */
+    async create(userId: string, input: CreateWebhookInput): Promise<{ webhook: Webhook; secret: string }> {
+      await assertUsableUrl(input.url);
+      const secret = newSecret();
+      const webhook = await em().transactional(async (tx) => {
+        await deps.plans.admitOneMore(tx, userId, 'webhooks', () => tx.count(Webhook, { userId, deletedAt: null }));
+        const now = clock.now();
+        const created = tx.create(Webhook, {
+          userId,
+          url: input.url,
+          name: input.name ?? null,
+          events: [...new Set(input.events)],
+          secretVersion: 1,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await tx.flush();
+        await storeSecret(tx, created.id, 1, secret, now);
+        return created;
+      });
+      return { webhook, secret };
+    },
+
+    async update(userId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+      if (input.url !== undefined) await assertUsableUrl(input.url);
+      return em().transactional(async (tx) => {
+        const webhook = await owned(userId, id, tx);
+        if (input.url !== undefined) webhook.url = input.url;
+        if (input.events !== undefined) webhook.events = [...new Set(input.events)];
+        if (input.name !== undefined) webhook.name = input.name;
+        if (input.enabled === true) {
+          // Clears an automatic pause; what was missed meanwhile is not replayed.
+          webhook.enabled = true;
+          webhook.disabledReason = null;
+        } else if (input.enabled === false && webhook.enabled) {
+          webhook.enabled = false;
+          await abandonOpenDeliveries(tx, webhook.id, 'the webhook was disabled', clock.now());
+        }
+        webhook.updatedAt = clock.now();
+        await tx.flush();
+        return webhook;
+      });
+    },
+
+    /** Soft delete: the delivery log keeps the webhook's deliveries; open ones end now. */
+    async remove(userId: string, id: string): Promise<void> {
+      await em().transactional(async (tx) => {
+        const webhook = await owned(userId, id, tx);
+        const now = clock.now();
+        webhook.deletedAt = now;
+        webhook.enabled = false;
+        webhook.updatedAt = now;
+        await tx.flush();
+        await abandonOpenDeliveries(tx, webhook.id, 'the webhook was deleted', now);
+      });
+    },
+
+    /** A new secret for deliveries queued from now on; those already queued keep theirs. */
+    async rotateSecret(userId: string, id: string): Promise<string> {
+      const secret = newSecret();
+      await em().transactional(async (tx) => {
+        const webhook = await owned(userId, id, tx);
+        const [row] = await tx.execute<{ secret_version: number }[]>(
+          'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
+          [clock.now(), webhook.id],
+        );
+        await storeSecret(tx, webhook.id, row.secret_version, secret, clock.now());
+      });
+      return secret;
+    },
+
+    /** Queues a ping through the normal path (event, delivery row, workflow) and returns its delivery. */
+    async test(userId: string, id: string): Promise<WebhookDelivery> {
+      const event = await em().transactional(async (tx) => {
+        const webhook = await owned(userId, id, tx);
+        return deps.events.emit(tx, {
+          userId,
+          name: 'ping',
+          data: { webhook_id: webhook.id },
+          webhookId: webhook.id,
+        });
+      });
+      await deps.events.committed([event]);
+      return em().fork().findOneOrFail(WebhookDelivery, { eventId: event.id, webhookId: id });
+    },
+
+    /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
+    listDeliveries(userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+      const where: FilterQuery<WebhookDelivery> = { userId };
+      if (filter.webhookId) where.webhookId = filter.webhookId;
+      if (filter.status) where.status = filter.status;
+      if (filter.event) where.event = filter.event;
+      if (filter.from || filter.to) {
+        where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
+      }
+      return findPage(em(), WebhookDelivery, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });
+    },
+
+    async getDelivery(userId: string, id: string): Promise<WebhookDelivery> {
+      const delivery = await em().findOne(WebhookDelivery, { id, userId });
+      if (!delivery) throw notFound('delivery');
+      return delivery;
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

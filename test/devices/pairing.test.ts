@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, testClock, type TestApp } from '../support/app';
+import { createKey, json } from '../support/accounts';
+import { readJson } from '../support/http';
+import { accountWithKey, bearer, createPairingCode, pairPhone } from './helpers';
+
+const MINUTE = 60_000;
+
+describe('pairing phones', () => {
+  let app: TestApp;
+  const clock = testClock();
+
+  beforeAll(async () => {
+    app = await startTestApp({ clock, env: { PUBLIC_URL: 'https://sms.example.test' } });
+  });
+  afterAll(() => app?.close());
+
+  const pair = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    app.fetch('/v1/device/pair', json('POST', body, headers));
+
+  it('issues a single-use 8-character code with a deep link, valid 10 minutes', async () => {
+    const { key } = await accountWithKey(app);
+    const res = await app.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key }));
+    expect(res.status).toBe(201);
+    const body = await readJson(res);
+    expect(Object.keys(body).sort()).toEqual(['code', 'expires_at', 'id', 'pair_url']);
+    expect(body.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/);
+    expect(new Date(body.expires_at).getTime()).toBe(clock.now().getTime() + 10 * MINUTE);
+    const url = new URL(body.pair_url);
+    expect(url.protocol).toBe('phonegateway:');
+    expect(url.searchParams.get('code')).toBe(body.code);
+    expect(url.searchParams.get('server')).toBe('https://sms.example.test');
+
+    const status = await app.fetch(`/v1/devices/pairing-codes/${body.id}`, { headers: { 'x-api-key': key } });
+    expect(await readJson(status)).toEqual({ consumed: false, device: null, expires_at: body.expires_at });
+  });
+
+  it('pairs a phone with the code: 201 with the device and a token that works at once', async () => {
+    const { key } = await accountWithKey(app);
+    const { code, id } = await createPairingCode(app, key);
+    const res = await pair({
+      code: code.toLowerCase(),
+      hardware_key: 'hw-pair-1',
+      name: 'Office phone',
+      brand: 'google',
+      manufacturer: 'Google',
+      model: 'Pixel 8',
+      build_id: 'AP1A',
+      os_version: '14',
+      os_api_level: 34,
+      app_version_code: 42,
+      app_version_name: '1.4.2',
+      push_token: 'fcm-token-1',
+    });
+    expect(res.status).toBe(201);
+    const body = await readJson(res);
+    expect(body.device_token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    expect(body.device).toMatchObject({
+      name: 'Office phone',
+      brand: 'google',
+      manufacturer: 'Google',
+      model: 'Pixel 8',
+      os_version: '14',
+      os_api_level: 34,
+      app_version_code: 42,
+      app_version_name: '1.4.2',
+      enabled: true,
+      is_default: true,
+      online: true,
+      heartbeat_interval_minutes: 15,
+    });
+    expect(JSON.stringify(body.device)).not.toMatch(/hw-pair-1|fcm-token-1|hash/);
+
+    const me = await app.fetch('/v1/device', { headers: bearer(body.device_token) });
+    expect(me.status).toBe(200);
+    expect((await readJson(me)).device.id).toBe(body.device.id);
+
+    const status = await readJson(
+      await app.fetch(`/v1/devices/pairing-codes/${id}`, { headers: { 'x-api-key': key } }),
+    );
+    expect(status.consumed).toBe(true);
+    expect(status.device.id).toBe(body.device.id);
+
+    // Only the hash is stored.
+    const [row] = await app.orm.em.fork().execute('select token_hash from devices where id = ?', [body.device.id]);
+    expect(row.token_hash).not.toContain(body.device_token);
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a wrong, a used and an expired code with 400 invalid_code', async () => {
+    const { key } = await accountWithKey(app);
+    const wrong = await pair({ code: 'ZZZZZZZZ', hardware_key: 'hw-x' });
+    expect(wrong.status).toBe(400);
+    expect(await readJson(wrong)).toMatchObject({ code: 'invalid_code', status: 400 });
+
+    const { code } = await createPairingCode(app, key);
+    expect((await pair({ code, hardware_key: 'hw-used-1' })).status).toBe(201);
+    const used = await pair({ code, hardware_key: 'hw-used-2' });
+    expect(used.status).toBe(400);
+    expect((await readJson(used)).code).toBe('invalid_code');
+
+    const expiring = await createPairingCode(app, key);
+    clock.advance(10 * MINUTE);
+    const expired = await pair({ code: expiring.code, hardware_key: 'hw-late' });
+    expect(expired.status).toBe(400);
+    expect((await readJson(expired)).code).toBe('invalid_code');
+  });
+
+  it('consumes a code once when two phones race for it', async () => {
+    const { key } = await accountWithKey(app, 'pro');
+    const { code } = await createPairingCode(app, key);
+    const results = await Promise.all([1, 2, 3, 4].map((n) => pair({ code, hardware_key: `hw-race-${n}` })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
+  });
+
+  it('finds the same device on a repeat pairing of the same hardware key and revokes the old token', async () => {
+    const { key } = await accountWithKey(app);
+    const first = await pairPhone(app, key, { hardware_key: 'hw-repeat' });
+    const second = await pairPhone(app, key, { hardware_key: 'hw-repeat' });
+    expect(second.id).toBe(first.id);
+    expect(second.token).not.toBe(first.token);
+    expect((await app.fetch('/v1/device', { headers: bearer(first.token) })).status).toBe(401);
+    expect((await app.fetch('/v1/device', { headers: bearer(second.token) })).status).toBe(200);
+    const list = await readJson(await app.fetch('/v1/devices', { headers: { 'x-api-key': key } }));
+    expect(list.data.map((d: { id: string }) => d.id)).toEqual([first.id]);
+  });
+
+  it('re-pairs an unpaired device with the same hardware key as the same row', async () => {
+    const { key } = await accountWithKey(app);
+    const first = await pairPhone(app, key, { hardware_key: 'hw-back' });
+    expect(
+      (await app.fetch(`/v1/devices/${first.id}`, { method: 'DELETE', headers: { 'x-api-key': key } })).status,
+    ).toBe(204);
+    const again = await pairPhone(app, key, { hardware_key: 'hw-back' });
+    expect(again.id).toBe(first.id);
+    expect(again.device.is_default).toBe(true);
+    expect((await app.fetch(`/v1/devices/${first.id}`, { headers: { 'x-api-key': key } })).status).toBe(200);
+  });
+
+  it('enforces the plan device limit only when a new hardware key pairs (free plan: 1)', async () => {
+    const { key } = await accountWithKey(app);
+    await pairPhone(app, key, { hardware_key: 'hw-limit-1' });
+    const { code, id } = await createPairingCode(app, key);
+    const refused = await pair({ code, hardware_key: 'hw-limit-2' });
+    expect(refused.status).toBe(429);
+    expect(await readJson(refused)).toMatchObject({ code: 'plan_limit_devices', status: 429 });
+    // Nothing was written: the code is still unused, and a repeat of the known phone still pairs with it.
+    const status = await readJson(
+      await app.fetch(`/v1/devices/pairing-codes/${id}`, { headers: { 'x-api-key': key } }),
+    );
+    expect(status.consumed).toBe(false);
+    expect((await pair({ code, hardware_key: 'hw-limit-1' })).status).toBe(201);
+
+    // An unpaired phone no longer counts, and re-pairing it counts it again.
+    const list = await readJson(await app.fetch('/v1/devices', { headers: { 'x-api-key': key } }));
+    await app.fetch(`/v1/devices/${list.data[0].id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
+    await pairPhone(app, key, { hardware_key: 'hw-limit-2' });
+    const third = await createPairingCode(app, key);
+    expect((await pair({ code: third.code, hardware_key: 'hw-limit-1' })).status).toBe(429);
+  });
+
+  it('rate limits wrong codes per IP: 20 per 10 minutes, then 429 with Retry-After', async () => {
+    const { key } = await accountWithKey(app);
+    const from = { 'x-forwarded-for': '192.0.2.77' };
+    for (let i = 0; i < 20; i++)
+      expect((await pair({ code: 'WRONG234', hardware_key: 'hw-brute' }, from)).status).toBe(400);
+    const { code } = await createPairingCode(app, key);
+    const limited = await pair({ code, hardware_key: 'hw-brute' }, from);
+    expect(limited.status).toBe(429);
+    expect(await readJson(limited)).toMatchObject({ code: 'rate_limited' });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not affected, and the window passes.
+    expect((await pair({ code, hardware_key: 'hw-brute' }, { 'x-forwarded-for': '192.0.2.78' })).status).toBe(201);
+    clock.advance(10 * MINUTE);
+    expect((await pair({ code: 'WRONG234', hardware_key: 'hw-brute' }, from)).status).toBe(400);
+  });
+
+  it('validates the pairing body', async () => {
+    const res = await pair({ code: 'ABCDEFGH', os_api_level: 'many' });
+    expect(res.status).toBe(422);
+    const fields = (await readJson(res)).errors.map((e: { field: string }) => e.field).sort();
+    expect(fields).toEqual(['body.hardware_key', 'body.os_api_level']);
+  });
+
+  it('needs the devices scope for pairing codes and hides other accounts’ codes', async () => {
+    const { account, key } = await accountWithKey(app);
+    const readOnly = await createKey(app, account, ['read']);
+    const refused = await app.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': readOnly }));
+    expect(refused.status).toBe(403);
+    expect((await readJson(refused)).code).toBe('insufficient_scope');
+    expect((await app.fetch('/v1/devices/pairing-codes', { method: 'POST' })).status).toBe(401);
+
+    const { id } = await createPairingCode(app, key);
+    const other = await accountWithKey(app);
+    expect((await app.fetch(`/v1/devices/pairing-codes/${id}`, { headers: { 'x-api-key': other.key } })).status).toBe(
+      404,
+    );
+    expect((await app.fetch(`/v1/devices/pairing-codes/not-a-uuid`, { headers: { 'x-api-key': key } })).status).toBe(
+      404,
+    );
+  });
+});

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryWorkflowId } from '../../workflows/definitions';
+import { startTestApp, type TestApp } from '../support/app';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { createTenant, createWebhook, deliveriesOf, rows } from '../webhooks/helpers';
+
+describe('event service with webhook fan-out', () => {
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  const url = 'https://127.0.0.1:9/hook';
+
+  beforeAll(async () => {
+    // No worker: these tests look at rows and at which workflows exist, not at deliveries.
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({
+      temporal: env.client,
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'events-test' },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await env?.teardown();
+  });
+
+  const emitIn = (userId: string, name: 'message.sent' | 'device.online', fail = false) =>
+    app.orm.em.fork().transactional(async (tx) => {
+      const event = await app.services.events.emit(tx, {
+        userId,
+        name,
+        data: { id: randomUUID(), status: 'sent' },
+        messageId: name === 'message.sent' ? randomUUID() : null,
+        deviceId: randomUUID(),
+      });
+      if (fail) throw new Error('the state change failed');
+      return event;
+    });
+
+  const workflowExists = async (deliveryId: string) => {
+    try {
+      await env.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('queues one delivery per subscribed, enabled, undeleted webhook, with one event id', async () => {
+    const tenant = await createTenant(app);
+    const a = await createWebhook(tenant, url, ['message.sent', 'message.failed']);
+    const b = await createWebhook(tenant, `${url}?b`, ['message.sent']);
+    await createWebhook(tenant, `${url}?c`, ['device.online']);
+    const disabled = await createWebhook(tenant, `${url}?d`, ['message.sent']);
+    const deleted = await createWebhook(tenant, `${url}?e`, ['message.sent']);
+    await tenant.call('PATCH', `/v1/webhooks/${disabled.id}`, { enabled: false });
+    await tenant.call('DELETE', `/v1/webhooks/${deleted.id}`);
+    // Another account's webhook on the same event never sees it.
+    const other = await createTenant(app);
+    await createWebhook(other, url, ['message.sent']);
+
+    const event = await emitIn(tenant.userId, 'message.sent');
+    const deliveries = await deliveriesOf(app, event.id);
+    expect(deliveries.map((d) => d.webhook_id).sort()).toEqual([a.id, b.id].sort());
+    expect(new Set(deliveries.map((d) => d.id)).size).toBe(2);
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: 'pending', event: 'message.sent', attempt_count: 0 });
+      expect(JSON.parse(delivery.body)).toEqual({
+        id: event.id,
+        event: 'message.sent',
+        created_at: event.createdAt.toISOString(),
+        data: event.data,
+      });
+      expect(delivery.workflow_started_at).toBeNull();
+    }
+    const [stored] = await rows(app, 'select * from events where id = ?', [event.id]);
+    expect(stored).toMatchObject({ user_id: tenant.userId, name: 'message.sent' });
+  });
+
+  it('writes nothing when the state change rolls back', async () => {
+    const tenant = await createTenant(app);
+    const webhook = await createWebhook(tenant, url, ['device.online']);
+    await expect(emitIn(tenant.userId, 'device.online', true)).rejects.toThrow('the state change failed');
+    expect(await rows(app, 'select id from events where user_id = ?', [tenant.userId])).toEqual([]);
+    expect(await rows(app, 'select id from webhook_deliveries where webhook_id = ?', [webhook.id])).toEqual([]);
+  });
+
+  it('starts delivery workflows after commit, and the reconciler sweep starts what a crash left', async () => {
+    const tenant = await createTenant(app);
+    await createWebhook(tenant, url, ['device.online']);
+    const started = await emitIn(tenant.userId, 'device.online');
+    await app.services.events.committed([started]);
+    const [delivery] = await deliveriesOf(app, started.id);
+    expect(delivery.workflow_started_at).toBeInstanceOf(Date);
+    expect(await workflowExists(delivery.id)).toBe(true);
+    // Committed twice (a retried hook): still one workflow, no error.
+    await app.services.events.committed([started]);
+
+    // The process died between commit and start: nothing started it.
+    const orphan = await emitIn(tenant.userId, 'device.online');
+    const [left] = await deliveriesOf(app, orphan.id);
+    expect(await workflowExists(left.id)).toBe(false);
+    const sweep = app.services.deliveryStarter.sweep();
+    // Within the grace period the normal path may still start it: the sweep leaves it.
+    await sweep.run(app.orm.em.fork());
+    expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeNull();
+    app.clock.advance(60_000);
+    expect(await sweep.run(app.orm.em.fork())).toBeGreaterThanOrEqual(1);
+    expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeInstanceOf(Date);
+    expect(await workflowExists(left.id)).toBe(true);
+  });
+
+  it('never fails the caller when Temporal cannot be reached; the row stays for the reconciler', async () => {
+    const offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    try {
+      const tenant = await createTenant(offline);
+      await createWebhook(tenant, url, ['device.online']);
+      const event = await offline.orm.em
+        .fork()
+        .transactional((tx) =>
+          offline.services.events.emit(tx, { userId: tenant.userId, name: 'device.online', data: {} }),
+        );
+      await expect(offline.services.events.committed([event])).resolves.toBeUndefined();
+      const [delivery] = await deliveriesOf(offline, event.id);
+      expect(delivery).toMatchObject({ status: 'pending', workflow_started_at: null });
+    } finally {
+      await offline.close();
+    }
+  });
+});

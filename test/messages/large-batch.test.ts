@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { batchWorkflowId } from '../../workflows/definitions';
+import { startTestApp, type TestApp } from '../support/app';
+import { createKey, json, registerAccount } from '../support/accounts';
+import { readJson } from '../support/http';
+import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { bearer, pairPhone } from '../devices/helpers';
+import { serverClock } from '../webhooks/helpers';
+
+describe('a 10,000-recipient batch', () => {
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  let worker: Worker;
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({ temporal: env.client, env: { TEMPORAL_TASK_QUEUE: 'large-batch-test' } });
+    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
+    running = worker.run();
+    // Not in the public catalogue: a plan large enough for the test.
+    await app.orm.em.fork().execute(
+      `insert into plans (id, name, active, sort_order, batch_limit, daily_limit, monthly_limit, device_limit, webhook_limit, monthly_price_cents, yearly_price_cents)
+       values ('test-10k', 'Test 10k', false, 99, 10000, 100000, 1000000, 5, 5, 0, 0) on conflict (id) do nothing`,
+    );
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await app?.close();
+    await env?.teardown();
+  });
+
+  it('is accepted in one request and keeps its workflow history under 1,000 events until every message is final', async () => {
+    app.clock.set(new Date(await env.currentTimeMs()));
+    const account = await registerAccount(app, { verified: true, plan: 'test-10k' });
+    const key = await createKey(app, account);
+    const phone = await pairPhone(app, key);
+    const to = Array.from({ length: 10_000 }, (_, i) => `+1415${String(2000000 + i)}`);
+
+    const res = await app.fetch('/v1/messages', json('POST', { body: 'Big news', to }, { 'x-api-key': key }));
+    expect(res.status).toBe(202);
+    const { batch, message_ids } = await readJson(res);
+    expect(message_ids).toHaveLength(10_000);
+    expect(batch.recipient_count).toBe(10_000);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute('select count(*)::int as n from messages where batch_id = ?', [batch.id]);
+    expect(n).toBe(10_000);
+
+    // The phone sends the first 100; the rest lapse over the next ~14 hours of workflow time.
+    const { data } = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));
+    expect(data).toHaveLength(100);
+    for (const row of data.slice(0, 10)) {
+      await app.fetch(`/v1/device/messages/${row.id}/status`, json('POST', { status: 'sent' }, bearer(phone.token)));
+    }
+    await env.sleep('16 hours');
+    const handle = env.client.workflow.getHandle(batchWorkflowId(batch.id));
+    await expect.poll(async () => (await handle.describe()).status.name, { timeout: 60_000 }).toBe('COMPLETED');
+
+    // Every run of the workflow stays small; walk back through continue-as-new to the first run.
+    let runId: string | null | undefined = (await handle.describe()).runId;
+    const sizes: number[] = [];
+    while (runId) {
+      const history = await env.client.workflow.getHandle(batchWorkflowId(batch.id), runId).fetchHistory();
+      sizes.push(history.events?.length ?? 0);
+      runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || null;
+    }
+    expect(sizes.length).toBeGreaterThan(0);
+    for (const size of sizes) expect(size).toBeLessThan(1000);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(1000);
+
+    const final = await readJson(await app.fetch(`/v1/batches/${batch.id}`, { headers: { 'x-api-key': key } }));
+    expect(final.batch).toMatchObject({
+      status: 'completed',
+      sent_count: 10,
+      unknown_count: 9_990,
+      dispatched_count: 0,
+    });
+  }, 240_000);
+});

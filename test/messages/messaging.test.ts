@@ -1,0 +1,337 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { batchWorkflowId } from '../../workflows/definitions';
+import { startTestApp, type TestApp } from '../support/app';
+import { createKey, json, registerAccount } from '../support/accounts';
+import { readJson } from '../support/http';
+import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
+import { serverClock } from '../webhooks/helpers';
+
+describe('messaging: send, outbox, reports, staleness, inbound', () => {
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  let worker: Worker;
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({
+      temporal: env.client,
+      env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'messaging-test' },
+    });
+    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await app?.close();
+    await env?.teardown();
+  });
+
+  /** The API's clock follows the test server's, which time skipping moves. */
+  async function syncClock() {
+    app.clock.set(new Date(await env.currentTimeMs()));
+  }
+
+  async function tenant(options: { plan?: string; verified?: boolean } = {}) {
+    const account = await registerAccount(app, { verified: options.verified ?? true, plan: options.plan ?? 'pro' });
+    const key = await createKey(app, account);
+    const phone = await pairPhone(app, key);
+    const call = (method: string, path: string, body?: unknown) =>
+      app.fetch(path, json(method, body, { 'x-api-key': key }));
+    return { account, key, phone, call };
+  }
+
+  const outbox = async (phone: PairedPhone, limit?: number) =>
+    readJson(await app.fetch(`/v1/device/outbox${limit ? `?limit=${limit}` : ''}`, { headers: bearer(phone.token) }));
+  const report = (phone: PairedPhone, id: string, body: Record<string, unknown>) =>
+    app.fetch(`/v1/device/messages/${id}/status`, json('POST', body, bearer(phone.token)));
+  const batchOf = async (call: (m: string, p: string) => Promise<Response>, id: string) =>
+    readJson(await call('GET', `/v1/batches/${id}`));
+  const eventsOf = async (userId: string) =>
+    app.orm.em
+      .fork()
+      .execute<{ name: string; message_id: string }[]>(
+        'select name, message_id from events where user_id = ? order by created_at, name',
+        [userId],
+      );
+
+  it('accepts a send: E.164, de-duplicated in order, one message per recipient, 202 with the batch', async () => {
+    await syncClock();
+    const { call, phone } = await tenant();
+    const res = await call('POST', '/v1/messages', {
+      body: 'Hello there',
+      to: ['+1 415 555 0123', '+442079460958', '+14155550123'],
+    });
+    expect(res.status).toBe(202);
+    const { batch, message_ids } = await readJson(res);
+    expect(message_ids).toHaveLength(2);
+    expect(batch).toMatchObject({
+      status: 'queued',
+      device_id: phone.id,
+      recipient_count: 2,
+      recipient_preview: '+14155550123, +442079460958',
+      dispatched_count: 0,
+      sent_count: 0,
+      scheduled_at: null,
+      completed_at: null,
+      error: null,
+    });
+    expect(batch.estimated_completion_at).toEqual(expect.any(String));
+    const detail = await batchOf(call, batch.id);
+    expect(
+      detail.messages.map((m: { id: string; recipient: string; status: string }) => [m.id, m.recipient, m.status]),
+    ).toEqual([
+      [message_ids[0], '+14155550123', 'queued'],
+      [message_ids[1], '+442079460958', 'queued'],
+    ]);
+    const description = await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe();
+    expect(description.status.name).toBe('RUNNING');
+  });
+
+  it('walks a batch through dispatch, repeated and out-of-order reports, to completed', async () => {
+    await syncClock();
+    const { call, phone, account } = await tenant();
+    const {
+      batch,
+      message_ids: [first, second],
+    } = await readJson(await call('POST', '/v1/messages', { body: 'Hi', to: ['+14155550101', '+14155550102'] }));
+
+    const fetched = await outbox(phone);
+    expect(fetched.data).toEqual([
+      { id: first, batch_id: batch.id, body: 'Hi', to: '+14155550101', sim_subscription_id: null },
+      { id: second, batch_id: batch.id, body: 'Hi', to: '+14155550102', sim_subscription_id: null },
+    ]);
+    // Lost by the phone: handed out again until an outcome is reported.
+    expect((await outbox(phone)).data.map((r: { id: string }) => r.id)).toEqual([first, second]);
+    expect((await batchOf(call, batch.id)).batch).toMatchObject({ status: 'sending', dispatched_count: 2 });
+
+    const delivered = await report(phone, first, { status: 'delivered' });
+    expect(delivered.status).toBe(200);
+    expect((await readJson(delivered)).message).toMatchObject({
+      status: 'delivered',
+      delivered_at: expect.any(String),
+    });
+    // Backwards and repeated reports change nothing and still answer with the message.
+    const late = await readJson(await report(phone, first, { status: 'sent' }));
+    expect(late.message.status).toBe('delivered');
+    expect((await report(phone, first, { status: 'delivered' })).status).toBe(200);
+
+    expect((await outbox(phone)).data.map((r: { id: string }) => r.id)).toEqual([second]);
+    const failed = await readJson(
+      await report(phone, second, {
+        status: 'failed',
+        error_code: 'RESULT_ERROR_NO_SERVICE',
+        error_message: 'no signal',
+      }),
+    );
+    expect(failed.message).toMatchObject({
+      status: 'failed',
+      error_code: 'RESULT_ERROR_NO_SERVICE',
+      error_message: 'no signal',
+    });
+    expect((await outbox(phone)).data).toEqual([]);
+
+    const done = await batchOf(call, batch.id);
+    expect(done.batch).toMatchObject({
+      status: 'completed',
+      dispatched_count: 0,
+      delivered_count: 1,
+      failed_count: 1,
+      completed_at: expect.any(String),
+    });
+    expect((await eventsOf(account.userId)).map((e) => e.name).sort()).toEqual(['message.delivered', 'message.failed']);
+    // The settled signal ends the workflow without waiting for a deadline.
+    await expect
+      .poll(async () => (await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name)
+      .toBe('COMPLETED');
+    const stats = await readJson(await call('GET', '/v1/stats'));
+    expect(stats).toEqual({ devices: 1, received: 0, sent: 1 });
+  });
+
+  it('marks a message with no outcome unknown after the stale window, once, and lets a late report move it on', async () => {
+    await syncClock();
+    const { call, phone, account } = await tenant();
+    const {
+      batch,
+      message_ids: [id],
+    } = await readJson(await call('POST', '/v1/messages', { body: 'Hi', to: ['+14155550103'] }));
+    expect((await outbox(phone)).data).toHaveLength(1);
+    await env.sleep('9 minutes');
+    expect((await batchOf(call, batch.id)).messages[0].status).toBe('dispatched');
+    await env.sleep('2 minutes');
+    await expect.poll(async () => (await batchOf(call, batch.id)).messages[0].status).toBe('unknown');
+    expect((await batchOf(call, batch.id)).batch).toMatchObject({
+      status: 'completed',
+      unknown_count: 1,
+      dispatched_count: 0,
+    });
+    expect((await outbox(phone)).data).toEqual([]);
+    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.unknown')).toEqual([
+      { name: 'message.unknown', message_id: id },
+    ]);
+
+    const lateSent = await readJson(await report(phone, id, { status: 'sent' }));
+    expect(lateSent.message.status).toBe('sent');
+    expect((await batchOf(call, batch.id)).batch).toMatchObject({
+      status: 'completed',
+      unknown_count: 0,
+      sent_count: 1,
+    });
+  });
+
+  it('releases a scheduled send at its time, not before', async () => {
+    await syncClock();
+    const { call, phone } = await tenant();
+    const at = new Date((await env.currentTimeMs()) + 3_600_000);
+    const res = await call('POST', '/v1/messages', {
+      body: 'Later',
+      to: ['+14155550104'],
+      scheduled_at: at.toISOString(),
+    });
+    expect(res.status).toBe(202);
+    const { batch } = await readJson(res);
+    expect(batch).toMatchObject({ status: 'scheduled', scheduled_at: at.toISOString() });
+    await syncClock();
+    expect((await outbox(phone)).data).toEqual([]);
+    await env.sleep('59 minutes');
+    await syncClock();
+    expect((await outbox(phone)).data).toEqual([]);
+    await env.sleep('2 minutes');
+    await expect.poll(async () => (await batchOf(call, batch.id)).batch.status).toBe('queued');
+    await syncClock();
+    expect((await outbox(phone)).data.map((r: { body: string }) => r.body)).toEqual(['Later']);
+  });
+
+  it('stores an inbound text once per fingerprint, even under concurrent repeats', async () => {
+    await syncClock();
+    const { account, phone, call } = await tenant();
+    const text = {
+      body: 'Reply STOP',
+      sender: '+14155550999',
+      received_at: new Date().toISOString(),
+      fingerprint: 'fp-1',
+    };
+    const first = await app.fetch('/v1/device/inbound', json('POST', text, bearer(phone.token)));
+    expect(first.status).toBe(201);
+    const created = await readJson(first);
+    expect(created).toMatchObject({
+      inserted: true,
+      message: { direction: 'inbound', status: 'received', sender: '+14155550999', batch_id: null },
+    });
+    const repeats = await Promise.all(
+      Array.from({ length: 10 }, () => app.fetch('/v1/device/inbound', json('POST', text, bearer(phone.token)))),
+    );
+    expect(repeats.map((r) => r.status)).toEqual(Array(10).fill(200));
+    for (const r of repeats) expect((await readJson(r)).message.id).toBe(created.message.id);
+
+    const concurrent = { ...text, fingerprint: 'fp-2' };
+    const race = await Promise.all(
+      Array.from({ length: 10 }, () => app.fetch('/v1/device/inbound', json('POST', concurrent, bearer(phone.token)))),
+    );
+    expect(race.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(race.filter((r) => r.status === 200)).toHaveLength(9);
+    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.received')).toHaveLength(2);
+    const list = await readJson(await call('GET', '/v1/messages?direction=inbound'));
+    expect(list.data).toHaveLength(2);
+    expect((await readJson(await call('GET', '/v1/stats'))).received).toBe(2);
+  });
+
+  it('refuses bad sends with the interface errors, in the design order, writing nothing', async () => {
+    await syncClock();
+    const unverified = await tenant({ verified: false });
+    const invalid = await unverified.call('POST', '/v1/messages', { body: 'x', to: ['+14155550123', 'nope'] });
+    expect(invalid.status).toBe(422);
+    expect((await readJson(invalid)).errors).toEqual([{ field: 'body.to[1]', message: expect.any(String) }]);
+    const blocked = await unverified.call('POST', '/v1/messages', { body: 'x', to: ['+14155550123'] });
+    expect(blocked.status).toBe(403);
+    expect(await readJson(blocked)).toMatchObject({ code: 'email_unverified' });
+
+    const account = await registerAccount(app, { verified: true, plan: 'free' });
+    const key = await createKey(app, account);
+    const noPhone = await app.fetch(
+      '/v1/messages',
+      json('POST', { body: 'x', to: ['+14155550123'] }, { 'x-api-key': key }),
+    );
+    expect(noPhone.status).toBe(409);
+    expect(await readJson(noPhone)).toMatchObject({ code: 'no_device', status: 409 });
+    await pairPhone(app, key);
+    const tooMany = Array.from({ length: 11 }, (_, i) => `+1415555${String(1000 + i)}`);
+    const overBatch = await app.fetch('/v1/messages', json('POST', { body: 'x', to: tooMany }, { 'x-api-key': key }));
+    expect(overBatch.status).toBe(429);
+    expect(await readJson(overBatch)).toMatchObject({ code: 'plan_limit_batch' });
+    const tooLate = await app.fetch(
+      '/v1/messages',
+      json(
+        'POST',
+        { body: 'x', to: ['+14155550123'], scheduled_at: new Date(Date.now() + 8 * 86_400_000).toISOString() },
+        { 'x-api-key': key },
+      ),
+    );
+    expect(tooLate.status).toBe(422);
+    const readOnly = await createKey(app, account, ['read']);
+    const scope = await app.fetch(
+      '/v1/messages',
+      json('POST', { body: 'x', to: ['+14155550123'] }, { 'x-api-key': readOnly }),
+    );
+    expect(scope.status).toBe(403);
+    expect(await readJson(scope)).toMatchObject({ code: 'insufficient_scope' });
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute('select count(*)::int as n from batches where user_id = ?', [account.userId]);
+    expect(n).toBe(0);
+  });
+
+  it('repairs a crash between the commit and the workflow start through the reconciler sweep', async () => {
+    await syncClock();
+    const { key, account } = await tenant();
+    // This api process cannot reach Temporal: the send is accepted, its workflow not started.
+    const cut = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: 'messaging-test' } });
+    try {
+      const res = await cut.fetch(
+        '/v1/messages',
+        json('POST', { body: 'Hi', to: ['+14155550106'] }, { 'x-api-key': key }),
+      );
+      expect(res.status).toBe(202);
+      const { batch } = await readJson(res);
+      const [row] = await app.orm.em.fork().execute('select workflow_started_at from batches where id = ?', [batch.id]);
+      expect(row.workflow_started_at).toBeNull();
+
+      app.clock.set(new Date(Date.now() + 1000));
+      const repaired = await app.services.messages.sweep(0).run(app.orm.em.fork());
+      expect(repaired).toBeGreaterThanOrEqual(1);
+      expect((await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name).toBe('RUNNING');
+      const [after] = await app.orm.em
+        .fork()
+        .execute('select workflow_started_at from batches where id = ?', [batch.id]);
+      expect(after.workflow_started_at).not.toBeNull();
+      // A second pass finds nothing of this account left to repair.
+      await app.services.messages.sweep(0).run(app.orm.em.fork());
+      const [{ n }] = await app.orm.em
+        .fork()
+        .execute('select count(*)::int as n from batches where user_id = ? and workflow_started_at is null', [
+          account.userId,
+        ]);
+      expect(n).toBe(0);
+    } finally {
+      await cut.close();
+    }
+  });
+
+  it("keeps tenants apart: another account's batch or message is a 404, and only the owning phone may report", async () => {
+    await syncClock();
+    const mine = await tenant();
+    const theirs = await tenant();
+    const {
+      batch,
+      message_ids: [id],
+    } = await readJson(await theirs.call('POST', '/v1/messages', { body: 'Hi', to: ['+14155550105'] }));
+    expect((await mine.call('GET', `/v1/batches/${batch.id}`)).status).toBe(404);
+    expect((await mine.call('GET', `/v1/messages/${id}`)).status).toBe(404);
+    expect((await report(mine.phone, id, { status: 'sent' })).status).toBe(404);
+    expect((await theirs.call('GET', `/v1/messages/${id}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,56 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { generate } from 'selfsigned';
+
+export interface TestTls {
+  /** PEM key and certificate of a server for localhost, 127.0.0.1 and ::1, signed by the test CA. */
+  key: string;
+  cert: string;
+}
+
+/**
+ * A throwaway certificate authority and a server certificate it signed, for the webhook receivers
+ * of the tests. The CA is added to NODE_EXTRA_CA_CERTS (with whatever that already named), so
+ * processes started from here on (the test forks) trust it like any public CA. Node reads the
+ * variable at start only, which is why this runs in the global setup.
+ */
+export async function createTestTls(scratch: string): Promise<TestTls> {
+  const now = new Date(Date.now() - 86_400_000);
+  const until = new Date(Date.now() + 30 * 86_400_000);
+  const ca = await generate([{ name: 'commonName', value: 'phone-gateway test CA' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate: now,
+    notAfterDate: until,
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  const server = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate: now,
+    notAfterDate: until,
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  const existing = process.env.NODE_EXTRA_CA_CERTS;
+  const bundle = path.join(scratch, `test-ca-${process.pid}.pem`);
+  const inherited = existing && existsSync(existing) ? `${readFileSync(existing, 'utf8').trimEnd()}\n` : '';
+  writeFileSync(bundle, inherited + ca.cert);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+  return { key: server.private, cert: server.cert };
+}

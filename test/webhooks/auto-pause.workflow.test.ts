@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { readJson } from '../support/http';
+import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import {
+  createTenant,
+  createWebhook,
+  deliveriesOf,
+  deliveryRow,
+  emitEvent,
+  resultOf,
+  rows,
+  serverClock,
+  webhookRow,
+  type Tenant,
+} from './helpers';
+import { startReceiver, type Receiver } from './receiver';
+
+const HOUR = 3_600_000;
+
+describe('webhook auto-pause (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  let worker: Worker;
+  let running: Promise<void>;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({
+      temporal: env.client,
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhook-pause-test' },
+    });
+    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await Promise.all(receivers.map((r) => r.close()));
+    await app?.close();
+    await env?.teardown();
+  });
+
+  /** Attempt history on the server's clock: `failed` and `succeeded` list how long ago each was. */
+  async function seed(tenant: Tenant, webhookId: string, failed: number[], succeeded: number[]) {
+    const now = await env.currentTimeMs();
+    const em = app.orm.em.fork();
+    const eventId = randomUUID();
+    const deliveryId = randomUUID();
+    await em.execute("insert into events (id, user_id, name, data, created_at) values (?, ?, 'ping', '{}', ?)", [
+      eventId,
+      tenant.userId,
+      new Date(now - 8 * 24 * HOUR),
+    ]);
+    await em.execute(
+      `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, body, secret_version, status, attempt_count, created_at, workflow_started_at)
+       values (?, ?, ?, ?, 'ping', 'https://seed.invalid', '{}', 1, 'failed', 0, ?, ?)`,
+      [deliveryId, tenant.userId, webhookId, eventId, new Date(now - 8 * 24 * HOUR), new Date(now)],
+    );
+    const history = [...failed.map((ago) => ({ ok: false, ago })), ...succeeded.map((ago) => ({ ok: true, ago }))];
+    for (const [index, { ok, ago }] of history.entries()) {
+      await em.execute(
+        `insert into webhook_attempts (id, delivery_id, webhook_id, attempt_number, url, ok, started_at, duration_ms)
+         values (gen_random_uuid(), ?, ?, ?, 'https://seed.invalid', ?, ?, 5)`,
+        [deliveryId, webhookId, index + 1, ok, new Date(now - ago)],
+      );
+    }
+  }
+
+  /** A receiver failing every request with 500 until told otherwise; notes the webhook's state at each. */
+  async function failingReceiver(webhook: () => string) {
+    const seen: Array<{ enabled: boolean; disabled_reason: string | null }> = [];
+    const receiver = await startReceiver(async () => {
+      seen.push((await webhookRow(app, webhook())) as (typeof seen)[number]);
+      return { status: 500 };
+    });
+    receivers.push(receiver);
+    return { receiver, seen };
+  }
+
+  const times = (count: number, ago: number) => Array.from({ length: count }, () => ago);
+
+  it('pauses at the 20th failure, not the 19th; abandons open deliveries; PATCH enabled=true clears it', async () => {
+    const tenant = await createTenant(app);
+    let webhookId = '';
+    const { receiver, seen } = await failingReceiver(() => webhookId);
+    webhookId = (await createWebhook(tenant, receiver.url)).id;
+    // 18 failures within 7 days, 20 successes older than a day: the next two failures make 20 of 40.
+    await seed(tenant, webhookId, times(18, 2 * HOUR), times(20, 30 * HOUR));
+    // Queued but not yet attempted (its workflow not started): the pause must end it too.
+    const queued = await app.orm.em
+      .fork()
+      .transactional((tx) =>
+        app.services.events.emit(tx, { userId: tenant.userId, name: 'message.received', data: { id: randomUUID() } }),
+      );
+    const [queuedDelivery] = await deliveriesOf(app, queued.id);
+
+    const event = await emitEvent(app, tenant.userId);
+    const [delivery] = await deliveriesOf(app, event.id);
+    expect(await resultOf(env, delivery.id)).toBe('failed');
+
+    // Attempt 1 made 19 failures: still enabled at attempt 2; attempt 2 made 20 of 40: paused.
+    expect(receiver.requests).toHaveLength(2);
+    expect(seen[1]).toMatchObject({ enabled: true, disabled_reason: null });
+    const paused = await webhookRow(app, webhookId);
+    expect(paused.enabled).toBe(false);
+    expect(paused.disabled_reason).toMatch(/20 of 40 attempts failed/);
+    const row = await deliveryRow(app, delivery.id);
+    expect(row).toMatchObject({ status: 'failed', attempt_count: 2, http_status: 500, next_attempt_at: null });
+    expect(row.abandoned_at).toBeInstanceOf(Date);
+    const abandoned = await deliveryRow(app, queuedDelivery.id);
+    expect(abandoned).toMatchObject({
+      status: 'failed',
+      attempt_count: 0,
+      error: 'the webhook was paused automatically',
+    });
+    expect(abandoned.abandoned_at).toBeInstanceOf(Date);
+
+    const api = await readJson(await tenant.call('GET', `/v1/webhooks/${webhookId}`));
+    expect(api.webhook).toMatchObject({ enabled: false, disabled_reason: paused.disabled_reason, failure_count: 2 });
+
+    // While paused nothing is queued; re-enabling does not replay what was missed.
+    const missed = await emitEvent(app, tenant.userId);
+    expect(await deliveriesOf(app, missed.id)).toEqual([]);
+    const cleared = await tenant.call('PATCH', `/v1/webhooks/${webhookId}`, { enabled: true });
+    expect(cleared.status).toBe(200);
+    expect((await readJson(cleared)).webhook).toMatchObject({ enabled: true, disabled_reason: null });
+    receiver.respond = () => ({ status: 200 });
+    const next = await emitEvent(app, tenant.userId);
+    const [nextDelivery] = await deliveriesOf(app, next.id);
+    expect(await resultOf(env, nextDelivery.id)).toBe('delivered');
+    expect(await deliveriesOf(app, missed.id)).toEqual([]);
+    const bodies = receiver.requests.map((r) => JSON.parse(r.raw).id);
+    expect(bodies).not.toContain(missed.id);
+    expect(bodies).not.toContain(queued.id);
+    expect(bodies[bodies.length - 1]).toBe(next.id);
+  });
+
+  it('does not pause while failures are fewer than half of all attempts', async () => {
+    const tenant = await createTenant(app);
+    let webhookId = '';
+    const { receiver, seen } = await failingReceiver(() => webhookId);
+    webhookId = (await createWebhook(tenant, receiver.url)).id;
+    // After one more failure: 20 failed of 41.
+    await seed(tenant, webhookId, times(19, 2 * HOUR), times(21, 30 * HOUR));
+    const event = await emitEvent(app, tenant.userId);
+    const [delivery] = await deliveriesOf(app, event.id);
+    const respond = receiver.respond;
+    receiver.respond = (request, index) => (index === 0 ? respond(request, index) : { status: 200 });
+    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await webhookRow(app, webhookId)).toMatchObject({ enabled: true, disabled_reason: null });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not pause after a success within the last 24 hours, and does once it is older', async () => {
+    const tenant = await createTenant(app);
+    let webhookId = '';
+    const { receiver } = await failingReceiver(() => webhookId);
+    webhookId = (await createWebhook(tenant, receiver.url)).id;
+    // 19 failures and one success 23 hours ago: the next failure makes 20 of 21, but too soon.
+    await seed(tenant, webhookId, times(19, 2 * HOUR), [23 * HOUR]);
+    const first = await emitEvent(app, tenant.userId);
+    const [firstDelivery] = await deliveriesOf(app, first.id);
+    // Attempt 2 is due a minute later; the success is then still inside the 24 hours.
+    const states: boolean[] = [];
+    const respond = receiver.respond;
+    receiver.respond = async (request, index) => {
+      states.push((await webhookRow(app, webhookId)).enabled);
+      return index < 1 ? respond(request, index) : { status: 200 };
+    };
+    expect(await resultOf(env, firstDelivery.id)).toBe('delivered');
+    expect(states).toEqual([true, true]);
+    expect((await webhookRow(app, webhookId)).enabled).toBe(true);
+
+    // A webhook whose only success is 25 hours old is paused by the 20th failure.
+    const other = await createTenant(app);
+    let otherId = '';
+    const failing = await failingReceiver(() => otherId);
+    otherId = (await createWebhook(other, failing.receiver.url)).id;
+    await seed(other, otherId, times(19, 2 * HOUR), [25 * HOUR]);
+    const event = await emitEvent(app, other.userId);
+    const [delivery] = await deliveriesOf(app, event.id);
+    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(failing.receiver.requests).toHaveLength(1);
+    expect((await webhookRow(app, otherId)).enabled).toBe(false);
+    const attempts = await rows(app, 'select ok from webhook_attempts where delivery_id = ?', [delivery.id]);
+    expect(attempts).toEqual([{ ok: false }]);
+  });
+});

@@ -1,0 +1,119 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import Stripe from 'stripe';
+import { expect } from 'vitest';
+import type { EventName } from '../../src/events/event.entity';
+import type { Clock } from '../../src/lib/clock';
+import { deliveryWorkflowId } from '../../workflows/definitions';
+import { createKey, json, registerAccount } from '../support/accounts';
+import type { TestApp } from '../support/app';
+import { readJson } from '../support/http';
+
+/**
+ * Inside an activity, the time of the Temporal server that scheduled it (under time skipping, the
+ * skipped-to time), so records line up with the workflow's timeline; elsewhere the wall clock.
+ */
+export const serverClock: Clock = {
+  now() {
+    try {
+      return new Date(Context.current().info.currentAttemptScheduledTimestampMs);
+    } catch {
+      return new Date();
+    }
+  },
+};
+
+export interface Tenant {
+  userId: string;
+  key: string;
+  /** JSON request with this tenant's API key. */
+  call(method: string, path: string, body?: unknown): Promise<Response>;
+}
+
+export async function createTenant(app: TestApp, plan = 'business', scopes?: string[]): Promise<Tenant> {
+  const account = await registerAccount(app, { verified: true, plan });
+  const key = await createKey(app, account, scopes);
+  return {
+    userId: account.userId,
+    key,
+    call: (method, path, body) => app.fetch(path, json(method, body, { 'x-api-key': key })),
+  };
+}
+
+export async function createWebhook(
+  tenant: Tenant,
+  url: string,
+  events: EventName[] = ['message.received'],
+): Promise<{ id: string; secret: string }> {
+  const res = await tenant.call('POST', '/v1/webhooks', { url, events });
+  if (res.status !== 201) throw new Error(`webhook creation failed: ${res.status} ${await res.text()}`);
+  const body = await readJson(res);
+  return { id: body.webhook.id, secret: body.secret };
+}
+
+/** Records an event the way the phones and messaging features do: in a transaction, then committed. */
+export async function emitEvent(
+  app: TestApp,
+  userId: string,
+  name: EventName = 'message.received',
+  data: Record<string, unknown> = { id: randomUUID(), direction: 'inbound', body: 'hello' },
+) {
+  const event = await app.orm.em.fork().transactional((tx) =>
+    app.services.events.emit(tx, {
+      userId,
+      name,
+      data,
+      messageId: name.startsWith('message.') ? (data.id as string) : null,
+    }),
+  );
+  await app.services.events.committed([event]);
+  return event;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
+
+/** Rows as the database has them, with `*_at` columns as dates. */
+export async function rows(app: TestApp, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const result = await app.orm.em.fork().execute<Row[]>(sql, params);
+  return result.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        key.endsWith('_at') && typeof value === 'string' ? new Date(value) : value,
+      ]),
+    ),
+  );
+}
+
+export const deliveriesOf = (app: TestApp, eventId: string) =>
+  rows(app, 'select * from webhook_deliveries where event_id = ? order by created_at, id', [eventId]);
+
+export const deliveryRow = async (app: TestApp, id: string) =>
+  (await rows(app, 'select * from webhook_deliveries where id = ?', [id]))[0];
+
+export const webhookRow = async (app: TestApp, id: string) =>
+  (await rows(app, 'select * from webhooks where id = ?', [id]))[0];
+
+/** Waits (skipping time) until the delivery's workflow has ended; returns its result. */
+export const resultOf = (env: TestWorkflowEnvironment, deliveryId: string) =>
+  env.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).result() as Promise<'delivered' | 'failed'>;
+
+const stripe = new Stripe('sk_test_unused');
+
+/** Checks a request's signature twice: with Stripe's verifier and by hand. */
+export function expectSigned(request: { raw: string; signature: string }, secret: string): void {
+  // Stripe's verifier: the same t=,v1= scheme; it throws on any mismatch or a stale timestamp.
+  expect(() => stripe.webhooks.constructEvent(request.raw, request.signature, secret)).not.toThrow();
+  expect(verifyByHand(request.raw, request.signature, secret)).toBe(true);
+}
+
+/** A receiver's check written from the interface's rules 3 and 4 alone. */
+export function verifyByHand(raw: string, header: string, secret: string, nowSeconds = Date.now() / 1000): boolean {
+  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=', 2) as [string, string]));
+  const t = Number(parts.t);
+  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > 300 || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest();
+  return timingSafeEqual(expected, Buffer.from(parts.v1, 'hex'));
+}

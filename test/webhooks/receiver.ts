@@ -1,0 +1,68 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
+
+export interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  /** The body exactly as it arrived. */
+  raw: string;
+  deliveryId: string;
+  event: string;
+  signature: string;
+  /** What the receiver answered (after any delay). */
+  answered?: number;
+}
+
+export interface Answer {
+  status: number;
+  body?: string;
+  delayMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: Received[];
+  /** Decides each answer; 200 by default. */
+  respond: (request: Received, index: number) => Answer | Promise<Answer>;
+  close(): Promise<void>;
+}
+
+/** A real HTTPS endpoint on 127.0.0.1 with the test CA's certificate; it keeps every request. */
+export async function startReceiver(
+  respond: Receiver['respond'] = () => ({ status: 200, body: 'ok' }),
+): Promise<Receiver> {
+  const { key, cert } = inject('testTls');
+  const receiver = { requests: [] as Received[], respond } as Receiver;
+  const server: Server = createServer({ key, cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const received: Received = {
+        headers: req.headers,
+        raw: Buffer.concat(chunks).toString('utf8'),
+        deliveryId: String(req.headers['x-service-delivery'] ?? ''),
+        event: String(req.headers['x-service-event'] ?? ''),
+        signature: String(req.headers['x-service-signature'] ?? ''),
+      };
+      const index = receiver.requests.push(received) - 1;
+      const answer = await receiver.respond(received, index);
+      if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+      if (res.destroyed) return;
+      received.answered = answer.status;
+      res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  receiver.port = port;
+  receiver.url = `https://127.0.0.1:${port}/hook`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
