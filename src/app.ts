@@ -18,6 +18,7 @@ import { plansRoutes } from './plans/plans.routes';
 import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
+import { openapiRoutes } from './openapi/openapi.routes';
 
 export interface AppDeps {
   config: Config;
@@ -68,7 +69,8 @@ export function createApp(deps: AppDeps): Koa {
       jsonStrict: true,
     }),
   );
-  for (const router of [healthRoutes(deps), v1]) {
+  // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
+  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

@@ -103,17 +103,60 @@ export function buildServices(deps: ServiceDeps) {
     defaultCountry: config.defaultCountry,
   });
   const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes });
+  // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
+  devices.onStopped(async (tx, device, why) => {
+    const effects = await outcomes.failQueuedForDevice(
+      tx,
+      device.id,
+      why === 'disabled' ? 'device_disabled' : 'device_unpaired',
+      why === 'disabled'
+        ? 'The phone was disabled before sending this message.'
+        : 'The phone was unpaired before sending this message.',
+    );
+    return () => outcomes.afterCommit(effects);
+  });
   const batchProgress = createBatchProgressService({
     em,
     clock,
     outcomes,
     staleWindowMs: config.staleWindowMs,
     wake: async (deviceId) => {
-      const [device] = await em().execute('select id, push_token, push_token_invalid_reason from devices where id = ?', [deviceId]);
-      if (device) await push.sendNow({ id: device.id, pushToken: device.push_token, pushTokenInvalidReason: device.push_token_invalid_reason }, 'wake');
+      const [device] = await em().execute(
+        'select id, push_token, push_token_invalid_reason from devices where id = ?',
+        [deviceId],
+      );
+      if (device)
+        await push.sendNow(
+          { id: device.id, pushToken: device.push_token, pushTokenInvalidReason: device.push_token_invalid_reason },
+          'wake',
+        );
     },
   });
-  return { plans, sessions, apiKeys, keyUsage, limiter, mailer, botCheck, codes, accounts, google, auth, events, liveness, push, devices, pairing, webhooks, deliveryStarter, outcomes, messages, phoneMessages, batchProgress, clock };
+  return {
+    plans,
+    sessions,
+    apiKeys,
+    keyUsage,
+    limiter,
+    mailer,
+    botCheck,
+    codes,
+    accounts,
+    google,
+    auth,
+    events,
+    liveness,
+    push,
+    devices,
+    pairing,
+    webhooks,
+    deliveryStarter,
+    outcomes,
+    messages,
+    phoneMessages,
+    batchProgress,
+    clock,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -1,7 +1,7 @@
 import type { Session } from './session.entity';
 import type { User } from './user.entity';
+import { iso } from '../lib/iso';
 
-const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 export const userView = (user: User) => ({
   id: user.id,

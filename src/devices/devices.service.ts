@@ -39,8 +39,15 @@ export interface HeartbeatInput {
   telemetry?: Record<string, unknown>;
 }
 
-/** Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue. */
-export type DeviceStoppedHook = (tx: EntityManager, device: Device, why: 'disabled' | 'unpaired') => Promise<void>;
+/**
+ * Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue.
+ * What it returns runs once that transaction has committed (start the deliveries of its events).
+ */
+export type DeviceStoppedHook = (
+  tx: EntityManager,
+  device: Device,
+  why: 'disabled' | 'unpaired',
+) => Promise<(() => Promise<void>) | void>;
 
 /** The phones of an account: settings, default, unpairing, device-token auth and heartbeats. */
 export function createDevicesService({ em, clock, events, liveness, push }: DevicesDeps) {
@@ -59,6 +66,7 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
 
   async function update(userId: string, id: string, patch: SettingsPatch, from: 'api' | 'phone'): Promise<Device> {
     let intervalChanged = false;
+    const afterCommit: Array<() => Promise<void>> = [];
     const device = await em().transactional(async (tx) => {
       const device = await lockOwned(tx, userId, id);
       const wasEnabled = device.enabled;
@@ -74,9 +82,15 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
         device.heartbeatIntervalMinutes = patch.heartbeatIntervalMinutes;
       }
       await tx.flush();
-      if (wasEnabled && !device.enabled) for (const hook of stoppedHooks) await hook(tx, device, 'disabled');
+      if (wasEnabled && !device.enabled) {
+        for (const hook of stoppedHooks) {
+          const then = await hook(tx, device, 'disabled');
+          if (then) afterCommit.push(then);
+        }
+      }
       return device;
     });
+    for (const then of afterCommit) await then();
     if (intervalChanged) liveness.settingsChanged(device);
     // The phone changed its own settings: it knows. Otherwise it is told at once.
     if (from === 'api') push.settingsChanged(device);
@@ -84,14 +98,19 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
   }
 
   async function unpair(userId: string, id: string): Promise<void> {
+    const afterCommit: Array<() => Promise<void>> = [];
     await em().transactional(async (tx) => {
       const device = await lockOwned(tx, userId, id);
       device.unpairedAt = clock.now();
       device.tokenHash = null;
       device.isDefault = false;
       await tx.flush();
-      for (const hook of stoppedHooks) await hook(tx, device, 'unpaired');
+      for (const hook of stoppedHooks) {
+        const then = await hook(tx, device, 'unpaired');
+        if (then) afterCommit.push(then);
+      }
     });
+    for (const then of afterCommit) await then();
     liveness.unpaired(id);
   }
 

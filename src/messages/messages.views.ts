@@ -1,7 +1,7 @@
 import type { Batch } from './batch.entity';
 import type { Message } from './message.entity';
+import { iso } from '../lib/iso';
 
-const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 export const batchView = (batch: Batch) => ({
   id: batch.id,

@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from './delivery.entity';
 import type { Webhook } from './webhook.entity';
+import { iso } from '../lib/iso';
 
-const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /** The only serialiser of webhooks: the signing secret is never part of it. */
 export const webhookView = (webhook: Webhook) => ({

@@ -114,7 +114,7 @@ describe('device liveness workflow', () => {
   });
 
   it('applies a longer heartbeat interval, even when the signal was lost', async () => {
-    const { key, phone } = await paired();
+    const { phone } = await paired();
     // Written to the database only, as if the settings signal had been lost.
     await app.orm.em.fork().execute('update devices set heartbeat_interval_minutes = 60 where id = ?', [phone.id]);
     await env.sleep(31 * MINUTE);
@@ -124,7 +124,6 @@ describe('device liveness workflow', () => {
     );
     await env.sleep(90 * MINUTE);
     await eventually(async () => expect(await eventsOf(phone)).toEqual(['device.offline']));
-    expect(key).toBeTruthy();
   });
 
   it('signals at most once per third of the offline threshold, and repairs a lost workflow', async () => {
@@ -149,45 +148,6 @@ describe('device liveness workflow', () => {
     expect(description.status.name).toBe('RUNNING');
     expect(await total()).toBe(1);
   });
-
-  it('keeps its history small over 10,000 heartbeats by continuing as new', async () => {
-    const { phone } = await paired('pro');
-    const handle = handleOf(phone);
-    const firstRunId = (await handle.describe()).runId;
-    // Around a continue-as-new the test server may leave a call unanswered, or answer "completed"
-    // for the closing run (a real server hands it to the next run): calls are bounded and repeated.
-    const retried = async <T>(call: () => Promise<T>): Promise<T> => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await env.client.withDeadline(Date.now() + 2000, call);
-        } catch (error) {
-          if (attempt >= 10) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
-    };
-    const total = async () => (await retried(() => handle.query(deviceLivenessQuery))).totalSignals;
-    // Parallel batches, each absorbed before the next: a phone's heartbeats are spaced, and a flood
-    // far ahead of a starved worker only builds activations that outlast its isolate timeout.
-    const batch = 200;
-    for (let sent = batch; sent <= 10_000; sent += batch) {
-      await Promise.all(Array.from({ length: batch }, () => retried(() => handle.signal(deviceHeartbeatSignal))));
-      await vi.waitFor(async () => expect(await total()).toBe(sent + 1), { timeout: 30_000, interval: 20 });
-    }
-
-    const current = await retried(() => handle.describe());
-    expect(current.status.name).toBe('RUNNING');
-    expect(current.runId).not.toBe(firstRunId);
-    expect(current.historyLength).toBeLessThan(2000);
-    const firstRun = await retried(() =>
-      env.client.workflow.getHandle(deviceWorkflowId(phone.id), firstRunId).fetchHistory(),
-    );
-    expect(firstRun.events!.length).toBeLessThan(2000);
-
-    // Still watching after all that: silence for the offline threshold takes it offline as usual.
-    await env.sleep(31 * MINUTE);
-    await eventually(async () => expect(await eventsOf(phone)).toEqual(['device.offline']));
-  }, 120_000);
 
   it('ends when the phone is unpaired', async () => {
     const { key, phone } = await paired();

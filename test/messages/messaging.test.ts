@@ -285,6 +285,40 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     expect(n).toBe(0);
   });
 
+  it('fails what is queued for a disabled phone, saying why, and stops sends to an unpaired one', async () => {
+    await syncClock();
+    const { call, phone, account, key } = await tenant();
+    const first = await readJson(
+      await call('POST', '/v1/messages', { body: 'One', to: ['+14155550107', '+14155550108'] }),
+    );
+    // One of the two reached the phone: it may still be reported, so it stays dispatched.
+    const [handedOut] = (await outbox(phone, 1)).data;
+    expect((await call('PATCH', `/v1/devices/${phone.id}`, { enabled: false })).status).toBe(200);
+    const afterDisable = await batchOf(call, first.batch.id);
+    const queued = afterDisable.messages.find((m: { id: string }) => m.id !== handedOut.id);
+    expect(queued).toMatchObject({ status: 'failed', error_code: 'device_disabled', failed_at: expect.any(String) });
+    expect(afterDisable.messages.find((m: { id: string }) => m.id === handedOut.id).status).toBe('dispatched');
+    expect(afterDisable.batch).toMatchObject({ failed_count: 1, dispatched_count: 1, status: 'sending' });
+    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.failed')).toEqual([
+      { name: 'message.failed', message_id: queued.id },
+    ]);
+    // A disabled phone takes no new sends.
+    const refused = await call('POST', '/v1/messages', { body: 'Two', to: ['+14155550109'], device_id: phone.id });
+    expect(refused.status).toBe(409);
+    expect(await readJson(refused)).toMatchObject({ code: 'no_device' });
+
+    // Re-enabled, given a send, then unpaired: the queued send fails and the history stays readable.
+    expect((await call('PATCH', `/v1/devices/${phone.id}`, { enabled: true })).status).toBe(200);
+    const second = await readJson(await call('POST', '/v1/messages', { body: 'Three', to: ['+14155550110'] }));
+    expect((await call('DELETE', `/v1/devices/${phone.id}`)).status).toBe(204);
+    const afterUnpair = await batchOf(call, second.batch.id);
+    expect(afterUnpair.messages[0]).toMatchObject({ status: 'failed', error_code: 'device_unpaired' });
+    expect(afterUnpair.batch).toMatchObject({ status: 'failed', failed_count: 1, error: expect.any(String) });
+    expect((await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) })).status).toBe(401);
+    expect((await call('GET', `/v1/messages/${handedOut.id}`)).status).toBe(200);
+    void key;
+  });
+
   it('repairs a crash between the commit and the workflow start through the reconciler sweep', async () => {
     await syncClock();
     const { key, account } = await tenant();

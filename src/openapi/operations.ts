@@ -1,0 +1,326 @@
+import type * as yup from 'yup';
+import * as accounts from '../accounts/accounts.schemas';
+import * as apiKeys from '../api-keys/api-keys.schemas';
+import * as devices from '../devices/devices.schemas';
+import * as messages from '../messages/messages.schemas';
+import * as phone from '../messages/phone-messages.schemas';
+import * as webhooks from '../webhooks/webhooks.schemas';
+import type { Scope } from '../api-keys/api-key.entity';
+import { object, ref } from './resources';
+import type { JsonSchema } from './yup-to-json-schema';
+
+// Every endpoint of the API, with the same schemas its route validates with and the auth its
+// route declares. test/openapi/routes.test.ts checks this list against the app's routers.
+
+export type OperationAuth = 'none' | 'session' | 'optionalSession' | 'sessionOrKey' | 'device' | { scope: Scope };
+
+export interface Operation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  tag: string;
+  summary: string;
+  auth: OperationAuth;
+  query?: yup.AnyObjectSchema;
+  body?: yup.AnyObjectSchema;
+  /** Success responses: status → body schema (null: no body). */
+  ok: Record<number, JsonSchema | null>;
+  /** Error statuses beyond those implied by auth, path id and validation. */
+  errors?: number[];
+  /** Extra notes, e.g. the error codes of this operation. */
+  description?: string;
+  setsCookie?: boolean;
+  redirect?: boolean;
+}
+
+type Details = Partial<Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect'>>;
+
+/** `op('GET /v1/x', auth, summary, ok, details)`; the tag is set by the group the operation is in. */
+const op = (
+  route: string,
+  auth: OperationAuth,
+  summary: string,
+  ok: Operation['ok'],
+  details: Details = {},
+): Omit<Operation, 'tag'> => {
+  const [method, path] = route.split(' ');
+  return { method: method.toLowerCase() as Operation['method'], path, auth, summary, ok, ...details };
+};
+
+const tagged = (tag: string, ops: Omit<Operation, 'tag'>[]): Operation[] => ops.map((o) => ({ ...o, tag }));
+
+const wrap = (name: string, schema: JsonSchema) => object({ [name]: schema });
+const list = (name: string) => object({ data: { type: 'array', items: ref(name) } });
+const page = (name: string) => ({
+  ...list(name),
+  required: ['data'],
+  properties: {
+    data: { type: 'array', items: ref(name) },
+    next_cursor: { type: 'string', description: 'Absent on the last page; pass it back as `cursor`.' },
+  },
+});
+const uuid: JsonSchema = { type: 'string', format: 'uuid' };
+const text = (description: string): JsonSchema => ({ type: 'string', description });
+const device = { 200: wrap('device', ref('Device')) };
+const user = { 200: wrap('user', ref('User')) };
+const webhook = { 200: wrap('webhook', ref('Webhook')) };
+const noBody = { 204: null };
+
+const read = { scope: 'read' } as const;
+const send = { scope: 'send' } as const;
+const devicesScope = { scope: 'devices' } as const;
+const hooks = { scope: 'webhooks' } as const;
+
+export const operations: Operation[] = [
+  ...tagged('Messages', [
+    op(
+      'GET /v1/batches',
+      read,
+      'List sends, newest first',
+      { 200: page('Batch') },
+      { query: messages.listBatchesQuery },
+    ),
+    op('GET /v1/batches/{id}', read, 'A send and its messages (poll to follow it)', {
+      200: object({ batch: ref('Batch'), messages: { type: 'array', items: ref('Message') } }),
+    }),
+    op(
+      'GET /v1/messages',
+      read,
+      'List sent and received messages',
+      { 200: page('Message') },
+      {
+        query: messages.listMessagesQuery,
+      },
+    ),
+    op(
+      'POST /v1/messages',
+      send,
+      'Send a text to one or more recipients',
+      { 202: object({ batch: ref('Batch'), message_ids: { type: 'array', items: uuid } }) },
+      {
+        body: messages.sendBody,
+        errors: [403, 409],
+        description:
+          'Acceptance is not delivery: follow the batch or webhooks. Errors: email_unverified (403), ' +
+          'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
+      },
+    ),
+    op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
+    op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
+  ]),
+
+  ...tagged('Devices', [
+    op('GET /v1/devices', read, 'List paired phones, default first', { 200: list('Device') }),
+    op('GET /v1/devices/{id}', read, 'A paired phone', device),
+    op('PATCH /v1/devices/{id}', devicesScope, "Change a phone's settings", device, { body: devices.patchDeviceBody }),
+    op('DELETE /v1/devices/{id}', devicesScope, 'Unpair a phone; its history is kept', noBody),
+    op('POST /v1/devices/{id}/default', devicesScope, 'Make a phone the default sender', device),
+    op(
+      'POST /v1/devices/pairing-codes',
+      devicesScope,
+      'Create a pairing code',
+      { 201: ref('PairingCode') },
+      {
+        description: 'Errors: plan_limit_devices (429).',
+      },
+    ),
+    op('GET /v1/devices/pairing-codes/{id}', devicesScope, 'Whether a pairing code was used', {
+      200: ref('PairingCodeStatus'),
+    }),
+  ]),
+
+  ...tagged('Phone', [
+    op(
+      'POST /v1/device/pair',
+      'none',
+      'Pair a phone with a code',
+      {
+        201: object({
+          device: ref('Device'),
+          device_token: text('Bearer token for /v1/device endpoints, shown once.'),
+        }),
+      },
+      { body: devices.pairBody, errors: [400, 429] },
+    ),
+    op('GET /v1/device', 'device', 'The calling phone', device),
+    op('PATCH /v1/device', 'device', "Change the calling phone's settings", device, {
+      body: devices.patchOwnDeviceBody,
+    }),
+    op('DELETE /v1/device', 'device', 'Unpair the calling phone', noBody),
+    op('POST /v1/device/heartbeat', 'device', 'Check in; the answer carries the settings to apply', device, {
+      body: devices.heartbeatBody,
+    }),
+    op('POST /v1/device/push-token', 'device', 'Replace the push token', noBody, { body: devices.pushTokenBody }),
+    op(
+      'GET /v1/device/outbox',
+      'device',
+      'Messages to send, oldest first',
+      { 200: list('OutboxRow') },
+      {
+        query: phone.outboxQuery,
+      },
+    ),
+    op(
+      'POST /v1/device/messages/{id}/status',
+      'device',
+      'Report the outcome of a send',
+      {
+        200: wrap('message', ref('Message')),
+      },
+      { body: phone.statusBody },
+    ),
+    op(
+      'POST /v1/device/inbound',
+      'device',
+      'Forward a received text',
+      {
+        201: object({ inserted: { type: 'boolean', const: true }, message: ref('Message') }),
+        200: object({ inserted: { type: 'boolean', const: false }, message: ref('Message') }),
+      },
+      {
+        body: phone.inboundBody,
+        errors: [403],
+        description: '201 when stored, 200 when already known. Errors: receive_disabled (403).',
+      },
+    ),
+    op(
+      'GET /v1/device/messages',
+      'device',
+      "The calling phone's messages",
+      { 200: page('Message') },
+      {
+        query: phone.deviceMessagesQuery,
+      },
+    ),
+  ]),
+
+  ...tagged('Webhooks', [
+    op('GET /v1/webhooks', hooks, 'List webhooks', { 200: list('Webhook') }),
+    op(
+      'POST /v1/webhooks',
+      hooks,
+      'Subscribe an https URL to events',
+      { 201: object({ secret: text('The signing secret, shown once.'), webhook: ref('Webhook') }) },
+      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).' },
+    ),
+    op('GET /v1/webhooks/{id}', hooks, 'A webhook', webhook),
+    op('PATCH /v1/webhooks/{id}', hooks, 'Change a webhook; enabled true clears an automatic pause', webhook, {
+      body: webhooks.updateWebhookBody,
+    }),
+    op('DELETE /v1/webhooks/{id}', hooks, 'Delete a webhook', noBody),
+    op('POST /v1/webhooks/{id}/rotate-secret', hooks, 'Issue a new signing secret', {
+      200: object({ secret: text('Used for deliveries queued from now on.') }),
+    }),
+    op('POST /v1/webhooks/{id}/test', hooks, 'Queue a ping delivery', { 202: wrap('delivery', ref('Delivery')) }),
+    op(
+      'GET /v1/webhooks/deliveries',
+      hooks,
+      'The delivery log, newest first',
+      { 200: page('Delivery') },
+      {
+        query: webhooks.listDeliveriesQuery,
+      },
+    ),
+    op('GET /v1/webhooks/deliveries/{id}', hooks, 'A delivery', { 200: wrap('delivery', ref('Delivery')) }),
+  ]),
+
+  ...tagged('API keys', [
+    op('GET /v1/api-keys', 'session', 'List API keys', { 200: list('APIKey') }, { query: apiKeys.listKeysQuery }),
+    op(
+      'POST /v1/api-keys',
+      'session',
+      'Create an API key',
+      { 201: object({ api_key: ref('APIKey'), key: text('The full key, shown once, never stored.') }) },
+      { body: apiKeys.createKeyBody },
+    ),
+    op('PATCH /v1/api-keys/{id}', 'session', 'Rename an API key', noBody, { body: apiKeys.renameKeyBody }),
+    op('DELETE /v1/api-keys/{id}', 'session', 'Delete an API key', noBody),
+    op('POST /v1/api-keys/{id}/revoke', 'session', 'Revoke an API key', noBody),
+  ]),
+
+  ...tagged('Plans', [op('GET /v1/plans', 'none', 'The public plan catalogue', { 200: list('Plan') })]),
+
+  ...tagged('Accounts', [
+    op('GET /v1/auth/config', 'none', 'Sign-in options', {
+      200: object({
+        google_sign_in: { type: 'boolean' },
+        turnstile_site_key: text('Empty when no bot check is needed.'),
+      }),
+    }),
+    op('POST /v1/auth/login', 'none', 'Sign in', user, {
+      body: accounts.loginBody,
+      setsCookie: true,
+      errors: [401, 403, 429],
+      description: 'Errors: invalid_credentials (401), bot_check_failed (403).',
+    }),
+    op('POST /v1/auth/logout', 'optionalSession', 'End this session; always succeeds', noBody),
+    op('GET /v1/auth/me', 'sessionOrKey', 'The account, its plan limits and usage', {
+      200: object({ limits: ref('Limits'), usage: ref('UsageView'), user: ref('User') }),
+    }),
+    op(
+      'POST /v1/auth/register',
+      'none',
+      'Create an account and sign in',
+      { 201: user[200] },
+      {
+        body: accounts.registerBody,
+        setsCookie: true,
+        errors: [403, 409, 429],
+        description: 'Emails a verification code. Errors: bot_check_failed (403), email_taken (409).',
+      },
+    ),
+    op('POST /v1/auth/password', 'session', 'Change the password; other sessions end', noBody, {
+      body: accounts.changePasswordBody,
+    }),
+    op(
+      'POST /v1/auth/password-reset/request',
+      'none',
+      'Email a password reset code',
+      { 202: null },
+      {
+        body: accounts.resetRequestBody,
+        errors: [403, 429],
+        description: 'The same answer whether or not the address has an account.',
+      },
+    ),
+    op('POST /v1/auth/password-reset', 'none', 'Reset the password with a code; all sessions end', noBody, {
+      body: accounts.resetBody,
+      errors: [429],
+      description: 'Errors: invalid_code (400).',
+    }),
+    op('PATCH /v1/auth/profile', 'session', 'Change the profile', user, { body: accounts.profileBody }),
+    op('GET /v1/auth/sessions', 'session', 'Signed-in sessions, most recently used first', {
+      200: list('SessionView'),
+    }),
+    op('DELETE /v1/auth/sessions/{id}', 'session', 'End a session (the current one clears the cookie)', noBody),
+    op('POST /v1/auth/sessions/revoke-others', 'session', 'End every other session', noBody),
+    op('POST /v1/auth/verify-email', 'session', 'Verify the email address with its code', user, {
+      body: accounts.verifyEmailBody,
+      errors: [429],
+      description: 'Errors: invalid_code (400).',
+    }),
+    op('POST /v1/auth/verify-email/send', 'session', 'Resend the verification code', { 202: null }, { errors: [429] }),
+    op(
+      'GET /v1/auth/google/start',
+      'none',
+      'Start Google sign-in (a browser navigation)',
+      {},
+      {
+        redirect: true,
+        description: 'Redirects to Google; 404 when Google sign-in is off (see /v1/auth/config).',
+      },
+    ),
+    op(
+      'GET /v1/auth/google/callback',
+      'none',
+      'Finish Google sign-in (a browser navigation)',
+      {},
+      {
+        redirect: true,
+        setsCookie: true,
+        description: 'Redirects to the dashboard, with ?error=google_sign_in_failed on failure.',
+      },
+    ),
+  ]),
+
+  ...tagged('Meta', [op('GET /v1/openapi.json', 'none', 'This OpenAPI document', { 200: { type: 'object' } })]),
+];

@@ -1,0 +1,236 @@
+import { SCOPES } from '../api-keys/api-key.entity';
+import { EVENT_NAMES } from '../events/event.entity';
+import { MESSAGE_STATUSES } from '../messages/message.entity';
+import { DELIVERY_STATUSES } from '../webhooks/delivery.entity';
+import type { JsonSchema } from './yup-to-json-schema';
+
+// The response resources, written once, mirroring the *.views.ts serialisers field for field
+// (test/openapi/views.test.ts checks that each view renders exactly these keys).
+
+const str: JsonSchema = { type: 'string' };
+const int: JsonSchema = { type: 'integer' };
+const bool: JsonSchema = { type: 'boolean' };
+const ts: JsonSchema = { type: 'string', format: 'date-time' };
+const id: JsonSchema = { type: 'string', format: 'uuid' };
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+const any = (description: string): JsonSchema => ({ description });
+
+/** An object whose every listed field is always present (the spec's rule for responses). */
+export const object = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+export const resources: Record<string, JsonSchema> = {
+  Batch: object(
+    {
+      id,
+      body: str,
+      device_id: id,
+      status: str,
+      recipient_count: int,
+      recipient_preview: str,
+      dispatched_count: int,
+      sent_count: int,
+      delivered_count: int,
+      failed_count: int,
+      unknown_count: int,
+      scheduled_at: nullable(ts),
+      estimated_completion_at: nullable(ts),
+      completed_at: nullable(ts),
+      error: nullable(str),
+      created_at: ts,
+      updated_at: ts,
+    },
+    'One send to one or more recipients.',
+  ),
+  Message: object({
+    id,
+    batch_id: { ...nullable(id), description: 'Null for inbound messages.' },
+    device_id: id,
+    direction: { type: 'string', enum: ['outbound', 'inbound'] },
+    status: { type: 'string', enum: [...MESSAGE_STATUSES] },
+    body: str,
+    recipient: { ...nullable(str), description: 'Outbound only.' },
+    sender: { ...nullable(str), description: 'Inbound only.' },
+    sim_subscription_id: nullable(int),
+    error_code: nullable(str),
+    error_message: nullable(str),
+    dispatched_at: nullable(ts),
+    sent_at: nullable(ts),
+    delivered_at: nullable(ts),
+    failed_at: nullable(ts),
+    received_at: nullable(ts),
+    created_at: ts,
+    updated_at: ts,
+  }),
+  OutboxRow: object(
+    {
+      id: { ...id, description: 'The message id.' },
+      batch_id: id,
+      body: str,
+      to: str,
+      sim_subscription_id: nullable(int),
+    },
+    'What a phone fetches to send.',
+  ),
+  Device: object(
+    {
+      id,
+      name: str,
+      enabled: bool,
+      is_default: bool,
+      online: bool,
+      receive_enabled: bool,
+      heartbeat_interval_minutes: int,
+      send_delay_seconds: int,
+      preferred_sim_subscription_id: nullable(int),
+      sent_count: int,
+      received_count: int,
+      brand: nullable(str),
+      manufacturer: nullable(str),
+      model: nullable(str),
+      os_version: nullable(str),
+      os_api_level: nullable(int),
+      app_version_code: nullable(int),
+      app_version_name: nullable(str),
+      last_heartbeat_at: nullable(ts),
+      push_token_invalid_reason: nullable(str),
+      push_token_invalidated_at: nullable(ts),
+      sims: any('Array of SIM descriptors with subscription_id, carrier, slot, country.'),
+      telemetry: any('Free-form object (battery, network, storage, uptime, timezone, locale).'),
+      created_at: ts,
+      updated_at: ts,
+    },
+    'A paired phone.',
+  ),
+  PairingCode: object({
+    code: { ...str, description: 'Typed into the phone app.' },
+    expires_at: ts,
+    id: { ...id, description: 'Polled at GET /v1/devices/pairing-codes/{id}.' },
+    pair_url: { ...str, description: 'Deep link for a QR code.' },
+  }),
+  PairingCodeStatus: object({
+    consumed: { ...bool, description: 'True once a phone has paired with the code.' },
+    device: { oneOf: [ref('Device'), { type: 'null' }] },
+    expires_at: ts,
+  }),
+  Webhook: object({
+    id,
+    url: str,
+    name: nullable(str),
+    events: { type: 'array', items: { type: 'string', enum: [...EVENT_NAMES] } },
+    enabled: bool,
+    disabled_reason: nullable(str),
+    success_count: int,
+    failure_count: int,
+    last_attempt_at: nullable(ts),
+    last_success_at: nullable(ts),
+    last_failure_at: nullable(ts),
+    created_at: ts,
+    updated_at: ts,
+  }),
+  Delivery: object(
+    {
+      id,
+      webhook_id: id,
+      url: str,
+      event: { type: 'string', enum: [...EVENT_NAMES] },
+      status: { type: 'string', enum: [...DELIVERY_STATUSES] },
+      message_id: nullable(id),
+      device_id: nullable(id),
+      payload: any('The body that was (or will be) sent.'),
+      attempt_count: int,
+      http_status: nullable(int),
+      response_excerpt: nullable(str),
+      error: nullable(str),
+      created_at: ts,
+      last_attempt_at: nullable(ts),
+      next_attempt_at: nullable(ts),
+      delivered_at: nullable(ts),
+      abandoned_at: nullable(ts),
+    },
+    'One webhook delivery and its attempts.',
+  ),
+  APIKey: object({
+    id,
+    name: str,
+    prefix: str,
+    scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+    use_count: int,
+    created_at: ts,
+    expires_at: nullable(ts),
+    last_used_at: nullable(ts),
+    revoked_at: nullable(ts),
+  }),
+  User: object({
+    id,
+    email: str,
+    name: nullable(str),
+    avatar_url: nullable(str),
+    role: str,
+    has_password: bool,
+    google_linked: bool,
+    email_verified_at: nullable(ts),
+    last_login_at: nullable(ts),
+    deletion_requested_at: nullable(ts),
+    onboarding: any('Onboarding state.'),
+    created_at: ts,
+    updated_at: ts,
+  }),
+  SessionView: object({
+    id,
+    current: { ...bool, description: 'True for the session making the request.' },
+    ip: nullable(str),
+    user_agent: nullable(str),
+    created_at: ts,
+    last_seen_at: ts,
+    expires_at: { ...ts, description: 'When it ends if it stays idle.' },
+  }),
+  Plan: object({
+    id: str,
+    name: str,
+    active: bool,
+    batch_limit: int,
+    daily_limit: int,
+    device_limit: int,
+    monthly_limit: int,
+    webhook_limit: int,
+    monthly_price_cents: int,
+    yearly_price_cents: int,
+  }),
+  Limits: object(
+    {
+      plan_id: str,
+      plan_name: str,
+      batch_limit: int,
+      daily_limit: int,
+      device_limit: int,
+      monthly_limit: int,
+      webhook_limit: int,
+    },
+    "The account's plan.",
+  ),
+  UsageView: object({ received_this_month: int, received_today: int, sent_this_month: int, sent_today: int }),
+  Stats: object({ devices: int, received: int, sent: int }),
+  FieldError: object({
+    field: { ...str, description: 'Location such as body.to[0].' },
+    message: str,
+  }),
+  Error: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['code', 'message', 'status'],
+    properties: {
+      code: { ...str, description: 'Stable machine-readable code.' },
+      message: { ...str, description: 'Human-readable message.' },
+      status: { ...int, description: 'The HTTP status.' },
+      errors: { type: 'array', items: ref('FieldError'), description: 'Per-field problems when applicable.' },
+    },
+  },
+};
