@@ -32,7 +32,11 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const em = () => deps.orm.em.fork();
   const services = deps.services ?? buildServices({ ...deps, clock: deps.clock ?? systemClock });
-  const sweeps = deps.sweeps ?? [services.deliveryStarter.sweep(), services.messages.sweep()];
+  const sweeps = deps.sweeps ?? [
+    services.deliveryStarter.sweep(),
+    services.messages.sweep(),
+    services.liveness.sweep(),
+  ];
   const reconciler = createReconcilerService({ em, sweeps, logger: deps.logger });
   const attempts = createAttemptsService({
     em,

@@ -11,7 +11,8 @@ import {
   deviceWorkflowId,
 } from '../../workflows/definitions';
 import { createBackground } from './background';
-import type { Device } from './device.entity';
+import { Device } from './device.entity';
+import type { Sweep } from '../reconciler/reconciler.service';
 
 export interface LivenessDeps {
   temporal: Client;
@@ -83,6 +84,28 @@ export function createLiveness({ temporal, config, orm, clock, logger }: Livenes
     /** A new heartbeat interval applies at once. */
     settingsChanged(device: Device): void {
       background.run('liveness settings signal', () => signal(device, 'settings'));
+    },
+
+    /**
+     * The reconciler's sweep: paired phones whose workflow was never signalled (the start at pairing
+     * was lost and no heartbeat came since) get one now, so every paired phone is watched.
+     */
+    sweep(graceMs = 60_000): Sweep {
+      return {
+        name: 'device-liveness',
+        run: async (em) => {
+          const devices = await em.find(
+            Device,
+            { unpairedAt: null, lastSignalAt: null, pairedAt: { $lt: new Date(clock.now().getTime() - graceMs) } },
+            { limit: 100, orderBy: { pairedAt: 'asc' } },
+          );
+          for (const device of devices) {
+            await signal(device, 'heartbeat');
+            await recordSignal(device.id, clock.now());
+          }
+          return devices.length;
+        },
+      };
     },
 
     /** Resolves when every signal in flight has been sent or has failed (tests, shutdown). */

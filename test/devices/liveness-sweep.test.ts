@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { deviceWorkflowId } from '../../workflows/definitions';
+import { startTestApp, type TestApp } from '../support/app';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { accountWithKey, pairPhone } from './helpers';
+
+describe('liveness reconciler sweep', () => {
+  let env: TestWorkflowEnvironment;
+  let watched: TestApp;
+  let cut: TestApp;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    watched = await startTestApp({ temporal: env.client, env: { TEMPORAL_TASK_QUEUE: 'liveness-sweep-test' } });
+    // This api process cannot reach Temporal: the workflow start at pairing is lost.
+    cut = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: 'liveness-sweep-test' } });
+  });
+  afterAll(async () => {
+    await cut?.close();
+    await watched?.close();
+    await env?.teardown();
+  });
+
+  it('starts the workflow of a paired phone that was never signalled', async () => {
+    const { key } = await accountWithKey(cut);
+    const phone = await pairPhone(cut, key);
+    const [before] = await watched.orm.em.fork().execute('select last_signal_at from devices where id = ?', [phone.id]);
+    expect(before.last_signal_at).toBeNull();
+
+    watched.clock.advance(2 * 60_000);
+    // Other test files' phones share the database: sweep (100 a pass) until ours is reached.
+    for (let pass = 0; pass < 50; pass++) {
+      if ((await watched.services.liveness.sweep().run(watched.orm.em.fork())) === 0) break;
+    }
+    const description = await env.client.workflow.getHandle(deviceWorkflowId(phone.id)).describe();
+    expect(description.status.name).toBe('RUNNING');
+    const [after] = await watched.orm.em.fork().execute('select last_signal_at from devices where id = ?', [phone.id]);
+    expect(after.last_signal_at).not.toBeNull();
+    await env.client.workflow.getHandle(deviceWorkflowId(phone.id)).terminate('test over');
+  });
+});
