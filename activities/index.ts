@@ -39,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
   ];
   const reconciler = createReconcilerService({ em, sweeps, logger: deps.logger });
   const attempts = createAttemptsService({
+    secretBox: services.secretBox,
     em,
     clock: deps.clock ?? systemClock,
     logger: deps.logger,

@@ -90,6 +90,11 @@ export const envSchema = yup.object({
       }
     }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  SECRETS_KEY: yup
+    .string()
+    .test('key', '${path} must be 32 random bytes, base64 (openssl rand -base64 32)', (value) =>
+      value === undefined ? true : Buffer.from(value, 'base64').length === 32,
+    ),
   DEFAULT_PLAN: yup.string().default('free'),
   DEFAULT_COUNTRY: yup
     .string()
@@ -147,6 +152,7 @@ function build(env: Env) {
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     },
+    secretsKey: env.SECRETS_KEY ? Buffer.from(env.SECRETS_KEY, 'base64') : undefined,
     defaultPlan: env.DEFAULT_PLAN,
     defaultCountry: env.DEFAULT_COUNTRY,
     trustProxy: env.TRUST_PROXY,
@@ -158,7 +164,8 @@ function build(env: Env) {
 export type Config = Readonly<ReturnType<typeof build>>;
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
+  // Keys are Buffers, which cannot be frozen; they are never handed out for writing.
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);
   }

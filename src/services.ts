@@ -10,6 +10,7 @@ import { createApiKeysService, createKeyUsageRecorder } from './api-keys/api-key
 import type { Config } from './config';
 import { createAuth } from './http/auth';
 import { createRateLimiter } from './http/rate-limit';
+import { createSecretBox } from './lib/secret-box';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { createEventsService } from './events/events.service';
@@ -72,6 +73,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const events = createEventsService({ clock });
+  const secretBox = createSecretBox(config.secretsKey);
   // Every event fans out to the subscribed webhooks in its own transaction; their workflows start after commit.
   const deliveryStarter = createDeliveryStarter({ temporal: deps.temporal, config, logger, clock });
   const webhooks = createWebhooksService({
@@ -81,6 +83,7 @@ export function buildServices(deps: ServiceDeps) {
     events,
     starter: deliveryStarter,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    secretBox,
   });
   events.onEmit(webhooks.fanOut);
   events.onCommitted(webhooks.afterCommit);
@@ -156,6 +159,7 @@ export function buildServices(deps: ServiceDeps) {
     phoneMessages,
     batchProgress,
     clock,
+    secretBox,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger';
 import { postOnce, type PostOptions, type PostResult } from './outbound';
 import { signatureHeader } from './signature';
 import { abandonOpenDeliveries } from './webhooks.service';
+import type { SecretBox } from '../lib/secret-box';
 
 /** The auto-pause rule, counted over attempts. */
 export const AUTO_PAUSE = {
@@ -24,6 +25,8 @@ export interface AttemptsDeps {
   clock: Clock;
   logger: Logger;
   allowPrivateNetworks: boolean;
+  /** Opens signing secrets sealed at rest (SECRETS_KEY). */
+  secretBox: SecretBox;
   /** 30 s by the interface; shorter in tests of the timeout itself. */
   timeoutMs?: number;
   post?: (options: PostOptions) => Promise<PostResult>;
@@ -217,7 +220,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
           'User-Agent': 'phone-gateway-webhooks/1',
           'X-Service-Event': row.event,
           'X-Service-Delivery': row.id,
-          'X-Service-Signature': signatureHeader(row.secret, row.body, unixSeconds),
+          'X-Service-Signature': signatureHeader(deps.secretBox.open(row.secret), row.body, unixSeconds),
         },
         timeoutMs,
         allowPrivateNetworks: deps.allowPrivateNetworks,

@@ -10,6 +10,7 @@ import type { DeliveryStarter } from './delivery-starter';
 import { urlProblem } from './outbound';
 import { newSecret } from './signature';
 import { Webhook } from './webhook.entity';
+import type { SecretBox } from '../lib/secret-box';
 
 export interface WebhooksDeps {
   em: () => EntityManager;
@@ -18,6 +19,8 @@ export interface WebhooksDeps {
   events: EventsService;
   starter: DeliveryStarter;
   allowPrivateNetworks: boolean;
+  /** Seals signing secrets at rest when SECRETS_KEY is set. */
+  secretBox: SecretBox;
 }
 
 export interface CreateWebhookInput {
@@ -59,11 +62,11 @@ export async function abandonOpenDeliveries(
 }
 
 // Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
-async function storeSecret(tx: EntityManager, webhookId: string, version: number, secret: string, at: Date) {
+async function storeSecret(tx: EntityManager, webhookId: string, version: number, sealed: string, at: Date) {
   await tx.execute('insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
     webhookId,
     version,
-    secret,
+    sealed,
     at,
   ]);
 }
@@ -152,7 +155,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           updatedAt: now,
         });
         await tx.flush();
-        await storeSecret(tx, created.id, 1, secret, now);
+        await storeSecret(tx, created.id, 1, deps.secretBox.seal(secret), now);
         return created;
       });
       return { webhook, secret };
@@ -201,7 +204,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
           [clock.now(), webhook.id],
         );
-        await storeSecret(tx, webhook.id, row.secret_version, secret, clock.now());
+        await storeSecret(tx, webhook.id, row.secret_version, deps.secretBox.seal(secret), clock.now());
       });
       return secret;
     },
