@@ -319,6 +319,23 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     void key;
   });
 
+  it('admits exactly the allowance left when 60 sends race for 50', async () => {
+    await syncClock();
+    const { call, account } = await tenant({ plan: 'free' });
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => call('POST', '/v1/messages', { body: `Race ${i}`, to: ['+14155550111'] })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    for (const res of results.filter((r) => r.status === 429))
+      expect(await readJson(res)).toMatchObject({ code: 'plan_limit_daily' });
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute('select count(*)::int as n from messages where user_id = ?', [account.userId]);
+    expect(n).toBe(50);
+  });
+
   it('repairs a crash between the commit and the workflow start through the reconciler sweep', async () => {
     await syncClock();
     const { key, account } = await tenant();
