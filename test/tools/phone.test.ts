@@ -1,0 +1,213 @@
+import { spawn } from 'node:child_process';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCli, UsageError } from '../../tools/phone/args';
+import { FAILURE_CODE, SimulatedPhone } from '../../tools/phone/phone';
+import { runPhones } from '../../tools/phone/run';
+import { createKey, json, registerAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { readJson } from '../support/http';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+const root = path.resolve(__dirname, '..', '..');
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('phone simulator command line', () => {
+  it('reads codes, pair URLs, inbound texts and numbers, and refuses what cannot work', () => {
+    const pairUrl = `phonegateway://pair?${new URLSearchParams({ code: 'ABCD2345', server: 'http://example.test:3000' })}`;
+    expect(parseCli(['--pair-url', pairUrl])).toMatchObject({
+      server: 'http://example.test:3000',
+      codes: ['ABCD2345'],
+      phones: 1,
+    });
+    expect(
+      parseCli([
+        '--codes',
+        'A,B, C',
+        '--inbound',
+        '+15551234567 hello there',
+        '--inbound',
+        '+15550000000 second',
+        '--failure-ratio',
+        '0.25',
+        '--heartbeat-seconds',
+        '10',
+      ]),
+    ).toMatchObject({
+      server: 'http://localhost:3000',
+      codes: ['A', 'B', 'C'],
+      phones: 3,
+      failureRatio: 0.25,
+      heartbeatSeconds: 10,
+      pollSeconds: 5,
+      inbound: [
+        { sender: '+15551234567', text: 'hello there' },
+        { sender: '+15550000000', text: 'second' },
+      ],
+    });
+    expect(parseCli(['--api-key', 'sk_x', '--phones', '4'])).toMatchObject({ apiKey: 'sk_x', phones: 4, codes: [] });
+    expect(parseCli(['--help'])).toBeNull();
+
+    for (const argv of [
+      [],
+      ['--code', 'A', '--api-key', 'k'],
+      ['--codes', 'A,B', '--phones', '3'],
+      ['--code', 'A', '--failure-ratio', '2'],
+      ['--code', 'A', '--poll-seconds', 'soon'],
+      ['--code', 'A', '--inbound', 'no-text'],
+      ['--code', 'A', '--server', 'ftp://x'],
+      ['--pair-url', 'https://example.test/?code=A'],
+      ['--code', 'A', '--unknown'],
+    ]) {
+      expect(() => parseCli(argv), argv.join(' ')).toThrow(UsageError);
+    }
+  });
+});
+
+describe('simulated phones against the API', () => {
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  let key: string;
+  const call = (method: string, p: string, body?: unknown) => app.fetch(p, json(method, body, { 'x-api-key': key }));
+
+  beforeAll(async () => {
+    // A real Temporal (no worker): sends start their batch workflow, pairings signal liveness.
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({ temporal: env.client });
+    const account = await registerAccount(app, { verified: true, plan: 'business' });
+    key = await createKey(app, account);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await env?.teardown();
+  });
+
+  it('pairs several phones with codes it creates, forwards inbound texts from each and reports heartbeats', async () => {
+    const lines: string[] = [];
+    const options = parseCli([
+      '--server',
+      app.url,
+      '--api-key',
+      key,
+      '--phones',
+      '2',
+      '--inbound',
+      '+15551234567 hello there',
+      '--poll-seconds',
+      '0.2',
+    ])!;
+    const fleet = await runPhones(options, (line) => lines.push(line));
+    try {
+      const [one, two] = fleet.phones;
+      expect(one.deviceId).toBeDefined();
+      expect(one.deviceId).not.toBe(two.deviceId);
+      expect(one.hardwareKey).not.toBe(two.hardwareKey);
+
+      const devices = (await readJson(await call('GET', '/v1/devices'))).data;
+      for (const phone of fleet.phones) {
+        const device = devices.find((d: { id: string }) => d.id === phone.deviceId);
+        expect(device).toMatchObject({ online: true, model: 'Virtual Phone', os_api_level: 34 });
+        expect(device.sims).toEqual([expect.objectContaining({ subscription_id: 1 })]);
+        expect(Object.keys(device.telemetry).sort()).toEqual(
+          ['battery', 'locale', 'network', 'storage', 'timezone', 'uptime_seconds'].sort(),
+        );
+      }
+      const inbound = (await readJson(await call('GET', '/v1/messages?direction=inbound'))).data;
+      expect(inbound.map((m: { device_id: string }) => m.device_id).sort()).toEqual(
+        [one.deviceId, two.deviceId].sort(),
+      );
+      expect(inbound.every((m: { sender: string; body: string }) => m.sender === '+15551234567')).toBe(true);
+      expect(lines.filter((line) => line.startsWith('[phone 1] paired: device '))).toHaveLength(1);
+      expect(lines.filter((line) => line.startsWith('[phone 2] heartbeat: online'))).toHaveLength(1);
+
+      // Sends go through the outbox of the phone they name, and come back sent, then delivered.
+      const sent = await readJson(
+        await call('POST', '/v1/messages', {
+          body: 'hi',
+          to: ['+14155550101', '+14155550102'],
+          device_id: two.deviceId,
+        }),
+      );
+      const batch = await until('delivery', 30_000, async () => {
+        const body = await readJson(await call('GET', `/v1/batches/${sent.batch.id}`));
+        return body.batch.delivered_count === 2 ? body.batch : undefined;
+      });
+      expect(batch.status).toBe('completed');
+      expect(lines.filter((line) => line.startsWith('[phone 2] delivered '))).toHaveLength(2);
+      expect(lines.some((line) => line.startsWith('[phone 1] sent '))).toBe(false);
+    } finally {
+      await fleet.stop();
+    }
+    expect(lines.filter((line) => line.endsWith('] stopped'))).toHaveLength(2);
+  });
+
+  it('reports failures with an error code, goes silent on request and stops when unpaired', async () => {
+    const lines: string[] = [];
+    const code = (await readJson(await call('POST', '/v1/devices/pairing-codes'))).code;
+    const phone = new SimulatedPhone({
+      server: app.url,
+      code,
+      failureRatio: 1,
+      heartbeatSeconds: 1,
+      pollSeconds: 0.2,
+      sentAfterMs: 0,
+      stopHeartbeatsAfterSeconds: 1.5,
+      log: (line) => lines.push(line),
+    });
+    await phone.start();
+    try {
+      const sent = await readJson(
+        await call('POST', '/v1/messages', { body: 'x', to: ['+14155550103'], device_id: phone.deviceId }),
+      );
+      const message = await until('failure', 10_000, async () => {
+        const body = await readJson(await call('GET', `/v1/messages/${sent.message_ids[0]}`));
+        return body.message.status === 'failed' ? body.message : undefined;
+      });
+      expect(message.error_code).toBe(FAILURE_CODE);
+
+      await until('silence', 5_000, () => (lines.some((l) => l.startsWith('heartbeats stopped')) ? true : undefined));
+      const beats = lines.filter((line) => line.startsWith('heartbeat:')).length;
+      expect(beats).toBeGreaterThanOrEqual(2);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(lines.filter((line) => line.startsWith('heartbeat:')).length).toBe(beats);
+
+      expect((await call('DELETE', `/v1/devices/${phone.deviceId}`)).status).toBe(204);
+      await until('the phone to notice', 5_000, () => (phone.stopped ? true : undefined));
+      expect(lines.some((line) => line.includes('refused (401): this phone is no longer paired'))).toBe(true);
+    } finally {
+      await phone.stop();
+    }
+  });
+
+  it('runs as a command and exits 0 on Ctrl-C', async () => {
+    const code = (await readJson(await call('POST', '/v1/devices/pairing-codes'))).code;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'tools/phone/cli.ts', '--code', code, '--server', app.url, '--print-token'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (status) => resolve(status)));
+    try {
+      await until('the phone to pair', 20_000, () => (/heartbeat: online/.test(output) ? true : undefined));
+      expect(output).toMatch(/\[phone 1\] device token: \S+/);
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+      expect(output).toMatch(/\[phone 1\] stopped/);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});

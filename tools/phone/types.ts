@@ -1,0 +1,50 @@
+// What a simulated phone is told and what it reads from the service.
+
+export interface PhoneOptions {
+  /** Base address of the service, e.g. http://localhost:3000. */
+  server: string;
+  /** Pairing code from the dashboard or POST /v1/devices/pairing-codes. */
+  code: string;
+  /** Stable per handset; a repeat pairing with the same key finds the same device. Random by default. */
+  hardwareKey?: string;
+  /** Device name sent at pairing (the service derives one from the model otherwise). */
+  name?: string;
+  /** Prefix of every log line. */
+  label?: string;
+  /** Heartbeat every this many seconds instead of the device's heartbeat_interval_minutes. */
+  heartbeatSeconds?: number;
+  /** How often the outbox is fetched (seconds, default 5). */
+  pollSeconds?: number;
+  /** How often settings are re-read with GET /v1/device (seconds, default 30); a real phone gets a push. */
+  settingsSeconds?: number;
+  /** Time from picking a message up to reporting it sent (ms, default 500). */
+  sentAfterMs?: number;
+  /** Time from `sent` to `delivered` (ms, default 2000). */
+  deliveredAfterMs?: number;
+  /** Share of messages (0..1) reported `failed` instead of sent. */
+  failureRatio?: number;
+  /** Stop heartbeating after this many seconds, as a phone that went silent. */
+  stopHeartbeatsAfterSeconds?: number;
+  /** Log the device token once at pairing. */
+  printToken?: boolean;
+  log?: (line: string) => void;
+  random?: () => number;
+}
+
+export interface OutboxRow {
+  id: string;
+  batch_id: string;
+  body: string;
+  to: string;
+  sim_subscription_id: number | null;
+}
+
+export interface DeviceSettings {
+  id: string;
+  name: string;
+  enabled: boolean;
+  receive_enabled: boolean;
+  heartbeat_interval_minutes: number;
+  send_delay_seconds: number;
+  [field: string]: unknown;
+}
