@@ -32,7 +32,27 @@ export function createEventsService({ clock }: { clock: Clock }) {
   const fanOuts: FanOut[] = [];
   const afterCommits: AfterCommit[] = [];
 
+  /** Many events of one state change (a sweep, a disabled phone), inserted together. */
+  async function emitMany(tx: EntityManager, inputs: EmitInput[]): Promise<Event[]> {
+    const now = clock.now();
+    const events = inputs.map((input) =>
+      tx.create(Event, {
+        userId: input.userId,
+        name: input.name,
+        data: input.data,
+        messageId: input.messageId ?? null,
+        deviceId: input.deviceId ?? null,
+        createdAt: now,
+      }),
+    );
+    await tx.flush();
+    for (const [i, event] of events.entries()) for (const fanOut of fanOuts) await fanOut(tx, event, inputs[i]);
+    return events;
+  }
+
   return {
+    emitMany,
+
     /** Registers what else happens, in the same transaction, for every event (webhook deliveries). */
     onEmit(fanOut: FanOut) {
       fanOuts.push(fanOut);
@@ -42,35 +62,8 @@ export function createEventsService({ clock }: { clock: Clock }) {
       afterCommits.push(hook);
     },
 
-    /** Many events of one state change (a sweep, a disabled phone), inserted together. */
-    async emitMany(tx: EntityManager, inputs: EmitInput[]): Promise<Event[]> {
-      const now = clock.now();
-      const events = inputs.map((input) =>
-        tx.create(Event, {
-          userId: input.userId,
-          name: input.name,
-          data: input.data,
-          messageId: input.messageId ?? null,
-          deviceId: input.deviceId ?? null,
-          createdAt: now,
-        }),
-      );
-      await tx.flush();
-      for (const [i, event] of events.entries()) for (const fanOut of fanOuts) await fanOut(tx, event, inputs[i]);
-      return events;
-    },
-
     async emit(tx: EntityManager, input: EmitInput): Promise<Event> {
-      const event = tx.create(Event, {
-        userId: input.userId,
-        name: input.name,
-        data: input.data,
-        messageId: input.messageId ?? null,
-        deviceId: input.deviceId ?? null,
-        createdAt: clock.now(),
-      });
-      await tx.flush();
-      for (const fanOut of fanOuts) await fanOut(tx, event, input);
+      const [event] = await emitMany(tx, [input]);
       return event;
     },
 
