@@ -1,25 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { batchWorkflowId } from '../../workflows/definitions';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
-import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, pairPhone } from '../devices/helpers';
-import { serverClock } from '../webhooks/helpers';
 
 describe('a 10,000-recipient batch', () => {
+  let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  let worker: Worker;
-  let running: Promise<void>;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    app = await startTestApp({ temporal: env.client, env: { TEMPORAL_TASK_QUEUE: 'large-batch-test' } });
-    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
-    running = worker.run();
+    stack = await startWorkflowStack({ env: { TEMPORAL_TASK_QUEUE: 'large-batch-test' } });
+    ({ env, app } = stack);
     // Not in the public catalogue: a plan large enough for the test.
     await app.orm.em.fork().execute(
       `insert into plans (id, name, active, sort_order, batch_limit, daily_limit, monthly_limit, device_limit, webhook_limit, monthly_price_cents, yearly_price_cents)
@@ -27,10 +22,7 @@ describe('a 10,000-recipient batch', () => {
     );
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await app?.close();
-    await env?.teardown();
+    await stack?.close();
   });
 
   it('is accepted in one request and keeps its workflow history under 1,000 events until every message is final', async () => {

@@ -1,34 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { batchWorkflowId } from '../../workflows/definitions';
 import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
-import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
-import { serverClock } from '../webhooks/helpers';
 
 describe('messaging: send, outbox, reports, staleness, inbound', () => {
+  let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  let worker: Worker;
-  let running: Promise<void>;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    app = await startTestApp({
-      temporal: env.client,
-      env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'messaging-test' },
-    });
-    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
-    running = worker.run();
+    stack = await startWorkflowStack({ env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'messaging-test' } });
+    ({ env, app } = stack);
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await app?.close();
-    await env?.teardown();
+    await stack?.close();
   });
 
   /** The API's clock follows the test server's, which time skipping moves. */

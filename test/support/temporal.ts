@@ -1,6 +1,9 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { inject } from 'vitest';
+import { Context } from '@temporalio/activity';
+import type { Clock } from '../../src/lib/clock';
+import { startTestApp, type TestApp } from './app';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { Config } from '../../src/config';
@@ -42,4 +45,45 @@ export function createTestWorker(
     workflowBundle: { codePath: inject('workflowBundlePath') },
     activities: createActivities({ logger: createLogger('silent'), temporal: env.client, ...deps }),
   });
+}
+
+/**
+ * Inside an activity, the time of the Temporal server that scheduled it (under time skipping, the
+ * skipped-to time), so records line up with the workflow's timeline; elsewhere the wall clock.
+ */
+export const serverClock: Clock = {
+  now() {
+    try {
+      return new Date(Context.current().info.currentAttemptScheduledTimestampMs);
+    } catch {
+      return new Date();
+    }
+  },
+};
+
+export interface WorkflowStack {
+  env: TestWorkflowEnvironment;
+  app: TestApp;
+  close(): Promise<void>;
+}
+
+/**
+ * The time-skipping server, the app on it, and a running worker with the real activities on the
+ * server's clock (no reconciler sweeps: they would reach other test files' rows).
+ */
+export async function startWorkflowStack(options: Parameters<typeof startTestApp>[0] = {}): Promise<WorkflowStack> {
+  const env = await createTimeSkippingEnv();
+  const app = await startTestApp({ ...options, temporal: env.client });
+  const worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
+  const running = worker.run();
+  return {
+    env,
+    app,
+    async close() {
+      worker.shutdown();
+      await running;
+      await app.close();
+      await env.teardown();
+    },
+  };
 }

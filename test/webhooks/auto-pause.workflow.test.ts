@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { readJson } from '../support/http';
-import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import {
   createTenant,
   createWebhook,
@@ -13,7 +12,6 @@ import {
   emitEvent,
   resultOf,
   rows,
-  serverClock,
   webhookRow,
   type Tenant,
 } from './helpers';
@@ -22,27 +20,20 @@ import { startReceiver, type Receiver } from './receiver';
 const HOUR = 3_600_000;
 
 describe('webhook auto-pause (time-skipping)', () => {
+  let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  let worker: Worker;
-  let running: Promise<void>;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    app = await startTestApp({
-      temporal: env.client,
+    stack = await startWorkflowStack({
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhook-pause-test' },
     });
-    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
-    running = worker.run();
+    ({ env, app } = stack);
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
     await Promise.all(receivers.map((r) => r.close()));
-    await app?.close();
-    await env?.teardown();
+    await stack?.close();
   });
 
   /** Attempt history on the server's clock: `failed` and `succeeded` list how long ago each was. */

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { readJson } from '../support/http';
-import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import {
   createTenant,
   createWebhook,
@@ -15,7 +14,6 @@ import {
   expectSigned,
   resultOf,
   rows,
-  serverClock,
   verifyByHand,
   webhookRow,
 } from './helpers';
@@ -26,28 +24,21 @@ const MIN = 60_000;
 const OFFSETS = [0, 1, 6, 21, 81, 261, 621, 1341, 2781].map((m) => m * MIN);
 
 describe('webhook delivery workflow (time-skipping)', () => {
+  let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  let worker: Worker;
-  let running: Promise<void>;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    app = await startTestApp({
+    stack = await startWorkflowStack({
       logger: createLogger('error'),
-      temporal: env.client,
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhook-delivery-test' },
     });
-    worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
-    running = worker.run();
+    ({ env, app } = stack);
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
     await Promise.all(receivers.map((r) => r.close()));
-    await app?.close();
-    await env?.teardown();
+    await stack?.close();
   });
 
   /** A receiver answering from a list (the last answer repeats), noting the server time of each request. */

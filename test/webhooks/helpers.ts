@@ -1,28 +1,14 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
 import type { EventName } from '../../src/events/event.entity';
-import type { Clock } from '../../src/lib/clock';
 import { deliveryWorkflowId } from '../../workflows/definitions';
 import { createKey, json, registerAccount } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { readJson } from '../support/http';
 
-/**
- * Inside an activity, the time of the Temporal server that scheduled it (under time skipping, the
- * skipped-to time), so records line up with the workflow's timeline; elsewhere the wall clock.
- */
-export const serverClock: Clock = {
-  now() {
-    try {
-      return new Date(Context.current().info.currentAttemptScheduledTimestampMs);
-    } catch {
-      return new Date();
-    }
-  },
-};
+export { serverClock } from '../support/temporal';
 
 export interface Tenant {
   userId: string;
