@@ -20,13 +20,16 @@ const USER = 'postgres';
 // Local-only cluster bound to 127.0.0.1: the password only keeps other local users out.
 const PASSWORD = 'phone-gateway-local';
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+// And its other events: on 'beforeExit' and 'message' it calls process.exit(0), which replaced the
+// exit code a process had set (a test run with failures exited 0); on 'exit' its async stop cannot run
+// and throws.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'message', 'exit'] as const;
 
 /**
  * The package stops every cluster and exits as soon as a signal arrives (async-exit-hook), which
  * would pull the database from under requests and workflows still draining. Our shutdown
- * (src/lib/shutdown.ts) owns the signals and stops Postgres last, so its signal listeners are
- * removed; its exit hook stays as a safety net.
+ * (src/lib/shutdown.ts) owns the signals and stops Postgres last, and every owner stops what it
+ * started, so all its listeners are removed.
  */
 async function loadPackage() {
   const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
