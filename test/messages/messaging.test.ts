@@ -77,8 +77,10 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       [message_ids[0], '+14155550123', 'queued'],
       [message_ids[1], '+442079460958', 'queued'],
     ]);
-    const description = await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe();
-    expect(description.status.name).toBe('RUNNING');
+    // Started right after the commit, off the request's path.
+    await expect
+      .poll(async () => (await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name)
+      .toBe('RUNNING');
   });
 
   it('walks a batch through dispatch, repeated and out-of-order reports, to completed', async () => {
@@ -341,7 +343,8 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       expect(row.workflow_started_at).toBeNull();
 
       app.clock.set(new Date(Date.now() + 1000));
-      const repaired = await app.services.messages.sweep(0).run(app.orm.em.fork());
+      const sweep = app.services.starter.sweep(app.services.starts.batches, 0);
+      const repaired = await sweep.run();
       expect(repaired).toBeGreaterThanOrEqual(1);
       expect((await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name).toBe('RUNNING');
       const [after] = await app.orm.em
@@ -349,7 +352,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
         .execute('select workflow_started_at from batches where id = ?', [batch.id]);
       expect(after.workflow_started_at).not.toBeNull();
       // A second pass finds nothing of this account left to repair.
-      await app.services.messages.sweep(0).run(app.orm.em.fork());
+      await sweep.run();
       const [{ n }] = await app.orm.em
         .fork()
         .execute('select count(*)::int as n from batches where user_id = ? and workflow_started_at is null', [
