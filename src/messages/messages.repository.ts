@@ -141,19 +141,21 @@ export const messagesRepository = {
     return rows.map(messageFromRow);
   },
 
-  /** Applies reported moves, each with its timestamp column and error, in one statement. */
+  /** Applies reported moves, each with its timestamp column and any error it carries, in one statement. */
   async applyChanges(tx: EntityManager, changes: StatusChange[], now: Date): Promise<Message[]> {
     if (changes.length === 0) return [];
-    const values = changes.map(() => '(?::uuid, ?::text, ?::timestamptz, ?::boolean, ?::text, ?::text)').join(', ');
+    const values = changes
+      .map(() => '(?::uuid, ?::text, ?::timestamptz, ?::boolean, ?::text, ?::boolean, ?::text)')
+      .join(', ');
     const rows = await tx.execute<Row[]>(
       `update messages m set status = v.status, updated_at = ?,
               dispatched_at = case when v.status = 'dispatched' then v.at else m.dispatched_at end,
               sent_at = case when v.status = 'sent' then v.at else m.sent_at end,
               delivered_at = case when v.status = 'delivered' then v.at else m.delivered_at end,
               failed_at = case when v.status = 'failed' then v.at else m.failed_at end,
-              error_code = case when v.has_error then v.error_code else m.error_code end,
-              error_message = case when v.has_error then v.error_message else m.error_message end
-         from (values ${values}) as v (id, status, at, has_error, error_code, error_message)
+              error_code = case when v.has_code then v.error_code else m.error_code end,
+              error_message = case when v.has_message then v.error_message else m.error_message end
+         from (values ${values}) as v (id, status, at, has_code, error_code, has_message, error_message)
         where m.id = v.id
        returning m.*`,
       [
@@ -162,8 +164,9 @@ export const messagesRepository = {
           c.id,
           c.status,
           c.at,
-          c.errorCode !== undefined || c.errorMessage !== undefined,
+          c.errorCode !== undefined,
           c.errorCode ?? null,
+          c.errorMessage !== undefined,
           c.errorMessage ?? null,
         ]),
       ],
