@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testClock, type TestApp } from '../support/app';
-import { createKey, json, registerAccount } from '../support/accounts';
+import { json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
+import { bearer, type PairedPhone } from '../devices/helpers';
+import { sendingTenant } from './helpers';
 
 // A phone's queue as the design doc defines it: each message's stale deadline is its sendable time
 // + STALE_WINDOW + its position in the phone's queue × (send_delay_seconds + 5 s), and a batch's
@@ -22,11 +23,7 @@ describe("a phone's queue: positions, stale deadlines and estimates", () => {
   afterAll(() => app?.close());
 
   async function tenant() {
-    const account = await registerAccount(app, { verified: true, plan: 'pro' });
-    const key = await createKey(app, account);
-    const phone = await pairPhone(app, key);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
+    const { account, call, phone } = await sendingTenant(app);
     expect((await call('PATCH', `/v1/devices/${phone.id}`, { send_delay_seconds: 3 })).status).toBe(200);
     return { account, call, phone };
   }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { createKey, json, registerAccount } from '../support/accounts';
+import { json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
+import { bearer, type PairedPhone } from '../devices/helpers';
+import { eventsOf, sendingTenant } from './helpers';
 
 describe('POST /v1/device/messages/status: many outcome reports in one request', () => {
   let app: TestApp;
@@ -13,14 +14,7 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
   });
   afterAll(() => app?.close());
 
-  async function tenant() {
-    const account = await registerAccount(app, { verified: true, plan: 'pro' });
-    const key = await createKey(app, account);
-    const phone = await pairPhone(app, key);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, phone, call };
-  }
+  const tenant = () => sendingTenant(app);
 
   const sendAndFetch = async (t: Awaited<ReturnType<typeof tenant>>, to: string[]) => {
     const sent = await readJson(await t.call('POST', '/v1/messages', { body: 'Reports', to }));
@@ -29,14 +23,6 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
   };
   const reportMany = (phone: PairedPhone, reports: unknown[]) =>
     app.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(phone.token)));
-  /** Events are the transactional outbox of webhooks: storage is where a test sees them. */
-  const eventsOf = (userId: string) =>
-    app.orm.em
-      .fork()
-      .execute<{ name: string; message_id: string }[]>(
-        'select name, message_id from events where user_id = ? order by created_at, name',
-        [userId],
-      );
 
   it('applies every report with the single report’s rules and answers each in order', async () => {
     const mine = await tenant();
@@ -89,7 +75,7 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
       failed_count: 1,
     });
     expect(detail.messages.map((m: { status: string }) => m.status)).toEqual(['delivered', 'failed', 'dispatched']);
-    expect(await eventsOf(mine.account.userId)).toEqual(
+    expect(await eventsOf(app, mine.account.userId)).toEqual(
       [
         { name: 'message.delivered', message_id: a },
         { name: 'message.failed', message_id: b },
@@ -113,7 +99,7 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
       'failed',
       'sent',
     ]);
-    expect((await eventsOf(mine.account.userId)).map((e) => e.name)).toEqual([
+    expect((await eventsOf(app, mine.account.userId)).map((e) => e.name)).toEqual([
       'message.delivered',
       'message.failed',
       'message.sent',
