@@ -2,6 +2,7 @@ import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql
 import { findPage, type Page } from '../http/pagination';
 import { Batch, type BatchStatus } from './batch.entity';
 import { Message, type MessageStatus } from './message.entity';
+import { countSegments } from './segments';
 import type { BatchCounter } from './transitions';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
@@ -326,15 +327,16 @@ export const messagesRepository = {
     },
   ): Promise<Message | null> {
     const [row] = await tx.execute<Row[]>(
-      `insert into messages (id, user_id, device_id, direction, status, body, sender, sim_subscription_id,
+      `insert into messages (id, user_id, device_id, direction, status, body, segments, sender, sim_subscription_id,
                              fingerprint, received_at, created_at, updated_at)
-       values (gen_random_uuid(), ?, ?, 'inbound', 'received', ?, ?, ?, ?, ?, ?, ?)
+       values (gen_random_uuid(), ?, ?, 'inbound', 'received', ?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (device_id, fingerprint) where fingerprint is not null do nothing
        returning *`,
       [
         input.userId,
         input.deviceId,
         input.body,
+        countSegments(input.body).segments,
         input.sender,
         input.simSubscriptionId,
         input.fingerprint,

@@ -50,6 +50,8 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       device_id: phone.id,
       recipient_count: 2,
       recipient_preview: '+14155550123, +442079460958',
+      segments: 1,
+      encoding: 'gsm7',
       dispatched_count: 0,
       sent_count: 0,
       scheduled_at: null,

@@ -110,6 +110,21 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
     expect(await readJson(await mine.call('GET', '/v1/stats'))).toMatchObject({ sent: 2 });
   });
 
+  it('shows segments and encoding on batches and messages, outbound and inbound', async () => {
+    const t = await tenant();
+    const long = 'Grüße aus dem Süden — ' + 'x'.repeat(60);
+    const { batch } = await readJson(await t.call('POST', '/v1/messages', { body: long, to: ['+14155550421'] }));
+    // The em dash is not in GSM 03.38: UCS-2, 67 characters a segment in a long text.
+    expect(batch).toMatchObject({ encoding: 'ucs2', segments: 2 });
+    const detail = await readJson(await t.call('GET', `/v1/batches/${batch.id}`));
+    expect(detail.messages[0]).toMatchObject({ encoding: 'ucs2', segments: 2 });
+    const inbound = await app.fetch(
+      '/v1/device/inbound',
+      json('POST', { body: 'Hi there', sender: '+14155550422', received_at: new Date().toISOString() }, bearer(t.phone.token)),
+    );
+    expect((await readJson(inbound)).message).toMatchObject({ encoding: 'gsm7', segments: 1 });
+  });
+
   it('refuses a malformed set whole, naming the item, and writes nothing', async () => {
     const t = await tenant();
     const {
