@@ -92,7 +92,15 @@ export function buildServices(deps: ServiceDeps) {
   const push = createPush({ provider: pushProviderFor(config), orm, clock, logger });
   const devices = createDevicesService({ em, clock, events, liveness, push });
   const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
-  const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins, devices: devices.authenticate });
+  const auth = createAuth({
+    apiKeys,
+    keyUsage,
+    sessions,
+    clock,
+    trustedOrigins,
+    devices: devices.authenticate,
+    rates: config.rateLimits,
+  });
   const outcomes = createOutcomesService({ em, clock, logger, events, temporal: deps.temporal });
   const messages = createMessagesService({
     em,
