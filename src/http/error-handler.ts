@@ -14,7 +14,8 @@ import {
 import { fieldErrors } from './validate';
 
 // Errors that mean Postgres or Temporal is out of reach rather than a bug: node's network codes,
-// the connection pool's timeout, Postgres going down or refusing (57P01-57P03, class 08, 53300),
+// the connection pool's timeout, Postgres going down or refusing (57P01-57P03, 53300, class 08 but
+// 08P01, a protocol violation: what a NUL in a parameter causes),
 // and gRPC's UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from Temporal.
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -37,7 +38,7 @@ function isOutage(error: unknown): boolean {
     const code = current.code;
     const state = current.sqlState ?? current.code;
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-    if (typeof state === 'string' && /^(08...|57P0[123]|53300)$/.test(state)) return true;
+    if (typeof state === 'string' && /^(0800[01346]|57P0[123]|53300)$/.test(state)) return true;
     if (typeof code === 'number' && (code === 14 || code === 4) && 'details' in current) return true;
     if (typeof current.name === 'string' && OUTAGE_NAMES.has(current.name)) return true;
     if (typeof current.message === 'string' && OUTAGE_MESSAGES.test(current.message)) return true;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
 import { migrate, openOrm } from '../../src/db/orm';
 import { errorHandler } from '../../src/http/error-handler';
@@ -99,5 +99,33 @@ describe('a Temporal outage', () => {
   it('maps an unreachable frontend to 503 unavailable with Retry-After', async () => {
     await expectUnavailable(await api.fetch('/start', { method: 'POST' }));
     await expectUnavailable(await api.fetch('/info'));
+  });
+});
+
+describe('errors that are not outages', () => {
+  let api: Served;
+  let orm: Awaited<ReturnType<typeof openOrm>>;
+  beforeAll(async () => {
+    orm = await openOrm(inject('databaseUrl'));
+    const router = new Router();
+    // A NUL in a parameter breaks the wire protocol (08P01): a bug to fix, not a reason to retry.
+    router.get('/nul', async (ctx) => {
+      ctx.body = await orm.em.fork().execute('select ?::text as t', ['a\u0000b']);
+    });
+    const app = new Koa();
+    app.silent = true;
+    app.use(errorHandler()).use(router.routes());
+    api = await serve(app);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await orm?.close();
+  });
+
+  it('keeps a protocol violation a 500 internal, without Retry-After', async () => {
+    const res = await api.fetch('/nul');
+    expect(res.status).toBe(500);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await readJson(res)).toEqual({ code: 'internal', message: expect.any(String), status: 500 });
   });
 });
