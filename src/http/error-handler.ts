@@ -68,9 +68,11 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof NotFoundError) return notFound();
   if (error instanceof UniqueConstraintViolationException) return conflict('conflict', 'The resource already exists.');
   if (isOutage(error)) return unavailable();
-  // A body whose Content-Encoding does not decode (zlib's Z_DATA_ERROR and the like).
+  // A body whose Content-Encoding does not decode: zlib's Z_DATA_ERROR and the like, brotli's
+  // ERR__ERROR_FORMAT_*.
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && /^Z_/.test(code)) return badRequest('The request body could not be decoded.');
+  if (typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code))
+    return badRequest('The request body could not be decoded.');
   // Koa, the router and the body parser raise errors carrying a 4xx status (http-errors, co-body).
   const http = error as { status?: number; statusCode?: number };
   const status = http?.status ?? http?.statusCode;

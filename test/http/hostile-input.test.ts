@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount, type Account } from '../support/accounts';
@@ -48,7 +48,7 @@ describe('hostile input', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
-    account = await registerAccount(app, { verified: true });
+    account = await registerAccount(app, { verified: true, plan: 'business' });
     key = await createKey(app, account);
     phone = await pairPhone(app, key);
   });
@@ -370,6 +370,18 @@ describe('hostile input', () => {
         body: gzipSync(JSON.stringify(hook)),
       });
       expect(valid.status).toBe(201);
+      for (const [encoding, encoded] of [
+        ['deflate', deflateSync(JSON.stringify({ ...hook, name: 'deflate' }))],
+        ['br', brotliCompressSync(JSON.stringify({ ...hook, name: 'br' }))],
+      ] as const) {
+        const res = await app.fetch('/v1/webhooks', {
+          method: 'POST',
+          headers: { ...headers, 'content-encoding': encoding },
+          body: encoded,
+        });
+        expect(res.status).toBe(201);
+        expect((await readJson(res)).webhook.name).toBe(encoding);
+      }
       const before = await count('webhooks');
       await expectRefusal(
         await app.fetch('/v1/webhooks', {
@@ -384,6 +396,14 @@ describe('hostile input', () => {
           method: 'POST',
           headers: { ...headers, 'content-encoding': 'gzip' },
           body: gzipSync(JSON.stringify(hook)).subarray(0, 20),
+        }),
+        400,
+      );
+      await expectRefusal(
+        await app.fetch('/v1/webhooks', {
+          method: 'POST',
+          headers: { ...headers, 'content-encoding': 'br' },
+          body: 'not brotli at all, really',
         }),
         400,
       );
