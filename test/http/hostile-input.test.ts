@@ -231,14 +231,14 @@ describe('hostile input', () => {
       await expectRefusal(await app.fetch(path, json('POST', body)), 422, [field]);
     });
 
-    it('POST /v1/api-keys with a non-string name is 422 naming it', async () => {
+    it('POST /v1/api-keys with a non-string name is 422 naming it, and creates no key', async () => {
       const before = await count('api_keys');
-      for (const name of [['a'], { a: 1 }, true]) {
-        const res = await app.fetch('/v1/api-keys', json('POST', { name }, { cookie: account.cookie }));
-        if (name === true) continue; // yup reads true as the string "true"; not a crash, and not our point
-        await expectRefusal(res, 422, ['body.name']);
+      for (const name of [['a'], { a: 1 }, [1, 2]]) {
+        await expectRefusal(await app.fetch('/v1/api-keys', json('POST', { name }, { cookie: account.cookie })), 422, [
+          'body.name',
+        ]);
       }
-      expect(await count('api_keys')).toBeLessThanOrEqual(before + 1);
+      expect(await count('api_keys')).toBe(before);
     });
   });
 
