@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
 import { errorHandler } from './http/error-handler';
+import { inputGuard } from './http/input-guard';
 import { requestContext } from './http/request-context';
 import { healthRoutes } from './http/health.routes';
 import { messagesRoutes } from './messages/messages.routes';
@@ -56,7 +57,9 @@ export function createApp(deps: AppDeps): Koa {
     messagesRoutes(services),
     phoneMessagesRoutes(services),
   ];
-  for (const feature of features) v1.use(feature.routes(), feature.allowedMethods({ throw: true }));
+  // Without `throw` the routers set 405 (or 501 for a method they do not know) and Allow; errorHandler
+  // turns both into 405 method_not_allowed keeping the header.
+  for (const feature of features) v1.use(feature.routes(), feature.allowedMethods());
 
   app.use(requestContext(deps.logger, deps.orm));
   app.use(errorHandler());
@@ -69,10 +72,11 @@ export function createApp(deps: AppDeps): Koa {
       jsonStrict: true,
     }),
   );
+  app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
   for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1]) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    app.use(router.allowedMethods());
   }
   return app;
 }

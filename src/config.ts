@@ -48,6 +48,14 @@ const int = (fallback: number, min: number, max: number) =>
     .max(max)
     .default(fallback);
 
+const rate = (fallback: number) =>
+  yup
+    .number()
+    .typeError('${path} must be a positive number')
+    .positive('${path} must be a positive number')
+    .max(1_000_000)
+    .default(fallback);
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const envSchema = yup.object({
@@ -104,6 +112,10 @@ export const envSchema = yup.object({
     .string()
     .matches(/^\d+(b|kb|mb)$/i, '${path} must be a size such as 1mb')
     .default('1mb'),
+  API_KEY_RATE_PER_SECOND: rate(50),
+  API_KEY_RATE_BURST: int(100, 1, 1_000_000),
+  DEVICE_RATE_PER_SECOND: rate(50),
+  DEVICE_RATE_BURST: int(200, 1, 1_000_000),
   LOG_LEVEL: yup
     .string()
     .oneOf([...LOG_LEVELS])
@@ -157,6 +169,10 @@ function build(env: Env) {
     defaultCountry: env.DEFAULT_COUNTRY,
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT,
+    rateLimits: {
+      key: { perSecond: env.API_KEY_RATE_PER_SECOND, burst: env.API_KEY_RATE_BURST },
+      device: { perSecond: env.DEVICE_RATE_PER_SECOND, burst: env.DEVICE_RATE_BURST },
+    },
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -116,7 +116,15 @@ export function buildServices(deps: ServiceDeps) {
   const presence = createPresenceService({ em, events, clock });
   const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
-  const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins, devices: devices.authenticate });
+  const auth = createAuth({
+    apiKeys,
+    keyUsage,
+    sessions,
+    clock,
+    trustedOrigins,
+    devices: devices.authenticate,
+    rates: config.rateLimits,
+  });
   const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
   const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const messages = createMessagesService({

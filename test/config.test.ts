@@ -14,6 +14,7 @@ describe('config', () => {
     ]);
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
     expect(config.defaultPlan).toBe('free');
+    expect(config.rateLimits).toEqual({ key: { perSecond: 50, burst: 100 }, device: { perSecond: 50, burst: 200 } });
   });
 
   it('reads values from the environment, treating empty ones as unset', () => {
@@ -37,6 +38,8 @@ describe('config', () => {
   it.each([
     ['PORT', 'eighty', /PORT/],
     ['STALE_WINDOW', 'soon', /STALE_WINDOW/],
+    ['API_KEY_RATE_PER_SECOND', '0', /API_KEY_RATE_PER_SECOND/],
+    ['DEVICE_RATE_BURST', '1.5', /DEVICE_RATE_BURST/],
     ['WEBHOOK_RETRY_SCHEDULE', '1m,,5m', /WEBHOOK_RETRY_SCHEDULE/],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL/],
     ['TEMPORAL_ADDRESS', 'localhost', /TEMPORAL_ADDRESS/],

@@ -1,48 +1,47 @@
 import * as yup from 'yup';
-import { email } from '../lib/fields';
+import { email, text, trimmedText } from '../lib/fields';
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords';
 
 const password = () =>
-  yup
-    .string()
+  text(PASSWORD_MAX)
     .min(PASSWORD_MIN, '${path} must be at least ${min} characters')
     .max(PASSWORD_MAX, '${path} must be at most ${max} characters');
 
-const turnstile = () => yup.string().max(4096).nullable();
+const turnstile = () => text(4096).nullable();
 
 export const registerBody = yup.object({
   email: email().required(),
   password: password().required(),
-  name: yup.string().trim().max(200).nullable(),
+  name: trimmedText(200).nullable(),
   turnstile_token: turnstile(),
 });
 
 export const loginBody = yup.object({
-  email: yup.string().trim().max(254).required(),
-  password: yup.string().max(PASSWORD_MAX).required(),
+  email: trimmedText(254).required(),
+  password: text(PASSWORD_MAX).required(),
   turnstile_token: turnstile(),
 });
 
 export const changePasswordBody = yup.object({
-  current_password: yup.string().max(PASSWORD_MAX).required(),
+  current_password: text(PASSWORD_MAX).required(),
   new_password: password().required(),
 });
 
 export const resetRequestBody = yup.object({
-  email: yup.string().trim().max(254).required(),
+  email: trimmedText(254).required(),
   turnstile_token: turnstile(),
 });
 
-const sixDigits = () => yup.string().matches(/^\d{6}$/, '${path} must be 6 digits');
+const sixDigits = () => text(6).matches(/^\d{6}$/, '${path} must be 6 digits');
 
 export const resetBody = yup.object({
-  email: yup.string().trim().max(254).required(),
+  email: trimmedText(254).required(),
   code: sixDigits().required(),
   new_password: password().required(),
 });
 
 export const profileBody = yup.object({
-  name: yup.string().trim().max(200).nullable(),
+  name: trimmedText(200).nullable(),
 });
 
 export const verifyEmailBody = yup.object({

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { booleanQuery, timestamp } from '../lib/fields';
+import { booleanQuery, text, timestamp, trimmedText } from '../lib/fields';
 import { SCOPES } from './api-key.entity';
 
 export const listKeysQuery = yup.object({
@@ -7,14 +7,14 @@ export const listKeysQuery = yup.object({
 });
 
 export const createKeyBody = yup.object({
-  name: yup.string().trim().min(1).max(100).required(),
+  name: trimmedText(100).min(1).required(),
   scopes: yup
     .array(
-      yup
-        .string()
+      text(32)
         .oneOf([...SCOPES], '${path} must be one of: ' + SCOPES.join(', '))
         .required(),
     )
+    .max(SCOPES.length * 4, '${path} must name each scope once')
     .nullable(),
   expires_at: timestamp()
     .nullable()
@@ -22,5 +22,5 @@ export const createKeyBody = yup.object({
 });
 
 export const renameKeyBody = yup.object({
-  name: yup.string().trim().min(1).max(100).required(),
+  name: trimmedText(100).min(1).required(),
 });

@@ -1,15 +1,15 @@
 import * as yup from 'yup';
+import { freeJson, int, trimmedText } from '../lib/fields';
 
-const name = () => yup.string().trim().min(1).max(100);
-const text = () => yup.string().trim().max(200).nullable();
-const int = () => yup.number().typeError('${path} must be an integer').integer('${path} must be an integer');
-const simId = () => int().min(0).max(2_147_483_647).nullable();
+const name = () => trimmedText(100).min(1);
+const text = () => trimmedText(200).nullable();
+const simId = () => int(0).nullable();
 
 const phoneSettings = {
   name: name(),
   enabled: yup.boolean().typeError('${path} must be true or false'),
   receive_enabled: yup.boolean().typeError('${path} must be true or false'),
-  send_delay_seconds: int().min(0).max(3600),
+  send_delay_seconds: int(0, 3600),
   preferred_sim_subscription_id: simId(),
   clear_preferred_sim: yup.boolean().typeError('${path} must be true or false'),
 };
@@ -28,7 +28,7 @@ const noContradiction = (schema: yup.AnyObjectSchema) =>
 
 /** PATCH /v1/devices/{id}: every field optional, only sent fields change. */
 export const patchDeviceBody = noContradiction(
-  yup.object({ ...phoneSettings, heartbeat_interval_minutes: int().min(1).max(1440) }),
+  yup.object({ ...phoneSettings, heartbeat_interval_minutes: int(1, 1440) }),
 );
 
 /** PATCH /v1/device: the phone may not change its own heartbeat interval. */
@@ -36,19 +36,17 @@ export const patchOwnDeviceBody = noContradiction(yup.object(phoneSettings));
 
 export type PatchDeviceBody = yup.InferType<typeof patchDeviceBody>;
 
-const isPlainObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const phoneFacts = {
-  app_version_code: int().min(0).max(2_147_483_647).nullable(),
+  app_version_code: int(0).nullable(),
   app_version_name: text(),
-  os_api_level: int().min(0).max(10_000).nullable(),
+  os_api_level: int(0, 10_000).nullable(),
   os_version: text(),
-  push_token: yup.string().trim().min(1).max(4096),
+  push_token: trimmedText(4096).min(1),
 };
 
 export const pairBody = yup.object({
-  code: yup.string().trim().required().max(64),
-  hardware_key: yup.string().trim().required().min(1).max(200),
+  code: trimmedText(64).required(),
+  hardware_key: trimmedText(200).required().min(1),
   name: name(),
   brand: text(),
   build_id: text(),
@@ -61,20 +59,12 @@ export type PairBody = yup.InferType<typeof pairBody>;
 
 export const heartbeatBody = yup.object({
   ...phoneFacts,
-  sims: yup
-    .mixed<Record<string, unknown>[]>()
-    .test(
-      'sims',
-      '${path} must be an array of SIM descriptors',
-      (v) => v === undefined || (Array.isArray(v) && v.length <= 16 && v.every(isPlainObject)),
-    ),
-  telemetry: yup
-    .mixed<Record<string, unknown>>()
-    .test('telemetry', '${path} must be an object', (v) => v === undefined || isPlainObject(v)),
+  sims: freeJson<Record<string, unknown>[]>('array of objects', { maxBytes: 8192, maxDepth: 4, maxItems: 16 }),
+  telemetry: freeJson<Record<string, unknown>>('object', { maxBytes: 8192, maxDepth: 5 }),
 });
 
 export type HeartbeatBody = yup.InferType<typeof heartbeatBody>;
 
 export const pushTokenBody = yup.object({
-  token: yup.string().trim().required().min(1).max(4096),
+  token: trimmedText(4096).required().min(1),
 });

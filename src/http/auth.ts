@@ -5,7 +5,8 @@ import type { SessionsService } from '../accounts/sessions.service';
 import type { Session } from '../accounts/session.entity';
 import type { User } from '../accounts/user.entity';
 import type { Clock } from '../lib/clock';
-import { forbidden, insufficientScope, rateLimited, unauthenticated } from './errors';
+import { forbidden, insufficientScope, unauthenticated } from './errors';
+import { tokenBuckets, type Rate } from './request-rate';
 
 export const SESSION_COOKIE = 'sid';
 
@@ -32,16 +33,17 @@ export interface AuthDeps {
   clock: Clock;
   /** Origins allowed to make cookie-authenticated unsafe requests (PUBLIC_URL, DASHBOARD_URL). */
   trustedOrigins: string[];
-  /** Per API key: sustained requests per second and burst. */
-  keyRate?: { perSecond: number; burst: number };
+  /** Request rates per API key and per device token (in this process's memory). */
+  rates?: { key: Rate; device: Rate };
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function bearer(ctx: Context): string | undefined {
+/** The bearer token; null when an Authorization header is there but is not one (a wrong credential). */
+function bearer(ctx: Context): string | null | undefined {
   const header = ctx.get('Authorization');
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  return match?.[1];
+  if (!header) return undefined;
+  return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null;
 }
 
 export function callerOf(ctx: Context): Caller {
@@ -59,26 +61,21 @@ export function callerOf(ctx: Context): Caller {
  * Routes with no declaration need no credentials.
  */
 export function createAuth(deps: AuthDeps) {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const rate = deps.keyRate ?? { perSecond: 50, burst: 100 };
+  const rates = deps.rates ?? { key: { perSecond: 50, burst: 100 }, device: { perSecond: 50, burst: 200 } };
+  const keyBuckets = tokenBuckets(rates.key, deps.clock);
+  const deviceBuckets = tokenBuckets(rates.device, deps.clock);
 
-  function throttleKey(keyId: string) {
-    const now = Date.now();
-    const bucket = buckets.get(keyId) ?? { tokens: rate.burst, at: now };
-    bucket.tokens = Math.min(rate.burst, bucket.tokens + ((now - bucket.at) / 1000) * rate.perSecond);
-    bucket.at = now;
-    buckets.set(keyId, bucket);
-    if (bucket.tokens < 1) throw rateLimited((1 - bucket.tokens) / rate.perSecond);
-    bucket.tokens -= 1;
-    if (buckets.size > 10_000) buckets.clear();
-  }
-
+  // null: a credential was presented and is wrong (401 whatever else came with it); undefined: none.
   async function fromKey(ctx: Context): Promise<Caller | null | undefined> {
-    const presented = ctx.get('X-Api-Key') || bearer(ctx);
-    if (!presented) return undefined;
-    const key = await deps.apiKeys.authenticate(presented);
+    const header = ctx.get('X-Api-Key');
+    const token = bearer(ctx);
+    if (token === null) return null;
+    if (!header && !token) return undefined;
+    // Two different keys name no one caller.
+    if (header && token && header !== token) return null;
+    const key = await deps.apiKeys.authenticate((header || token)!);
     if (!key) return null;
-    throttleKey(key.id);
+    keyBuckets.take(key.id);
     deps.keyUsage.record(key.id, deps.clock.now());
     return { kind: 'key', userId: key.userId, keyId: key.id, scopes: key.scopes };
   }
@@ -88,7 +85,6 @@ export function createAuth(deps: AuthDeps) {
     if (!token) return undefined;
     const found = await deps.sessions.resolve(token);
     if (!found) return null;
-    if (UNSAFE.has(ctx.method)) checkOrigin(ctx);
     return { kind: 'session', userId: found.user.id, session: found.session, user: found.user };
   }
 
@@ -106,17 +102,19 @@ export function createAuth(deps: AuthDeps) {
       let caller: Caller | null | undefined;
       if (accept.device) {
         const token = bearer(ctx);
-        caller =
-          token && deps.devices
-            ? await deps.devices(token).then((d) => (d ? { kind: 'device' as const, ...d } : null))
-            : undefined;
+        // A phone sends its token only; an API key or a cookie here is not its credential.
+        if (token === null || ctx.get('X-Api-Key') || ctx.cookies.get(SESSION_COOKIE)) throw unauthenticated();
+        const device = token && deps.devices ? await deps.devices(token) : undefined;
+        if (device) deviceBuckets.take(device.deviceId);
+        caller = device ? { kind: 'device', ...device } : device;
       } else {
         // An explicit API key wins over a cookie; a key on a session-only route is refused below.
-        caller = (await fromKey(ctx)) ?? undefined;
-        if (caller === undefined) caller = await fromSession(ctx);
-        if (caller === null) {
-          throw unauthenticated();
-        }
+        // Every credential presented must be valid, even the one that does not win.
+        const key = await fromKey(ctx);
+        const session = key === null ? null : await fromSession(ctx);
+        if (key === null || session === null) throw unauthenticated();
+        caller = key ?? session;
+        if (caller?.kind === 'session' && UNSAFE.has(ctx.method)) checkOrigin(ctx);
       }
       if (!caller) throw unauthenticated();
       if (caller.kind === 'key') {

@@ -1,8 +1,51 @@
 import type { Middleware } from 'koa';
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ValidationError } from 'yup';
-import { ApiError, badRequest, conflict, internal, notFound, payloadTooLarge } from './errors';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  internal,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  unavailable,
+} from './errors';
 import { fieldErrors } from './validate';
+
+// Errors that mean Postgres or Temporal is out of reach rather than a bug: node's network codes,
+// the connection pool's timeout, Postgres going down or refusing (57P01-57P03, 53300, class 08 but
+// 08P01, a protocol violation: what a NUL in a parameter causes),
+// and gRPC's UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from Temporal.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const OUTAGE_NAMES = new Set(['KnexTimeoutError', 'ConnectionException', 'ConnectionError', 'TransportError']);
+const OUTAGE_MESSAGES =
+  /Connection terminated|Timeout acquiring a connection|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (shutting down|starting up)|terminating connection due to administrator command|Failed to connect before the deadline/i;
+
+function isOutage(error: unknown): boolean {
+  // Drivers wrap each other's errors: follow the causes a few levels down.
+  let current = error as Record<string, unknown> | undefined;
+  for (let level = 0; level < 5 && current && typeof current === 'object'; level++) {
+    const code = current.code;
+    const state = current.sqlState ?? current.code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (typeof state === 'string' && /^(0800[01346]|57P0[123]|53300)$/.test(state)) return true;
+    if (typeof code === 'number' && (code === 14 || code === 4) && 'details' in current) return true;
+    if (typeof current.name === 'string' && OUTAGE_NAMES.has(current.name)) return true;
+    if (typeof current.message === 'string' && OUTAGE_MESSAGES.test(current.message)) return true;
+    current = current.cause as Record<string, unknown> | undefined;
+  }
+  return false;
+}
 
 // Codes for errors raised by Koa and its middleware (http-errors) rather than by our services.
 const HTTP_CODES: Record<number, string> = {
@@ -24,6 +67,12 @@ function toApiError(error: unknown): ApiError {
     return new ApiError(422, 'validation_failed', 'The request is invalid.', fieldErrors(error, 'body'));
   if (error instanceof NotFoundError) return notFound();
   if (error instanceof UniqueConstraintViolationException) return conflict('conflict', 'The resource already exists.');
+  if (isOutage(error)) return unavailable();
+  // A body whose Content-Encoding does not decode: zlib's Z_DATA_ERROR and the like, brotli's
+  // ERR__ERROR_FORMAT_*.
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code))
+    return badRequest('The request body could not be decoded.');
   // Koa, the router and the body parser raise errors carrying a 4xx status (http-errors, co-body).
   const http = error as { status?: number; statusCode?: number };
   const status = http?.status ?? http?.statusCode;
@@ -47,10 +96,16 @@ export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound('endpoint');
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw notFound('endpoint');
+        // The routers answer a known path with another method (405) or an unknown method (501)
+        // with an Allow header and no body.
+        if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.response.get('Allow'));
+      }
     } catch (error) {
       const apiError = toApiError(error);
-      if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
+      if (apiError.status === 503) ctx.state.log?.warn({ err: error }, 'request failed: a dependency is unreachable');
+      else if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
       ctx.status = apiError.status;
       ctx.body = apiError.toBody();
       for (const [name, value] of Object.entries(apiError.headers ?? {})) ctx.set(name, value);

@@ -44,4 +44,13 @@ export const rateLimited = (retryAfterSeconds: number) =>
     'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
 export const planLimit = (code: string, message: string) => new ApiError(429, code, message);
+export const methodNotAllowed = (allow: string) =>
+  new ApiError(405, 'method_not_allowed', 'This endpoint does not support that method.', undefined, {
+    Allow: allow,
+  });
+/** Postgres or Temporal cannot be reached: nothing was done, and the same request may succeed later. */
+export const unavailable = (retryAfterSeconds = 5) =>
+  new ApiError(503, 'unavailable', 'The service is temporarily unavailable; try again later.', undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });
 export const internal = () => new ApiError(500, 'internal', 'Something went wrong on our side.');

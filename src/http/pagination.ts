@@ -56,7 +56,10 @@ export const limitField = () =>
 
 /** `cursor`: a `next_cursor` this API returned. */
 export const cursorField = () =>
-  yup.string().test('cursor', '${path} is not a cursor this API returned', (value) => !value || !!decodeCursor(value));
+  yup
+    .string()
+    .max(512, '${path} is not a cursor this API returned')
+    .test('cursor', '${path} is not a cursor this API returned', (value) => !value || !!decodeCursor(value));
 
 /** Spread into a list endpoint's query schema: `yup.object({ ...pageFields(), status: ... })`. */
 export const pageFields = () => ({ cursor: cursorField(), limit: limitField() });

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp, type AppDeps } from '../app';
 
 export interface RunningApi {
@@ -8,10 +9,74 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
+/** Request line and headers together (Node's default): past it, 414 or 431. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+// Methods Node's parser knows nothing of never reach the app; they get the app's answer anyway.
+const ALLOW = 'GET, HEAD, OPTIONS, POST, PATCH, DELETE';
+
+/** A raw HTTP/1.1 answer in the interface's error body, for requests Node refuses before the app. */
+function rawError(status: number, code: string, message: string, extra: Record<string, string> = {}): string {
+  const body = JSON.stringify({ code, message, status });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+    ...extra,
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`;
+}
+
+function answerFor(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // The request line alone is past the limit when the bytes seen so far hold no line end.
+    const raw = error.rawPacket?.subarray(0, MAX_HEADER_BYTES).toString('latin1') ?? '';
+    return /^[A-Z]+ /.test(raw) && !raw.includes('\r\n')
+      ? rawError(414, 'uri_too_long', 'The URL is too long.')
+      : rawError(431, 'header_fields_too_large', 'The request headers are too large.');
+  }
+  if (error.code === 'HPE_INVALID_METHOD') {
+    return rawError(405, 'method_not_allowed', 'This endpoint does not support that method.', { Allow: ALLOW });
+  }
+  return rawError(400, 'bad_request', 'The request could not be read.');
+}
+
+/**
+ * The API's HTTP server: requests Node's parser refuses (headers or URL too long, unknown methods,
+ * malformed requests) and CONNECT get the interface's error body instead of a reset connection.
+ */
+export function createHttpServer(listener: RequestListener): Server {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, listener);
+  const answered = new WeakSet<Duplex>();
+  const answer = (socket: Duplex, response: string) => {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    if (!socket.writable) return void socket.destroy();
+    socket.end(response);
+    // Read and drop what the client is still sending: closing with unread bytes would reset the
+    // connection, and the client would never see the answer.
+    socket.on('data', () => {});
+    socket.resume();
+    setTimeout(() => socket.destroy(), 5000).unref();
+  };
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET') return void socket.destroy();
+    answer(socket, answerFor(error));
+  });
+  server.on('connect', (_req, socket: Duplex) => {
+    answer(
+      socket,
+      rawError(405, 'method_not_allowed', 'This endpoint does not support that method.', { Allow: ALLOW }),
+    );
+  });
+  return server;
+}
+
 /** Serves the app; stop() stops accepting, lets in-flight requests finish, then closes idle sockets. */
 export async function listen(deps: AppDeps, port = deps.config.port, host?: string): Promise<RunningApi> {
   const app = createApp(deps);
-  const server = createServer(app.callback());
+  const server = createHttpServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -13,7 +13,8 @@ export function fieldErrors(error: yup.ValidationError, location: Location): Fie
   for (const leaf of leaves) {
     const field = leaf.path ? `${location}.${leaf.path.replace(/^\["?([^"\]]+)"?\]/, '$1')}` : location;
     // One problem per field is enough to fix it; yup reports every failed rule.
-    if (!byField.has(field)) byField.set(field, leaf.message);
+    // yup calls the whole object "this"; the interface calls it body or query.
+    if (!byField.has(field)) byField.set(field, leaf.message.replace(/^this\b/, location));
   }
   return [...byField].map(([field, message]) => ({ field, message }));
 }

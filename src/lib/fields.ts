@@ -1,15 +1,47 @@
 import * as yup from 'yup';
 
-// Shared yup fields: one definition of what a uuid, an email or a page size is.
+// Shared yup fields: one definition of what a uuid, an email, a piece of text or a whole number is.
+// Text that reaches Postgres or a phone is also screened before validation (src/http/input-guard.ts):
+// no NUL or other control characters, no lone surrogates, no deep nesting.
+
+const TYPE_NAMES: Record<string, string> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  date: 'an RFC 3339 timestamp',
+};
+
+// yup's own type message quotes the value it got (and walks it whole to print it); ours names the
+// field and the type only. Schemas are built after this runs: every schema module imports this one.
+yup.setLocale({
+  mixed: {
+    notType: ({ path, type }: { path: string; type: string }) => `${path} must be ${TYPE_NAMES[type] ?? 'valid'}`,
+  },
+});
+
+export const INT32_MAX = 2_147_483_647;
+
+/** A string of at most `max` characters. */
+export const text = (max: number) => yup.string().max(max, '${path} must be at most ${max} characters');
+
+/** The same, with surrounding white space removed (only from strings: other types fail as such). */
+export const trimmedText = (max: number) =>
+  text(max).transform((value: unknown) => (typeof value === 'string' ? value.trim() : value));
+
+/** A whole number within an int32 column's range unless narrowed. */
+export const int = (min = -INT32_MAX - 1, max = INT32_MAX) =>
+  yup
+    .number()
+    .typeError('${path} must be a whole number')
+    .integer('${path} must be a whole number')
+    .min(min, '${path} must be at least ${min}')
+    .max(max, '${path} must be at most ${max}');
 
 export const uuid = () => yup.string().uuid('${path} must be a UUID');
 
-export const email = () =>
-  yup
-    .string()
-    .trim()
-    .max(254)
-    .matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, '${path} must be an email address');
+export const email = () => trimmedText(254).matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, '${path} must be an email address');
 
 export const timestamp = () =>
   yup
@@ -28,3 +60,52 @@ export const booleanQuery = () =>
     .typeError('${path} must be true or false');
 
 export const pathId = () => yup.object({ id: uuid().required() });
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** How deep a JSON value nests (1 for a scalar); stops counting past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    if (item && typeof item === 'object') for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
+export interface FreeJsonLimits {
+  maxBytes: number;
+  maxDepth: number;
+  /** For arrays: how many items. */
+  maxItems?: number;
+}
+
+/**
+ * Free-form JSON a phone reports (telemetry, SIM descriptors), stored as it comes: bounded in size
+ * and depth so one heartbeat cannot store megabytes. `shape` says what the top level must be.
+ */
+export const freeJson = <T extends object>(shape: 'object' | 'array of objects', limits: FreeJsonLimits) =>
+  yup.mixed<T>().test({
+    name: 'free_json',
+    params: { shape, ...limits },
+    test(value) {
+      if (value === undefined) return true;
+      const items = Array.isArray(value) ? value : [];
+      const ok = shape === 'object' ? isPlainObject(value) : Array.isArray(value) && items.every(isPlainObject);
+      if (!ok)
+        return this.createError({
+          message: `\${path} must be ${shape === 'object' ? 'an object' : 'an array of objects'}`,
+        });
+      if (limits.maxItems !== undefined && items.length > limits.maxItems)
+        return this.createError({ message: `\${path} must have at most ${limits.maxItems} items` });
+      if (depthOf(value, limits.maxDepth) > limits.maxDepth)
+        return this.createError({ message: `\${path} must nest at most ${limits.maxDepth} levels` });
+      if (Buffer.byteLength(JSON.stringify(value)) > limits.maxBytes)
+        return this.createError({ message: `\${path} must be at most ${limits.maxBytes} bytes of JSON` });
+      return true;
+    },
+  });

@@ -1,22 +1,14 @@
 import * as yup from 'yup';
 import { pageFields } from '../http/pagination';
-import { timestamp, uuid } from '../lib/fields';
+import { int, text, timestamp, trimmedText, uuid } from '../lib/fields';
 import { MESSAGE_STATUSES } from './message.entity';
 
 export const BODY_MAX = 1600;
 export const SCHEDULE_HORIZON_MS = 7 * 86_400_000;
 
 export const sendBody = yup.object({
-  body: yup
-    .string()
-    .min(1, '${path} must not be empty')
-    .max(BODY_MAX, `\${path} must be at most ${BODY_MAX} characters`)
-    .required(),
-  to: yup
-    .array(yup.string().max(64).required())
-    .min(1, '${path} must name at least one recipient')
-    .max(100_000)
-    .required(),
+  body: text(BODY_MAX).min(1, '${path} must not be empty').required(),
+  to: yup.array(text(64).required()).min(1, '${path} must name at least one recipient').max(100_000).required(),
   device_id: uuid().nullable(),
   scheduled_at: timestamp()
     .nullable()
@@ -26,20 +18,18 @@ export const sendBody = yup.object({
       '${path} must be at most 7 days ahead',
       (value) => !value || value.getTime() <= Date.now() + SCHEDULE_HORIZON_MS,
     ),
-  sim_subscription_id: yup.number().integer().min(0).nullable(),
+  sim_subscription_id: int(0).nullable(),
 });
 export type SendBody = yup.InferType<typeof sendBody>;
 
 export const listBatchesQuery = yup.object({ ...pageFields() });
 
 const commaIds = () =>
-  yup
-    .string()
-    .test(
-      'uuids',
-      '${path} must be comma-separated device ids',
-      (value) => !value || value.split(',').every((id) => /^[0-9a-f-]{36}$/i.test(id.trim())),
-    );
+  text(3700).test(
+    'uuids',
+    '${path} must be comma-separated device ids',
+    (value) => !value || value.split(',').every((id) => /^[0-9a-f-]{36}$/i.test(id.trim())),
+  );
 
 export const listMessagesQuery = yup.object({
   ...pageFields(),
@@ -47,7 +37,7 @@ export const listMessagesQuery = yup.object({
   direction: yup.string().oneOf(['outbound', 'inbound']),
   status: yup.string().oneOf([...MESSAGE_STATUSES]),
   batch_id: uuid(),
-  q: yup.string().trim().max(200),
+  q: trimmedText(200),
   from: timestamp(),
   to: timestamp(),
   order: yup.string().oneOf(['asc', 'desc']).default('desc'),

@@ -1,25 +1,18 @@
 import * as yup from 'yup';
 import { pageFields } from '../http/pagination';
-import { timestamp } from '../lib/fields';
+import { int, text, timestamp, trimmedText } from '../lib/fields';
 
 export const outboxQuery = yup.object({
-  limit: yup
-    .number()
-    .typeError('${path} must be a whole number')
-    .integer('${path} must be a whole number')
-    .min(1, '${path} must be at least 1')
-    .max(500, '${path} must be at most 500')
-    .default(100),
+  limit: int(1, 500).default(100),
 });
 
 export const statusBody = yup.object({
-  status: yup
-    .string()
+  status: text(16)
     .oneOf(['sent', 'delivered', 'failed'] as const, '${path} must be sent, delivered or failed')
     .required(),
   at: timestamp().nullable(),
-  error_code: yup.string().max(100).nullable(),
-  error_message: yup.string().max(1000).nullable(),
+  error_code: text(100).nullable(),
+  error_message: text(1000).nullable(),
 });
 
 /** POST /v1/device/messages/status: many reports at once, each as the single report's body plus the message id. */
@@ -32,11 +25,11 @@ export const reportsBody = yup.object({
 });
 
 export const inboundBody = yup.object({
-  body: yup.string().max(10_000).required(),
+  body: text(10_000).required(),
   received_at: timestamp().required(),
-  sender: yup.string().trim().min(1).max(64).required(),
-  fingerprint: yup.string().max(200).nullable(),
-  sim_subscription_id: yup.number().integer().min(0).nullable(),
+  sender: trimmedText(64).min(1).required(),
+  fingerprint: text(200).nullable(),
+  sim_subscription_id: int(0).nullable(),
 });
 
 export const deviceMessagesQuery = yup.object({

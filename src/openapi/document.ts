@@ -45,7 +45,14 @@ const errorResponses: Record<number, { name: string; description: string }> = {
     name: 'ValidationFailed',
     description: 'The request is invalid (validation_failed); `errors` lists the fields.',
   },
-  429: { name: 'TooManyRequests', description: 'A plan limit (plan_limit_*) or the request rate (rate_limited).' },
+  429: {
+    name: 'TooManyRequests',
+    description: 'A plan limit (plan_limit_*) or the request rate (rate_limited, with Retry-After).',
+  },
+  503: {
+    name: 'Unavailable',
+    description: 'Postgres or Temporal cannot be reached (unavailable, with Retry-After); nothing was done.',
+  },
 };
 
 function errorStatuses(op: Operation): number[] {
@@ -56,7 +63,8 @@ function errorStatuses(op: Operation): number[] {
   if (op.auth !== 'none' && op.auth !== 'optionalSession') statuses.add(401);
   if (typeof op.auth === 'object') statuses.add(403).add(429);
   if (op.auth === 'session' && op.method !== 'get') statuses.add(403);
-  if (op.auth === 'sessionOrKey') statuses.add(429);
+  if (op.auth === 'sessionOrKey' || op.auth === 'device') statuses.add(429);
+  if (op.path !== '/v1/openapi.json') statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -27,8 +27,13 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
   horizon: () => ({ description: 'At most 7 days ahead.' }),
   cursor: () => ({ description: 'The next_cursor of a previous page.' }),
   uuids: () => ({ description: 'Comma-separated device ids.' }),
-  sims: () => ({ type: 'array', maxItems: 16, items: { type: 'object' }, description: 'SIM descriptors.' }),
-  telemetry: () => ({ type: 'object', description: 'Free-form phone telemetry.' }),
+  free_json: (t) => {
+    const { shape, maxBytes, maxDepth, maxItems } = t.params as Record<string, unknown>;
+    const limits = `Free-form JSON: at most ${maxBytes} bytes, ${maxDepth} levels deep.`;
+    return shape === 'object'
+      ? { type: 'object', description: limits }
+      : { type: 'array', items: { type: 'object' }, maxItems, description: limits };
+  },
   clear_preferred_sim: () => ({
     description: 'clear_preferred_sim cannot be combined with preferred_sim_subscription_id.',
   }),

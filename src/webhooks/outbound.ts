@@ -1,52 +1,52 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 // Outbound requests to addresses customers choose. Without WEBHOOK_ALLOW_PRIVATE_NETWORKS, a URL
 // that resolves to loopback, private, link-local, multicast, reserved or cloud-metadata addresses
 // is refused. The check happens inside the socket's own lookup, so the address checked is the
 // address connected to: a DNS answer that changes between the check and the connect (rebinding)
 // cannot reach an internal address.
+//
+// The ranges are ipaddr.js's (a maintained list of special-purpose registries): only addresses it
+// calls plain `unicast` are public. IPv6 forms that carry an IPv4 address (mapped, compatible,
+// 6to4, NAT64, Teredo) are judged by that IPv4 address, since that is where packets end up.
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT; also Alibaba's metadata 100.100.100.200
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local; cloud metadata 169.254.169.254
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved and broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 can reach IPv4 ranges above
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7], // unique local; AWS metadata fd00:ec2::254
-  ['fe80::', 10],
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+const cidr = (text: string) => ipaddr.IPv6.parseCIDR(text);
+// Deprecated IPv4-compatible addresses (::a.b.c.d, RFC 4291), which ipaddr.js calls unicast.
+const IPV4_COMPATIBLE = cidr('::/96');
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
+
+const ipv4Of = (bytes: number[]) => new ipaddr.IPv4(bytes);
+
+/** The IPv4 addresses an IPv6 address leads to, or null when it embeds none. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const bytes = address.toByteArray();
+  const range = address.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || address.match(IPV4_COMPATIBLE)) {
+    return [ipv4Of(bytes.slice(12))];
+  }
+  if (address.match(NAT64_WELL_KNOWN)) return [ipv4Of(bytes.slice(12))];
+  // 2002:AABB:CCDD::/48 leads to AA.BB.CC.DD.
+  if (range === '6to4') return [ipv4Of(bytes.slice(2, 6))];
+  // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server, and the client with its bits inverted.
+  if (range === 'teredo') return [ipv4Of(bytes.slice(4, 8)), ipv4Of(bytes.slice(12).map((b) => b ^ 0xff))];
+  return null;
 }
 
-/** True when an address must not be reached from here (IPv4-mapped IPv6 is judged as IPv4). */
+function isPublic(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  // ::/96 also holds :: and ::1; they embed 0.0.0.0 and 0.0.0.1, refused as well.
+  const embedded = embeddedIPv4(address as ipaddr.IPv6);
+  if (embedded) return embedded.every(isPublic);
+  return address.range() === 'unicast';
+}
+
+/** True when an address must not be reached from here; anything that is not an address is refused. */
 export function isForbiddenAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(address) === 0 || !ipaddr.isValid(address)) return true;
+  return !isPublic(ipaddr.parse(address));
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');

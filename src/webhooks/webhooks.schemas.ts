@@ -1,32 +1,31 @@
 import * as yup from 'yup';
 import { EVENT_NAMES } from '../events/event.entity';
 import { pageFields } from '../http/pagination';
-import { timestamp, uuid } from '../lib/fields';
+import { text, timestamp, trimmedText, uuid } from '../lib/fields';
 import { DELIVERY_STATUSES } from './delivery.entity';
 
 const eventName = () =>
-  yup
-    .string()
+  text(64)
     .oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', '))
     .required();
 
 // The address rule (public addresses only) needs DNS and lives in the service; this is the shape.
 const url = () =>
-  yup
-    .string()
-    .trim()
-    .max(2048)
-    .test('https', '${path} must be an https URL', (value) => {
-      if (value === undefined) return true;
-      try {
-        return new URL(value).protocol === 'https:';
-      } catch {
-        return false;
-      }
-    });
+  trimmedText(2048).test('https', '${path} must be an https URL', (value) => {
+    if (value === undefined) return true;
+    try {
+      return new URL(value).protocol === 'https:';
+    } catch {
+      return false;
+    }
+  });
 
-const events = () => yup.array(eventName()).min(1, '${path} must name at least one event');
-const name = () => yup.string().trim().max(100).nullable();
+const events = () =>
+  yup
+    .array(eventName())
+    .min(1, '${path} must name at least one event')
+    .max(EVENT_NAMES.length * 4, '${path} must name each event once');
+const name = () => trimmedText(100).nullable();
 
 export const createWebhookBody = yup.object({
   url: url().required(),
@@ -44,8 +43,8 @@ export const updateWebhookBody = yup.object({
 export const listDeliveriesQuery = yup.object({
   ...pageFields(),
   webhook_id: uuid(),
-  status: yup.string().oneOf([...DELIVERY_STATUSES], '${path} must be one of: ' + DELIVERY_STATUSES.join(', ')),
-  event: yup.string().oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', ')),
+  status: text(32).oneOf([...DELIVERY_STATUSES], '${path} must be one of: ' + DELIVERY_STATUSES.join(', ')),
+  event: text(64).oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', ')),
   from: timestamp(),
   to: timestamp(),
 });

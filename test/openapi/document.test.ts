@@ -72,7 +72,11 @@ describe('the OpenAPI document', () => {
     });
     expect(schema.properties.device_id).toEqual({ type: ['string', 'null'], format: 'uuid' });
     expect(schema.properties.scheduled_at).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
-    expect(schema.properties.sim_subscription_id).toEqual({ type: ['integer', 'null'], minimum: 0 });
+    expect(schema.properties.sim_subscription_id).toEqual({
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: 2_147_483_647,
+    });
     const hb = toJsonSchema(heartbeatBody) as Record<string, any>;
     expect(hb.properties.sims).toMatchObject({ type: 'array', items: { type: 'object' } });
     expect(hb.required).toBeUndefined();

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { createHttpServer } from '../../src/http/server';
 
 export interface Served {
   url: string;
@@ -8,9 +8,9 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serves a Koa app on a loopback port (a free one unless given) for real HTTP requests. */
+/** Serves a Koa app on a loopback port (a free one unless given) as the api process does (src/http/server.ts). */
 export async function serve(app: Koa, port = 0): Promise<Served> {
-  const server = createServer(app.callback());
+  const server = createHttpServer(app.callback());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -51,6 +51,57 @@ describe('outbound webhook requests', () => {
     expect(isForbiddenAddress(address)).toBe(forbidden);
   });
 
+  // Every IPv6 spelling that carries an IPv4 address is judged by that address.
+  it.each([
+    ['IPv4-mapped', '::ffff:7f00:1', '::ffff:808:808'],
+    ['IPv4-mapped (SIIT, RFC 6145)', '::ffff:0:a00:1', '::ffff:0:808:808'],
+    ['IPv4-compatible', '::7f00:1', '::808:808'],
+    ['IPv4-compatible, dotted', '::169.254.169.254', '::8.8.8.8'],
+    ['6to4', '2002:7f00:1::', '2002:808:808::1'],
+    ['6to4 of a private network', '2002:c0a8:101::1', '2002:808:808::1'],
+    ['NAT64', '64:ff9b::7f00:1', '64:ff9b::808:808'],
+    ['NAT64 of cloud metadata', '64:ff9b::a9fe:a9fe', '64:ff9b::808:808'],
+    // Teredo: 2001:0:<server>:<flags>:<port>:<client, inverted>; ~80ff:fffe is 127.0.0.1.
+    ['Teredo client', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+    ['Teredo server', '2001:0:a00:1:8000:63bf:f7f7:f7f7', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+  ])('judges %s addresses by the IPv4 address they embed', (_form, internal, external) => {
+    expect(isForbiddenAddress(internal)).toBe(true);
+    expect(isForbiddenAddress(external)).toBe(false);
+  });
+
+  it.each([
+    '[::7f00:1]',
+    '[::127.0.0.1]',
+    '[2002:7f00:1::]',
+    '[64:ff9b::7f00:1]',
+    '[::ffff:127.0.0.1]',
+    '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+  ])('refuses https://%s/ at creation and at every attempt', async (host) => {
+    expect(await urlProblem(`https://${host}/hook`, false)).toMatch(/private/);
+    const attempt = await post(`https://${host}/hook`, { allowPrivateNetworks: false });
+    expect(attempt).toMatchObject({ status: null, error: expect.stringMatching(/private or reserved/) });
+  });
+
+  it.each([
+    ['64:ff9b:1::a00:1', true], // local-use NAT64 (RFC 8215): an operator's own network
+    ['2001:db8::1', true],
+    ['100::1', true],
+    ['fe80::1%eth0', true],
+    ['2002:808:808::1', false],
+  ])('judges %s forbidden: %s', (address, forbidden) => {
+    expect(isForbiddenAddress(address)).toBe(forbidden);
+  });
+
+  it.each([
+    ['198.18.0.1', true],
+    ['192.0.2.1', true],
+    ['198.51.100.7', true],
+    ['203.0.113.9', true],
+    ['100.64.0.1', true],
+  ])('judges %s forbidden: %s', (address, forbidden) => {
+    expect(isForbiddenAddress(address)).toBe(forbidden);
+  });
+
   it('accepts only https URLs with public addresses unless private networks are allowed', async () => {
     expect(await urlProblem('http://8.8.8.8/hook', false)).toMatch(/https/);
     expect(await urlProblem('not a url', false)).toMatch(/URL/);
