@@ -104,7 +104,7 @@ export async function stopLeftoverPostgres(folder: string, logger?: Logger): Pro
     const held = readLock(file);
     if (!held || held.dir !== dir || isPostgresOf(held.pid, dir)) continue;
     rmSync(file, { force: true });
-    logger?.warn({ file, pid: held.pid }, 'removed a stale Postgres lock file (its process is gone)');
+    logger?.warn({ file, pid: held.pid }, 'removed a stale Postgres lock file (its process is gone, or is not this Postgres)');
   }
 }
 

@@ -8,7 +8,7 @@ import { loadConfigOrExit, type Config } from '../config';
 import { createContainer, type Container } from '../container';
 import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
 import { listen } from '../http/server';
-import { asError, describeFailure } from '../lib/backoff';
+import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
 import { PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
@@ -88,7 +88,13 @@ async function main() {
       uiUrl = devServer.current().uiUrl;
     }
 
-    const container: Container = await createContainer(config, logger, { databaseUrl, temporalAddress, migrate: true });
+    const container: Container = await createContainer(config, logger, {
+      databaseUrl,
+      temporalAddress,
+      migrate: true,
+    }).catch((error: unknown) => {
+      throw new Error(`${describeFailure(error)} (${serversInWords(databaseUrl, temporalAddress!)})`, { cause: error });
+    });
     stops.push({ name: 'ORM and Temporal client', stop: container.close });
     const workerDeps = {
       ...container,

@@ -41,7 +41,7 @@ export async function supervise<T extends Child>(
       logger.error({ child: name, how }, `${name} exited unexpectedly (${how}): restarting it`);
       restarting = (async () => {
         if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
-        const next = await retryWithBackoff(`restarting ${name}`, logger, start, stopping.signal);
+        const next = await retryWithBackoff(`${name} did not start again`, logger, start, stopping.signal);
         if (!next) return;
         if (stopping.signal.aborted) {
           await next.stop();

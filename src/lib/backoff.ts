@@ -42,7 +42,7 @@ export async function retryWithBackoff<T>(
       const waitMs = backoffMs(failures);
       logger.error(
         { err: asError(error), attempt: failures, retry_in_ms: waitMs },
-        `${what} failed: ${describeFailure(error)}; retrying in ${waitMs / 1000} s`,
+        `${what}: ${describeFailure(error)}; retrying in ${waitMs / 1000} s`,
       );
       try {
         await sleep(waitMs, undefined, { signal });
@@ -51,4 +51,16 @@ export async function retryWithBackoff<T>(
       }
     }
   }
+}
+
+/** "Postgres at host:port and Temporal at host:port", for lines about servers that cannot be reached. */
+export function serversInWords(databaseUrl: string | undefined, temporalAddress: string): string {
+  let postgres = 'Postgres (DATABASE_URL is not set)';
+  try {
+    // Host and port only: the URL's user and password stay out of the log.
+    if (databaseUrl) postgres = `Postgres at ${new URL(databaseUrl).host}`;
+  } catch {
+    postgres = 'Postgres (DATABASE_URL)';
+  }
+  return `${postgres} and Temporal at ${temporalAddress}`;
 }
