@@ -55,7 +55,12 @@ async function main() {
       logger.debug({ ms: Date.now() - started }, `${name} stopped`);
     }
   };
-  onShutdown(logger, stopAll);
+  const shuttingDown = new AbortController();
+  onShutdown(logger, async () => {
+    shuttingDown.abort();
+    await stopAll();
+  });
+  const supervision = { shuttingDown: shuttingDown.signal };
 
   try {
     const postgresDir = path.join(config.dataDir, 'postgres');
@@ -65,14 +70,18 @@ async function main() {
 
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      const postgres = await supervise('embedded Postgres', logger, () =>
-        startEmbeddedPostgres({
-          dir: postgresDir,
-          port: config.embeddedPostgresPort,
-          database: 'phone_gateway',
-          persistent: true,
-          logger,
-        }),
+      const postgres = await supervise(
+        'embedded Postgres',
+        logger,
+        () =>
+          startEmbeddedPostgres({
+            dir: postgresDir,
+            port: config.embeddedPostgresPort,
+            database: 'phone_gateway',
+            persistent: true,
+            logger,
+          }),
+        supervision,
       );
       stops.push({ name: 'Postgres', stop: postgres.stop });
       databaseUrl = postgres.current().url;
@@ -82,7 +91,12 @@ async function main() {
     let temporalAddress = config.temporal.address;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
-      const devServer = await supervise('Temporal dev server', logger, () => startTemporalDevServer(config, logger));
+      const devServer = await supervise(
+        'Temporal dev server',
+        logger,
+        () => startTemporalDevServer(config, logger),
+        supervision,
+      );
       stops.push({ name: 'Temporal dev server', stop: devServer.stop });
       temporalAddress = devServer.current().address;
       uiUrl = devServer.current().uiUrl;
@@ -101,21 +115,28 @@ async function main() {
       config: { ...config, temporal: { ...config.temporal, address: temporalAddress } },
     };
     // A worker whose server went away for too long fails; it is started again like the servers.
-    const worker = await supervise('worker', logger, async () => {
-      const running = await runWorker(workerDeps);
-      return {
-        stop: running.stop,
-        exited: running.done.then(
-          () => 'stopped',
-          (error: unknown) => `failed: ${describeFailure(error)}`,
-        ),
-      };
-    });
+    const worker = await supervise(
+      'worker',
+      logger,
+      async () => {
+        const running = await runWorker(workerDeps);
+        return {
+          stop: running.stop,
+          exited: running.done.then(
+            () => 'stopped',
+            (error: unknown) => `failed: ${describeFailure(error)}`,
+          ),
+        };
+      },
+      supervision,
+    );
     stops.push({ name: 'worker', stop: worker.stop });
     const api = await listen(container).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE' ? new PortInUseError(config.port, 'PORT', 'API') : error;
     });
-    stops.push({ name: 'API', stop: api.stop });
+    // The API and the worker drain side by side: neither needs the other to stop.
+    stops.pop();
+    stops.push({ name: 'API and worker', stop: async () => void (await Promise.all([api.stop(), worker.stop()])) });
 
     process.stdout.write(
       [

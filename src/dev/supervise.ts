@@ -26,9 +26,11 @@ export async function supervise<T extends Child>(
   name: string,
   logger: Logger,
   start: () => Promise<T>,
-  onRestart?: (child: T) => void,
+  options: { onRestart?: (child: T) => void; shuttingDown?: AbortSignal } = {},
 ): Promise<Supervised<T>> {
   const stopping = new AbortController();
+  // Once the whole process is stopping, a child that exits is not started again.
+  options.shuttingDown?.addEventListener('abort', () => stopping.abort(), { once: true });
   let child = await start();
   let restarting: Promise<unknown> | undefined;
   let quickDeaths = 0;
@@ -49,7 +51,7 @@ export async function supervise<T extends Child>(
         }
         child = next;
         logger.warn({ child: name }, `${name} is running again`);
-        onRestart?.(next);
+        options.onRestart?.(next);
         watch(next, Date.now());
       })();
     });
