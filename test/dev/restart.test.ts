@@ -1,0 +1,212 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { commandLine, isAlive } from '../../src/lib/processes';
+import { freePort } from '../support/net';
+
+// `npm start` after a crash: what a kill -9 (an OOM kill, a closed laptop) leaves behind never
+// blocks the next start, children that die are started again, and a stop leaves nothing running.
+
+const root = path.resolve(__dirname, '..', '..');
+const dataDir = path.join(root, '.test-data', `restart-${process.pid}`);
+const postgresDir = path.join(dataDir, 'postgres');
+const devServerPidFile = path.join(dataDir, 'temporal', 'dev-server.pid');
+
+/** Pids of the processes whose command line names our data folder: Postgres and the dev server. */
+function processesUsing(dir: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(dir) && !line.includes('ps -eo'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+function postmasterPid(): number {
+  return Number(readFileSync(path.join(postgresDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+function devServerPid(): number {
+  return (JSON.parse(readFileSync(devServerPidFile, 'utf8')) as { pid: number }).pid;
+}
+
+async function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function readyz(port: number): Promise<unknown> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+}
+
+type Ports = { api: number; pg: number; temporal: number; ui: number };
+
+describe('npm start after a crash', () => {
+  const started: ChildProcess[] = [];
+  const strays: number[] = [];
+
+  afterAll(() => {
+    const groups = started.filter((child) => child.exitCode === null && child.signalCode === null);
+    for (const pid of [...groups.map((child) => -child.pid!), ...strays, ...processesUsing(dataDir)]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** `npm start` in its own process group, as a terminal runs it. */
+  function start(ports: Ports) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+      cwd: root,
+      detached: true,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
+        XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+        PORT: String(ports.api),
+        DATA_DIR: dataDir,
+        EMBEDDED_POSTGRES_PORT: String(ports.pg),
+        TEMPORAL_DEV_PORT: String(ports.temporal),
+        TEMPORAL_UI_PORT: String(ports.ui),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited, output: () => output };
+  }
+
+  async function ready(run: ReturnType<typeof start>, ports: Ports) {
+    await expect
+      .poll(
+        async () => {
+          if (run.child.exitCode !== null) throw new Error(`npm start exited:\n${run.output()}`);
+          return readyz(ports.api);
+        },
+        { timeout: 120_000, interval: 500 },
+      )
+      .toEqual({ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+  }
+
+  /** SIGTERM to the whole process group, as Ctrl-C or a service manager sends it. */
+  async function stopGroup(run: ReturnType<typeof start>): Promise<number> {
+    const began = Date.now();
+    process.kill(-run.child.pid!, 'SIGTERM');
+    expect(await run.exited).toBe(0);
+    return Date.now() - began;
+  }
+
+  it('comes back after kill -9, restarts Postgres and the dev server when they die, and clears stale locks', async () => {
+    mkdirSync(dataDir, { recursive: true });
+    const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+
+    const first = start(ports);
+    await ready(first, ports);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Linux: the children die with it. Elsewhere the next start stops them (checked below).
+    await expect.poll(() => processesUsing(dataDir)).toEqual([]);
+    expect(existsSync(devServerPidFile)).toBe(true);
+
+    // A lock naming a live process that is not Postgres (a pid reused after a crash): stale, and the
+    // process itself is left alone.
+    const foreign = spawn('sleep', ['600'], { stdio: 'ignore' });
+    strays.push(foreign.pid!);
+    writeFileSync(
+      path.join(postgresDir, 'postmaster.pid'),
+      `${foreign.pid}\n${postgresDir}\n1700000000\n${ports.pg}\n/tmp\n127.0.0.1\n  0   0\nready   \n`,
+    );
+
+    const second = start(ports);
+    await ready(second, ports);
+    expect(isAlive(foreign.pid!)).toBe(true);
+    expect(second.output()).toContain('removed a stale Postgres lock file');
+
+    // Postgres killed under it: logged, started again, and the API reconnects.
+    const postgresCommand = commandLine(postmasterPid())!;
+    process.kill(postmasterPid(), 'SIGKILL');
+    await expect.poll(() => second.output()).toContain('embedded Postgres exited unexpectedly (killed by SIGKILL)');
+    await expect.poll(() => second.output(), { timeout: 60_000 }).toContain('embedded Postgres is running again');
+    await expect.poll(() => readyz(ports.api), { timeout: 30_000 }).toMatchObject({ status: 'ok' });
+
+    // The same for the dev server.
+    const devServerCommand = commandLine(devServerPid())!;
+    process.kill(devServerPid(), 'SIGKILL');
+    await expect.poll(() => second.output()).toContain('Temporal dev server exited unexpectedly (killed by SIGKILL)');
+    await expect.poll(() => second.output(), { timeout: 60_000 }).toContain('Temporal dev server is running again');
+    await expect.poll(() => readyz(ports.api), { timeout: 30_000 }).toMatchObject({ status: 'ok' });
+
+    expect(await stopGroup(second)).toBeLessThan(10_000);
+    expect(processesUsing(dataDir)).toEqual([]);
+    expect(second.output()).not.toMatch(/"msg":"start failed"/);
+
+    // Orphans as a system without parent-death signals leaves them: a Postgres and a dev server of
+    // this data folder, still running, whose parent is gone.
+    const asPostgres = process.getuid?.() === 0 ? { uid: uid('-u'), gid: uid('-g') } : {};
+    const orphans = [
+      spawn(postgresCommand[0], postgresCommand.slice(1), { ...asPostgres, detached: true, stdio: 'ignore' }),
+      spawn(devServerCommand[0], devServerCommand.slice(1), { detached: true, stdio: 'ignore' }),
+    ];
+    for (const orphan of orphans) {
+      strays.push(orphan.pid!);
+      orphan.unref();
+    }
+    await expect.poll(() => answers(ports.pg), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => answers(ports.temporal), { timeout: 60_000 }).toBe(true);
+
+    const third = start(ports);
+    await ready(third, ports);
+    expect(third.output()).toContain('a Postgres of this data folder is still running');
+    expect(third.output()).toContain('a Temporal dev server of this data folder is still running');
+    for (const orphan of orphans) expect(isAlive(orphan.pid!)).toBe(false);
+
+    // Stopping while requests are in flight.
+    const load = Array.from({ length: 20 }, () => readyz(ports.api));
+    expect(await stopGroup(third)).toBeLessThan(10_000);
+    await Promise.all(load);
+    expect(processesUsing(dataDir)).toEqual([]);
+    // What the dev server says while it shuts down stays out of the log.
+    expect(third.output().split('"msg":"shutting down"')[1]).not.toContain('temporal dev server');
+  }, 300_000);
+
+  it('names the port another program holds and the variable that moves it, and exits', async () => {
+    const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(ports.pg, '127.0.0.1', resolve));
+    try {
+      const run = start(ports);
+      expect(await run.exited).toBe(1);
+      const lines = run.output().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`port ${ports.pg} (embedded Postgres) is in use by another program`);
+      expect(lines[0]).toContain('set EMBEDDED_POSTGRES_PORT to a free port');
+      expect(processesUsing(dataDir)).toEqual([]);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
+});
+
+function uid(flag: string): number {
+  return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+}
