@@ -46,6 +46,7 @@ export class SimulatedPhone {
   /** Reports not yet accepted by the service, oldest first; kept while it is unreachable. */
   private readonly reports: PendingReport[] = [];
   private reporter: Promise<unknown> | undefined;
+  private readonly handedOutAgain = new Set<string>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastHeartbeatAt = 0;
   private lastSettingsAt = 0;
@@ -247,12 +248,15 @@ export class SimulatedPhone {
    * unless a report for it is still waiting.
    */
   private reportAgain(id: string, status: Outcome, extra: Record<string, string>): void {
-    if (this.reports.some((report) => report.id === id)) {
-      this.log(`${id} handed out again: already ${status}, its report is waiting (not sending it again)`);
-      return;
+    const waiting = this.reports.some((report) => report.id === id);
+    // One line per message: while the service is down the same rows come back on every fetch.
+    if (!this.handedOutAgain.has(id)) {
+      this.handedOutAgain.add(id);
+      this.log(
+        `${id} handed out again: already ${status}, ${waiting ? 'its report is waiting' : 'reporting it again'} (not sending it again)`,
+      );
     }
-    this.log(`${id} handed out again: already ${status}, reporting it again (not sending it again)`);
-    this.enqueue({ id, status, at: new Date().toISOString(), extra });
+    if (!waiting) this.enqueue({ id, status, at: new Date().toISOString(), extra });
   }
 
   /** Sends one message at a time, send_delay_seconds apart, as the app does. */
