@@ -4,6 +4,8 @@ import { connect, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commandLine, isAlive } from '../../src/lib/processes';
+import { SimulatedPhone } from '../../tools/phone/phone';
+import { PASSWORD, sessionCookie } from '../support/accounts';
 import { freePort } from '../support/net';
 
 // `npm start` after a crash: what a kill -9 (an OOM kill, a closed laptop) leaves behind never
@@ -53,11 +55,41 @@ async function readyz(port: number): Promise<unknown> {
 
 type Ports = { api: number; pg: number; temporal: number; ui: number };
 
+/** An account through the API alone: register, the verification code from the log, an API key. */
+async function apiKeyFor(base: string, output: () => string): Promise<string> {
+  const post = (p: string, body: unknown, cookie = '') =>
+    fetch(`${base}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify(body),
+    });
+  const registered = await post('/v1/auth/register', {
+    email: `restart-${process.pid}@example.com`,
+    password: PASSWORD,
+  });
+  expect(registered.status).toBe(201);
+  const cookie = sessionCookie(registered);
+  const code = await expect
+    .poll(() => /verification code is (\d+)/.exec(output())?.[1])
+    .toBeDefined()
+    .then(() => /verification code is (\d+)/.exec(output())![1]);
+  expect((await post('/v1/auth/verify-email', { code }, cookie)).status).toBeLessThan(300);
+  const key = await post('/v1/api-keys', { name: 'restart test' }, cookie);
+  expect(key.status).toBe(201);
+  return ((await key.json()) as { key: string }).key;
+}
+
+function recipients(count: number, from: number): string[] {
+  return Array.from({ length: count }, (_, i) => `+1415555${String(from + i).padStart(4, '0')}`);
+}
+
 describe('npm start after a crash', () => {
   const started: ChildProcess[] = [];
   const strays: number[] = [];
+  const phones: SimulatedPhone[] = [];
 
-  afterAll(() => {
+  afterAll(async () => {
+    await Promise.all(phones.map((phone) => phone.stop()));
     const groups = started.filter((child) => child.exitCode === null && child.signalCode === null);
     for (const pid of [...groups.map((child) => -child.pid!), ...strays, ...processesUsing(dataDir)]) {
       try {
@@ -85,6 +117,7 @@ describe('npm start after a crash', () => {
         TEMPORAL_DEV_PORT: String(ports.temporal),
         TEMPORAL_UI_PORT: String(ports.ui),
         LOG_LEVEL: 'info',
+        DEFAULT_PLAN: 'business',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -156,6 +189,30 @@ describe('npm start after a crash', () => {
     await expect.poll(() => second.output(), { timeout: 60_000 }).toContain('Temporal dev server is running again');
     await expect.poll(() => readyz(ports.api), { timeout: 30_000 }).toMatchObject({ status: 'ok' });
 
+    // After both restarts the whole path works: a batch reaches the phone and completes.
+    const base = `http://127.0.0.1:${ports.api}`;
+    const key = await apiKeyFor(base, second.output);
+    const call = (method: string, p: string, body?: unknown) =>
+      fetch(`${base}${p}`, {
+        method,
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then((res) => res.json() as Promise<any>);
+    const phone = new SimulatedPhone({
+      server: base,
+      code: (await call('POST', '/v1/devices/pairing-codes')).code,
+      pollSeconds: 0.5,
+      sentAfterMs: 0,
+      deliveredAfterMs: 50,
+      log: () => undefined,
+    });
+    phones.push(phone);
+    await phone.start();
+    const small = await call('POST', '/v1/messages', { body: 'after restarts', to: recipients(10, 0) });
+    await expect
+      .poll(async () => (await call('GET', `/v1/batches/${small.batch.id}`)).batch, { timeout: 60_000 })
+      .toMatchObject({ status: 'completed', delivered_count: 10 });
+
     expect(await stopGroup(second)).toBeLessThan(10_000);
     expect(processesUsing(dataDir)).toEqual([]);
     expect(second.output()).not.toMatch(/"msg":"start failed"/);
@@ -180,11 +237,18 @@ describe('npm start after a crash', () => {
     expect(third.output()).toContain('a Temporal dev server of this data folder is still running');
     for (const orphan of orphans) expect(isAlive(orphan.pid!)).toBe(false);
 
-    // Stopping while requests are in flight.
-    const load = Array.from({ length: 20 }, () => readyz(ports.api));
+    // Stopping under load: a batch being sent by the phone (which kept running through the restart),
+    // and reads in flight.
+    const big = await call('POST', '/v1/messages', { body: 'under load', to: recipients(300, 100) });
+    await expect
+      .poll(async () => (await call('GET', `/v1/batches/${big.batch.id}`)).batch.delivered_count, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(20);
+    const load = Array.from({ length: 20 }, () => call('GET', '/v1/messages?limit=100').catch(() => undefined));
     expect(await stopGroup(third)).toBeLessThan(10_000);
     await Promise.all(load);
     expect(processesUsing(dataDir)).toEqual([]);
+    await phone.stop();
+    expect(Math.max(...phone.sendCounts.values())).toBe(1);
     // What the dev server says while it shuts down stays out of the log.
     expect(third.output().split('"msg":"shutting down"')[1]).not.toContain('temporal dev server');
   }, 300_000);

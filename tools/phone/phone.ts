@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, HttpError, request } from './api';
 import { createTelemetry, HANDSET, SIMS } from './telemetry';
@@ -68,6 +69,8 @@ export class SimulatedPhone {
     this.log = (line) => log(prefix + line);
     this.random = options.random ?? Math.random;
     this.telemetry = createTelemetry(this.random);
+    // Every pending delivery waits on this signal: hundreds at a time under load is expected.
+    setMaxListeners(0, this.abort.signal);
   }
 
   get deviceId(): string | undefined {
