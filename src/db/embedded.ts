@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../lib/logger';
-import { commandLine, dieWithParent, isAlive, stopProcess } from '../lib/processes';
+import { commandLine, dieWithParent, InUseError, isAlive, liveOwner, stopProcess } from '../lib/processes';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -94,6 +94,8 @@ export async function stopLeftoverPostgres(folder: string, logger?: Logger): Pro
   const lock = readLock(path.join(dir, 'postmaster.pid'));
   if (!lock) return;
   if (isPostgresOf(lock.pid, dir)) {
+    const owner = liveOwner(lock.pid);
+    if (owner) throw new InUseError(`the Postgres of ${dir}`, owner);
     logger?.warn(
       { pid: lock.pid, port: lock.port, dir },
       'a Postgres of this data folder is still running (left by an earlier run that did not stop): stopping it',
@@ -104,7 +106,10 @@ export async function stopLeftoverPostgres(folder: string, logger?: Logger): Pro
     const held = readLock(file);
     if (!held || held.dir !== dir || isPostgresOf(held.pid, dir)) continue;
     rmSync(file, { force: true });
-    logger?.warn({ file, pid: held.pid }, 'removed a stale Postgres lock file (its process is gone, or is not this Postgres)');
+    logger?.warn(
+      { file, pid: held.pid },
+      'removed a stale Postgres lock file (its process is gone, or is not this Postgres)',
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
 import { listen } from '../http/server';
 import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
-import { PortInUseError, portIsFree } from '../lib/processes';
+import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
 import { runWorker } from '../../temporal/worker';
 import { supervise } from './supervise';
@@ -34,6 +34,10 @@ async function checkPorts(config: Config): Promise<void> {
 function logStartFailure(logger: Logger, error: unknown): void {
   if (error instanceof PortInUseError) {
     logger.error({ port: error.port, variable: error.variable }, error.message);
+    return;
+  }
+  if (error instanceof InUseError) {
+    logger.error(error.message);
     return;
   }
   logger.error({ err: asError(error) }, `start failed: ${describeFailure(error)}`);

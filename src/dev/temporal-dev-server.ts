@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
-import { commandLine, dieWithParent, findProcesses, stopProcess } from '../lib/processes';
+import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from '../lib/processes';
 import { installScript, temporalCliPath } from '../../temporal/paths';
 
 export interface DevServer {
@@ -57,6 +57,10 @@ export async function stopLeftoverDevServer(config: Config, logger: Logger): Pro
     if (recorded.pid && args && isDevServerOf(args, dbFile)) pids.add(recorded.pid);
   } catch {
     // No pid file (or a torn one): the command-line search above is what we have.
+  }
+  for (const pid of pids) {
+    const owner = liveOwner(pid);
+    if (owner) throw new InUseError(`the Temporal dev server of ${dbFile}`, owner);
   }
   for (const pid of pids) {
     logger.warn(

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // What `npm start` needs to find, judge and stop the child processes a previous run left behind.
@@ -46,6 +47,41 @@ export function findProcesses(matches: (args: string[]) => boolean): number[] {
     if (args && matches(args)) found.push(pid);
   }
   return found;
+}
+
+function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    try {
+      return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim()) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The node process that started `pid` and is still running it (another `npm start`, `npm run
+ * migrate`), or undefined when `pid` is an orphan whose parent died (adopted by init or a reaper).
+ */
+export function liveOwner(pid: number): { pid: number; command: string } | undefined {
+  const ppid = parentPid(pid);
+  if (!ppid || ppid === 1 || ppid === process.pid) return undefined;
+  const args = commandLine(ppid);
+  if (!args || !path.basename(args[0]).startsWith('node')) return undefined;
+  return { pid: ppid, command: args.join(' ') };
+}
+
+/** What we would stop belongs to a process that is still running: never ours to take. */
+export class InUseError extends Error {
+  constructor(what: string, owner: { pid: number; command: string }) {
+    super(
+      `${what} belongs to a running process (pid ${owner.pid}: ${owner.command}): stop that one first, or set DATA_DIR to another folder`,
+    );
+    this.name = 'InUseError';
+  }
 }
 
 /**

@@ -175,6 +175,13 @@ describe('npm start after a crash', () => {
     expect(isAlive(foreign.pid!)).toBe(true);
     expect(second.output()).toContain('removed a stale Postgres lock file');
 
+    // A second `npm start` on the same data folder leaves the running one alone.
+    const rival = start({ ...ports, api: await freePort() });
+    expect(await rival.exited).toBe(1);
+    expect(rival.output()).toContain('belongs to a running process');
+    expect(rival.output()).toContain('stop that one first, or set DATA_DIR to another folder');
+    expect(await readyz(ports.api)).toMatchObject({ status: 'ok' });
+
     // Postgres killed under it: logged, started again, and the API reconnects.
     const postgresCommand = commandLine(postmasterPid())!;
     process.kill(postmasterPid(), 'SIGKILL');
@@ -219,23 +226,22 @@ describe('npm start after a crash', () => {
 
     // Orphans as a system without parent-death signals leaves them: a Postgres and a dev server of
     // this data folder, still running, whose parent is gone.
-    const asPostgres = process.getuid?.() === 0 ? { uid: uid('-u'), gid: uid('-g') } : {};
-    const orphans = [
-      spawn(postgresCommand[0], postgresCommand.slice(1), { ...asPostgres, detached: true, stdio: 'ignore' }),
-      spawn(devServerCommand[0], devServerCommand.slice(1), { detached: true, stdio: 'ignore' }),
-    ];
-    for (const orphan of orphans) {
-      strays.push(orphan.pid!);
-      orphan.unref();
-    }
+    // Started through a shell that exits at once, so that their parent is gone, as after a crash.
+    const orphan = (args: string[], ids: { uid?: number; gid?: number } = {}) =>
+      spawn('sh', ['-c', '"$@" >/dev/null 2>&1 &', 'sh', ...args], { ...ids, stdio: 'ignore' });
+    orphan(postgresCommand, process.getuid?.() === 0 ? { uid: uid('-u'), gid: uid('-g') } : {});
+    orphan(devServerCommand);
     await expect.poll(() => answers(ports.pg), { timeout: 30_000 }).toBe(true);
     await expect.poll(() => answers(ports.temporal), { timeout: 60_000 }).toBe(true);
+    const orphans = processesUsing(dataDir);
+    expect(orphans).toHaveLength(2);
+    strays.push(...orphans);
 
     const third = start(ports);
     await ready(third, ports);
     expect(third.output()).toContain('a Postgres of this data folder is still running');
     expect(third.output()).toContain('a Temporal dev server of this data folder is still running');
-    for (const orphan of orphans) expect(isAlive(orphan.pid!)).toBe(false);
+    for (const pid of orphans) expect(isAlive(pid)).toBe(false);
 
     // Stopping under load: a batch being sent by the phone (which kept running through the restart),
     // and reads in flight.
