@@ -48,7 +48,7 @@ async function main() {
   const logger = createLogger(config.logLevel);
   const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
   const stopAll = async () => {
-    // Reverse order of start: api, worker, ORM and client, Temporal, Postgres.
+    // Reverse order of start: API and worker (side by side), ORM and client, Temporal, Postgres.
     for (const { name, stop } of stops.reverse()) {
       const started = Date.now();
       try {
