@@ -1,19 +1,8 @@
 import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
-import type { EventsService } from '../src/events/events.service';
-import type { Clock } from '../src/lib/clock';
-import { createPresenceService, type OfflineInput, type OfflineResult } from '../src/devices/presence.service';
+import type { OfflineInput, OfflineResult, PresenceService } from '../src/devices/presence.service';
 
 /** The liveness workflow's activities; each call has its own EntityManager. */
-export function createDevicesActivities({
-  orm,
-  events,
-  clock,
-}: {
-  orm: MikroORM;
-  events: EventsService;
-  clock: Clock;
-}) {
-  const presence = createPresenceService({ em: () => orm.em, events, clock });
+export function createDevicesActivities(presence: PresenceService, orm: MikroORM) {
   // A fork per call, also as the request context, so hooks that run inside (webhook fan-out) share it.
   const withFork = <T>(run: () => Promise<T>) => RequestContext.create(orm.em.fork(), run);
 

@@ -2,9 +2,7 @@ import type { ReconcilerService } from '../src/reconciler/reconciler.service';
 
 export function createReconcilerActivities(reconciler: ReconcilerService) {
   return {
-    async reconcileOnce(): Promise<Record<string, number>> {
-      return reconciler.reconcileOnce();
-    },
+    reconcileOnce: (): Promise<Record<string, number>> => reconciler.reconcileOnce(),
   };
 }
 

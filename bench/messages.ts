@@ -44,7 +44,7 @@ async function main() {
     connection: env.nativeConnection,
     taskQueue: 'bench',
     workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ config, orm, temporal: env.client, logger, services, sweeps: [] }),
+    activities: createActivities(services, orm),
   });
   const running = worker.run();
   const api = await serve(createApp({ config, logger, orm, temporal: env.client, services }));

@@ -8,23 +8,29 @@ import { createMailer, type Mailer } from './accounts/mailer';
 import { createSessionsService } from './accounts/sessions.service';
 import { createApiKeysService, createKeyUsageRecorder } from './api-keys/api-keys.service';
 import type { Config } from './config';
-import { createAuth } from './http/auth';
-import { createRateLimiter } from './http/rate-limit';
-import { createSecretBox } from './lib/secret-box';
-import type { Clock } from './lib/clock';
-import type { Logger } from './lib/logger';
-import { createEventsService } from './events/events.service';
 import { createDevicesService } from './devices/devices.service';
 import { createLiveness } from './devices/liveness';
 import { createPairingService } from './devices/pairing.service';
+import { createPresenceService } from './devices/presence.service';
 import { createPush, pushProviderFor } from './devices/push';
+import { createEventsService } from './events/events.service';
+import { createAuth } from './http/auth';
+import { createRateLimiter } from './http/rate-limit';
+import { createBackground } from './lib/background';
+import type { Clock } from './lib/clock';
+import type { Logger } from './lib/logger';
+import { createSecretBox } from './lib/secret-box';
 import { createBatchProgressService } from './messages/batch-progress.service';
+import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
 import { createOutcomesService } from './messages/outcomes.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createPlansService } from './plans/plans.service';
-import { createDeliveryStarter } from './webhooks/delivery-starter';
+import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
+import { createAttemptsService } from './webhooks/attempts.service';
+import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
+import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
   config: Config;
@@ -34,15 +40,23 @@ export interface ServiceDeps {
   clock: Clock;
   /** Tests may swap the mailer; otherwise SMTP_URL decides. */
   mailer?: Mailer;
+  /** Replaces the reconciler's sweeps (tests: a sweep over the shared test database would reach other files' rows). */
+  sweeps?: Sweep[];
 }
 
 /**
- * Every service, built once per process. `em()` is the EntityManager of the current request or
- * activity (MikroORM's RequestContext), never a shared one.
+ * The composition root: every service, built once per process (api, worker, tests). Wiring only;
+ * each feature subscribes itself to the others' hooks where its code is. `em()` is the
+ * EntityManager of the current request or activity (MikroORM's RequestContext), never a shared one.
  */
 export function buildServices(deps: ServiceDeps) {
-  const { config, logger, orm, clock } = deps;
+  const { config, logger, orm, clock, temporal } = deps;
   const em = () => orm.em;
+  // Work after a response (starts, pushes) runs outside any request: it gets a fork of its own.
+  const fresh = () => orm.em.fork();
+  const background = createBackground(logger);
+  const starter = createStarter({ temporal, logger, clock, background });
+
   const plans = createPlansService({ em, clock });
   const sessions = createSessionsService({ em, clock });
   const apiKeys = createApiKeysService({ em, clock });
@@ -71,71 +85,67 @@ export function buildServices(deps: ServiceDeps) {
     redirectUri: `${config.publicUrl}/v1/auth/google/callback`,
     defaultPlan: config.defaultPlan,
   });
-  const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const events = createEventsService({ clock });
   const secretBox = createSecretBox(config.secretsKey);
-  // Every event fans out to the subscribed webhooks in its own transaction; their workflows start after commit.
-  const deliveryStarter = createDeliveryStarter({ temporal: deps.temporal, config, logger, clock });
+  const webhookDeliveries = deliveryStarts({
+    em: fresh,
+    clock,
+    taskQueue: config.temporal.taskQueue,
+    retryScheduleMs: config.webhooks.retryScheduleMs,
+  });
   const webhooks = createWebhooksService({
     em,
     clock,
     plans,
     events,
-    starter: deliveryStarter,
+    starter,
+    deliveryStarts: webhookDeliveries,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
   });
-  events.onEmit(webhooks.fanOut);
-  events.onCommitted(webhooks.afterCommit);
-  // Devices come before auth: device tokens are resolved by the devices service.
-  const liveness = createLiveness({ temporal: deps.temporal, config, orm, clock, logger });
-  const push = createPush({ provider: pushProviderFor(config), orm, clock, logger });
+  const attempts = createAttemptsService({
+    em: fresh,
+    clock,
+    logger,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    secretBox,
+  });
+  const liveness = createLiveness({ temporal, config, em: fresh, clock, background, starter });
+  const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
   const devices = createDevicesService({ em, clock, events, liveness, push });
+  const presence = createPresenceService({ em, events, clock });
   const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
+  const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const auth = createAuth({ apiKeys, keyUsage, sessions, clock, trustedOrigins, devices: devices.authenticate });
-  const outcomes = createOutcomesService({ em, clock, logger, events, temporal: deps.temporal });
+  const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
+  const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const messages = createMessagesService({
     em,
     clock,
-    logger,
-    temporal: deps.temporal,
-    taskQueue: config.temporal.taskQueue,
     plans,
     accounts,
+    starter,
+    batchStarts: batches,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
   });
-  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes });
-  // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
-  devices.onStopped(async (tx, device, why) => {
-    const effects = await outcomes.failQueuedForDevice(
-      tx,
-      device.id,
-      why === 'disabled' ? 'device_disabled' : 'device_unpaired',
-      why === 'disabled'
-        ? 'The phone was disabled before sending this message.'
-        : 'The phone was unpaired before sending this message.',
-    );
-    return () => outcomes.afterCommit(effects);
-  });
+  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events });
   const batchProgress = createBatchProgressService({
     em,
     clock,
     outcomes,
     staleWindowMs: config.staleWindowMs,
-    wake: async (deviceId) => {
-      const [device] = await em().execute(
-        'select id, push_token, push_token_invalid_reason from devices where id = ?',
-        [deviceId],
-      );
-      if (device)
-        await push.sendNow(
-          { id: device.id, pushToken: device.push_token, pushTokenInvalidReason: device.push_token_invalid_reason },
-          'wake',
-        );
-    },
+    wake: push.wakeNow,
+  });
+  const reconciler = createReconcilerService({
+    logger,
+    sweeps: deps.sweeps ?? [starter.sweep(batches), starter.sweep(webhookDeliveries), starter.sweep(liveness.starts)],
   });
   return {
+    clock,
+    background,
+    starter,
+    starts: { batches, webhookDeliveries, liveness: liveness.starts },
     plans,
     sessions,
     apiKeys,
@@ -148,18 +158,24 @@ export function buildServices(deps: ServiceDeps) {
     google,
     auth,
     events,
+    secretBox,
+    webhooks,
+    attempts,
     liveness,
     push,
     devices,
+    presence,
     pairing,
-    webhooks,
-    deliveryStarter,
     outcomes,
     messages,
     phoneMessages,
     batchProgress,
-    clock,
-    secretBox,
+    reconciler,
+    /** Waits for work handed to the background (workflow starts, signals, pushes) and key usage. */
+    async drain(): Promise<void> {
+      await background.idle();
+      await keyUsage.flush();
+    },
   };
 }
 

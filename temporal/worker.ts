@@ -8,7 +8,8 @@ import {
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createActivities, type ActivityDeps } from '../activities';
+import { createActivities } from '../activities';
+import type { Services } from '../src/services';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/lib/logger';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
@@ -42,7 +43,12 @@ export function installTemporalRuntime(logger: Logger): void {
   });
 }
 
-export interface WorkerDeps extends ActivityDeps {
+export interface WorkerDeps {
+  config: Config;
+  logger: Logger;
+  orm: MikroORM;
+  temporal: Client;
+  services: Services;
   connection: NativeConnection;
   /** A prebuilt bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkflowBundleOption;
@@ -55,7 +61,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.config.temporal.taskQueue,
     // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
     workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
-    activities: createActivities(deps),
+    activities: createActivities(deps.services, deps.orm),
     // A stop (Ctrl-C, SIGTERM) cancels running activities at once; one that ignores the
     // cancellation is abandoned after a few seconds (its retry runs after the next start).
     shutdownForceTime: '4s',

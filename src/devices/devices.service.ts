@@ -1,10 +1,11 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import type { Event } from '../events/event.entity';
+import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { notFound, unauthenticated } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { sha256 } from '../lib/crypto';
 import { Device } from './device.entity';
+import { devicesRepository } from './devices.repository';
 import type { Liveness } from './liveness';
 import type { Push } from './push';
 import { deviceView } from './devices.views';
@@ -39,15 +40,8 @@ export interface HeartbeatInput {
   telemetry?: Record<string, unknown>;
 }
 
-/**
- * Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue.
- * What it returns runs once that transaction has committed (start the deliveries of its events).
- */
-export type DeviceStoppedHook = (
-  tx: EntityManager,
-  device: Device,
-  why: 'disabled' | 'unpaired',
-) => Promise<(() => Promise<void>) | void>;
+/** Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue. */
+export type DeviceStoppedHook = (tx: EntityManager, device: Device, why: 'disabled' | 'unpaired') => Promise<void>;
 
 /** The phones of an account: settings, default, unpairing, device-token auth and heartbeats. */
 export function createDevicesService({ em, clock, events, liveness, push }: DevicesDeps) {
@@ -66,8 +60,7 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
 
   async function update(userId: string, id: string, patch: SettingsPatch, from: 'api' | 'phone'): Promise<Device> {
     let intervalChanged = false;
-    const afterCommit: Array<() => Promise<void>> = [];
-    const device = await em().transactional(async (tx) => {
+    const device = await transaction(em(), async (tx) => {
       const device = await lockOwned(tx, userId, id);
       const wasEnabled = device.enabled;
       if (patch.name !== undefined) device.name = patch.name;
@@ -82,15 +75,9 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
         device.heartbeatIntervalMinutes = patch.heartbeatIntervalMinutes;
       }
       await tx.flush();
-      if (wasEnabled && !device.enabled) {
-        for (const hook of stoppedHooks) {
-          const then = await hook(tx, device, 'disabled');
-          if (then) afterCommit.push(then);
-        }
-      }
+      if (wasEnabled && !device.enabled) for (const hook of stoppedHooks) await hook(tx, device, 'disabled');
       return device;
     });
-    for (const then of afterCommit) await then();
     if (intervalChanged) liveness.settingsChanged(device);
     // The phone changed its own settings: it knows. Otherwise it is told at once.
     if (from === 'api') push.settingsChanged(device);
@@ -98,19 +85,14 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
   }
 
   async function unpair(userId: string, id: string): Promise<void> {
-    const afterCommit: Array<() => Promise<void>> = [];
-    await em().transactional(async (tx) => {
+    await transaction(em(), async (tx) => {
       const device = await lockOwned(tx, userId, id);
       device.unpairedAt = clock.now();
       device.tokenHash = null;
       device.isDefault = false;
       await tx.flush();
-      for (const hook of stoppedHooks) {
-        const then = await hook(tx, device, 'unpaired');
-        if (then) afterCommit.push(then);
-      }
+      for (const hook of stoppedHooks) await hook(tx, device, 'unpaired');
     });
-    for (const then of afterCommit) await then();
     liveness.unpaired(id);
   }
 
@@ -158,15 +140,13 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
     async authenticate(token: string): Promise<{ userId: string; deviceId: string } | null> {
       if (token.length > 200) return null;
       // Looked up by hash: the token itself is never compared, so timing leaks nothing.
-      const device = await em().findOne(Device, { tokenHash: sha256(token), unpairedAt: null });
-      return device ? { userId: device.userId, deviceId: device.id } : null;
+      return devicesRepository.byToken(em(), sha256(token));
     },
 
     /** Stores what the phone reports; a phone that was offline is online again (device.online). */
     async heartbeat(userId: string, id: string, input: HeartbeatInput): Promise<Device> {
-      const emitted: Event[] = [];
       let cameBack = false;
-      const device = await em().transactional(async (tx) => {
+      const device = await transaction(em(), async (tx) => {
         const device = await tx.findOne(
           Device,
           { id, userId, unpairedAt: null },
@@ -190,13 +170,10 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
         device.online = true;
         await tx.flush();
         if (cameBack) {
-          emitted.push(
-            await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id }),
-          );
+          await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id });
         }
         return device;
       });
-      await events.committed(emitted);
       liveness.heartbeat(device, cameBack);
       return device;
     },

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidCode } from '../accounts/email-codes.service';
-import type { Event } from '../events/event.entity';
+import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { ApiError, notFound } from '../http/errors';
 import { LIMITS, type RateLimiter } from '../http/rate-limit';
@@ -111,10 +111,9 @@ export function createPairingService(deps: PairingDeps) {
       await limiter.check(attemptsKey, LIMITS.pairingPerIp);
       const now = clock.now();
       const token = randomToken(32);
-      const emitted: Event[] = [];
       let device: Device;
       try {
-        device = await em().transactional(async (tx) => {
+        device = await transaction(em(), async (tx) => {
           const rows = await tx.execute<{ id: string; user_id: string }[]>(
             `update pairing_codes set consumed_at = ?
               where code_hash = ? and consumed_at is null and expires_at > ?
@@ -144,9 +143,7 @@ export function createPairingService(deps: PairingDeps) {
           await tx.flush();
           await tx.execute('update pairing_codes set device_id = ? where id = ?', [device.id, rows[0].id]);
           if (cameBack) {
-            emitted.push(
-              await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id }),
-            );
+            await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id });
           }
           return device;
         });
@@ -156,7 +153,6 @@ export function createPairingService(deps: PairingDeps) {
         }
         throw error;
       }
-      await events.committed(emitted);
       liveness.heartbeat(device, true);
       return { device, token };
     },

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Event } from '../events/event.entity';
+import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
 import { Device } from './device.entity';
@@ -47,8 +48,7 @@ export function createPresenceService({
      * missed × interval (the database's interval: a lost settings signal cannot mislead it).
      */
     async markOffline(input: OfflineInput): Promise<OfflineResult> {
-      const emitted: Event[] = [];
-      const result = await em().transactional(async (tx): Promise<OfflineResult> => {
+      return transaction(em(), async (tx): Promise<OfflineResult> => {
         const rows = await tx.execute<{ id: string }[]>(
           `update devices set online = false, updated_at = ?
             where id = ? and online and unpaired_at is null
@@ -58,7 +58,7 @@ export function createPresenceService({
           [clock.now(), input.deviceId, new Date(input.lastHeartbeatAt), new Date(input.now), input.missedHeartbeats],
         );
         if (rows.length > 0) {
-          emitted.push(await transition(tx, input.deviceId, 'device.offline'));
+          await transition(tx, input.deviceId, 'device.offline');
           return { status: 'offline' };
         }
         const device = await tx.findOne(Device, { id: input.deviceId }, { refresh: true });
@@ -70,24 +70,20 @@ export function createPresenceService({
           heartbeatIntervalMinutes: device.heartbeatIntervalMinutes,
         };
       });
-      await events.committed(emitted);
-      return result;
     },
 
     /** Online again; a no-op when the heartbeat's own request already did it. */
     async markOnline(deviceId: string): Promise<boolean> {
-      const emitted: Event[] = [];
-      await em().transactional(async (tx) => {
+      return transaction(em(), async (tx) => {
         const rows = await tx.execute<{ id: string }[]>(
           `update devices set online = true, updated_at = ?
             where id = ? and not online and unpaired_at is null
             returning id`,
           [clock.now(), deviceId],
         );
-        if (rows.length > 0) emitted.push(await transition(tx, deviceId, 'device.online'));
+        if (rows.length > 0) await transition(tx, deviceId, 'device.online');
+        return rows.length > 0;
       });
-      await events.committed(emitted);
-      return emitted.length > 0;
     },
   };
 }

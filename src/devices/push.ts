@@ -1,9 +1,10 @@
 import { createSign } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
-import { createBackground } from './background';
+import type { Background } from '../lib/background';
+import { devicesRepository } from './devices.repository';
 
 /** What a push provider reports about one message. */
 export type PushOutcome =
@@ -121,28 +122,24 @@ export interface PushTarget {
 
 export interface PushDeps {
   provider: PushProvider | null;
-  orm: MikroORM;
+  em: () => EntityManager;
   clock: Clock;
   logger: Logger;
+  background: Background;
 }
 
 /**
  * Tells phones to act now instead of at their next heartbeat. Never awaited by a request and never
  * failing one: an unreachable FCM is logged and the heartbeat catches up.
  */
-export function createPush({ provider, orm, clock, logger }: PushDeps) {
-  const background = createBackground(logger);
+export function createPush({ provider, em, clock, logger, background }: PushDeps) {
   async function send(device: PushTarget, type: string): Promise<void> {
     const token = device.pushToken;
     if (!provider || !token || device.pushTokenInvalidReason) return;
     const outcome = await provider.send(token, { type });
     if (outcome.kind === 'invalid_token') {
       // Only the token that was refused: a newer one the phone sent meanwhile stays valid.
-      await orm.em.fork().execute(
-        `update devices set push_token_invalid_reason = ?, push_token_invalidated_at = ?
-            where id = ? and push_token = ? and push_token_invalid_reason is null`,
-        [outcome.reason, clock.now(), device.id, token],
-      );
+      await devicesRepository.invalidatePushToken(em(), device.id, token, outcome.reason, clock.now());
       logger.info({ device_id: device.id, reason: outcome.reason }, 'push token invalidated');
     } else if (outcome.kind === 'failed') {
       logger.warn({ device_id: device.id, error: outcome.error }, 'push failed');
@@ -169,8 +166,11 @@ export function createPush({ provider, orm, clock, logger }: PushDeps) {
     },
     /** Resolves when every push in flight has been answered or has failed (tests, shutdown). */
     idle: () => background.idle(),
-    /** Awaited variant for activities, which report their own failures. */
-    sendNow: send,
+    /** Awaited, for activities (which report their own failures): wakes a phone by id. */
+    async wakeNow(deviceId: string): Promise<void> {
+      const to = await devicesRepository.pushTarget(em(), deviceId);
+      if (to) await send(to, 'wake');
+    },
   };
 }
 

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
-import { Event, type EventName } from './event.entity';
+import type { Event, EventName } from './event.entity';
+import { eventsRepository } from './events.repository';
 
 export interface EmitInput {
   userId: string;
@@ -16,70 +18,61 @@ export interface EmitInput {
   webhookId?: string;
 }
 
-/** What else happens, in the same transaction, for every event (one webhook delivery per endpoint). */
-export type FanOut = (tx: EntityManager, event: Event, input: EmitInput) => Promise<void>;
-
-/** Called after the transaction that recorded events has committed (starts delivery workflows). */
-export type AfterCommit = (events: Event[]) => Promise<void>;
+/** An emitted event with what it was emitted with. */
+export interface Emitted {
+  event: Event;
+  input: EmitInput;
+}
 
 /**
- * The one place events are recorded. `emit` must run inside the transaction that makes the state
- * change (`tx`), so the change, its event and the deliveries it causes commit together
- * (transactional outbox). After the commit the emitter calls `committed(events)`; whatever that
- * fails to start, the reconciler starts later.
+ * What else happens, in the same transaction, for every batch of events (the webhooks feature
+ * subscribes: one delivery per endpoint). A subscriber registers its own after-commit work.
+ */
+export type Subscriber = (tx: EntityManager, emitted: Emitted[]) => Promise<void>;
+
+/**
+ * The one place events are recorded. `emit` runs inside the transaction that makes the state
+ * change (`tx`, from `transaction()`), so the change, its events and what subscribers add commit
+ * together (transactional outbox).
  */
 export function createEventsService({ clock }: { clock: Clock }) {
-  const fanOuts: FanOut[] = [];
-  const afterCommits: AfterCommit[] = [];
+  const subscribers: Subscriber[] = [];
 
-  /** Many events of one state change (a sweep, a disabled phone), inserted together. */
+  /** Many events of one state change (a sweep, a batch of reports), inserted together. */
   async function emitMany(tx: EntityManager, inputs: EmitInput[]): Promise<Event[]> {
+    if (inputs.length === 0) return [];
     const now = clock.now();
-    const events = inputs.map((input) =>
-      tx.create(Event, {
+    const emitted = inputs.map((input) => ({
+      input,
+      event: {
+        id: randomUUID(),
         userId: input.userId,
         name: input.name,
         data: input.data,
         messageId: input.messageId ?? null,
         deviceId: input.deviceId ?? null,
         createdAt: now,
-      }),
+      } as Event,
+    }));
+    await eventsRepository.insertMany(
+      tx,
+      emitted.map((e) => e.event),
     );
-    await tx.flush();
-    for (const [i, event] of events.entries()) for (const fanOut of fanOuts) await fanOut(tx, event, inputs[i]);
-    return events;
+    for (const subscriber of subscribers) await subscriber(tx, emitted);
+    return emitted.map((e) => e.event);
   }
 
   return {
     emitMany,
-
-    /** Registers what else happens, in the same transaction, for every event (webhook deliveries). */
-    onEmit(fanOut: FanOut) {
-      fanOuts.push(fanOut);
-    },
-    /** Registers what happens once the events' transaction committed (start delivery workflows). */
-    onCommitted(hook: AfterCommit) {
-      afterCommits.push(hook);
-    },
 
     async emit(tx: EntityManager, input: EmitInput): Promise<Event> {
       const [event] = await emitMany(tx, [input]);
       return event;
     },
 
-    /**
-     * Runs the after-commit hooks. Never throws: the state change has committed, so its caller has
-     * succeeded; a hook that fails (Temporal unreachable) is repaired by the reconciler.
-     */
-    async committed(events: Event[]): Promise<void> {
-      if (events.length === 0) return;
-      for (const hook of afterCommits) {
-        try {
-          await hook(events);
-        } catch {
-          // Each hook logs its own failure; the reconciler finds what was not started.
-        }
-      }
+    /** Registers what else happens, in the same transaction, for every batch of events. */
+    subscribe(subscriber: Subscriber) {
+      subscribers.push(subscriber);
     },
   };
 }

@@ -1,9 +1,11 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { transaction } from '../db/transaction';
+import { devicesRepository } from '../devices/devices.repository';
 import type { Clock } from '../lib/clock';
 import type { BatchSweep } from '../../workflows/definitions';
-import { Batch } from './batch.entity';
-import type { Effects, OutcomesService } from './outcomes.service';
-import { scheduleOnDevice } from './queue';
+import { messagesRepository } from './messages.repository';
+import type { OutcomesService } from './outcomes.service';
+import { placement } from './queue';
 
 export interface BatchProgressDeps {
   em: () => EntityManager;
@@ -19,62 +21,52 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
   const { clock, outcomes } = deps;
 
   return {
-    /** A scheduled batch becomes sendable: it takes its place in the phone's queue. */
+    /** A scheduled batch becomes sendable: its queued messages take their places in the phone's queue. */
     async release(batchId: string): Promise<void> {
-      await deps.em().transactional(async (tx) => {
-        const batch = await tx.findOne(Batch, { id: batchId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!batch || batch.status !== 'scheduled') return;
-        const [device] = await tx.execute<{ send_delay_seconds: number }[]>(
-          'select send_delay_seconds from devices where id = ?',
-          [batch.deviceId],
-        );
-        batch.status = 'queued';
-        await tx.flush();
-        batch.estimatedCompletionAt = await scheduleOnDevice(tx, {
-          batchId,
-          deviceId: batch.deviceId,
-          sendableAt: clock.now(),
-          sendDelaySeconds: device?.send_delay_seconds ?? 0,
+      await transaction(deps.em(), async (tx) => {
+        const batch = await messagesRepository.lockScheduled(tx, batchId);
+        if (!batch) return;
+        const now = clock.now();
+        // A phone disabled meanwhile has failed these messages already: none is left to place.
+        const queue =
+          batch.queued > 0 ? await devicesRepository.reserveQueue(tx, batch.device_id, batch.queued) : undefined;
+        const place = placement({
+          sendableAt: now,
+          ahead: queue?.ahead ?? 0,
+          count: queue ? batch.queued : 0,
+          sendDelaySeconds: queue?.send_delay_seconds ?? 0,
           staleWindowMs: deps.staleWindowMs,
         });
+        await messagesRepository.place(tx, batchId, {
+          sendableAt: now,
+          firstStaleAt: place.firstStaleAt,
+          perMessageSeconds: place.perMessageSeconds,
+          estimate: place.estimate,
+        });
         // Messages failed meanwhile (the phone was disabled) may already have made it final.
-        await outcomes.adjustBatch(tx, batchId, {});
+        await outcomes.settleBatch(tx, batchId);
       });
     },
 
     async wake(batchId: string): Promise<void> {
-      const batch = await deps.em().findOne(Batch, { id: batchId });
-      if (batch && deps.wake) await deps.wake(batch.deviceId);
+      const batch = await messagesRepository.batchStatusAndDevice(deps.em(), batchId);
+      if (batch && deps.wake) await deps.wake(batch.device_id);
     },
 
     /** Marks every lapsed message `unknown` (with message.unknown), settles the batch, and says when to look again. */
     async sweep(batchId: string): Promise<BatchSweep> {
-      const effects: Effects = { events: [], settledBatches: [] };
-      const result = await deps.em().transactional(async (tx): Promise<BatchSweep> => {
-        const now = clock.now();
-        await outcomes.moveMany(
-          tx,
-          { sql: 'batch_id = ? and stale_at <= ?', params: [batchId, now] },
-          'unknown',
-          now,
-          effects,
-        );
-        const [open] = await tx.execute<{ pending: number; next: Date | null; last: Date | null }[]>(
-          `select count(*)::int as pending, min(stale_at) as next, max(stale_at) as last from messages
-            where batch_id = ? and status in ('queued', 'dispatched')`,
-          [batchId],
-        );
-        const batch = await tx.findOne(Batch, { id: batchId }, { refresh: true });
+      return transaction(deps.em(), async (tx): Promise<BatchSweep> => {
+        await outcomes.markLapsed(tx, batchId);
+        const open = await messagesRepository.openDeadlines(tx, batchId);
+        const batch = await messagesRepository.batchStatusAndDevice(tx, batchId);
         if (!batch) return { done: true, nextDeadlineMs: null, lastDeadlineMs: null };
         if (open.pending === 0 && batch.status !== 'scheduled') {
-          await outcomes.adjustBatch(tx, batchId, {});
+          await outcomes.settleBatch(tx, batchId);
           return { done: true, nextDeadlineMs: null, lastDeadlineMs: null };
         }
         const ms = (date: Date | null) => (date ? new Date(date).getTime() : null);
         return { done: false, nextDeadlineMs: ms(open.next), lastDeadlineMs: ms(open.last) };
       });
-      await outcomes.afterCommit({ ...effects, settledBatches: [] });
-      return result;
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Batch } from './batch.entity';
 import type { Message } from './message.entity';
 import { iso } from '../lib/iso';
+import { countSegments } from './segments';
 
 
 export const batchView = (batch: Batch) => ({
@@ -10,6 +11,8 @@ export const batchView = (batch: Batch) => ({
   status: batch.status,
   recipient_count: batch.recipientCount,
   recipient_preview: batch.recipientPreview,
+  segments: batch.segments,
+  encoding: batch.encoding,
   dispatched_count: batch.dispatchedCount,
   sent_count: batch.sentCount,
   delivered_count: batch.deliveredCount,
@@ -30,6 +33,8 @@ export const messageView = (message: Message) => ({
   direction: message.direction,
   status: message.status,
   body: message.body,
+  segments: message.segments,
+  encoding: countSegments(message.body).encoding,
   recipient: message.recipient ?? null,
   sender: message.sender ?? null,
   sim_subscription_id: message.simSubscriptionId ?? null,

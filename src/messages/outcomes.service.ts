@@ -1,36 +1,38 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../http/errors';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import type { Event } from '../events/event.entity';
-import type { EventsService } from '../events/events.service';
+import { afterCommit, transaction } from '../db/transaction';
+import { devicesRepository, type QueueSettlement } from '../devices/devices.repository';
+import type { DevicesService } from '../devices/devices.service';
+import type { EmitInput, EventsService } from '../events/events.service';
+import type { Background } from '../lib/background';
 import type { Clock } from '../lib/clock';
-import type { Logger } from '../lib/logger';
 import { batchSettledSignal, batchWorkflowId } from '../../workflows/definitions';
-import { Batch } from './batch.entity';
-import { Message, type MessageStatus } from './message.entity';
+import type { MessageStatus } from './message.entity';
+import { messagesRepository, type BatchCounts, type Moved, type StatusChange } from './messages.repository';
 import { messageView } from './messages.views';
-import { counterOf, releasedBatchStatus, reportMoves, STATUS_AT, type ReportedStatus } from './transitions';
+import { counterOf, releasedBatchStatus, reportMoves, type BatchCounter, type ReportedStatus } from './transitions';
+import type { Message } from './message.entity';
 
 export interface OutcomesDeps {
   em: () => EntityManager;
   clock: Clock;
-  logger: Logger;
   events: EventsService;
   temporal: Client;
+  background: Background;
+  /** Messaging listens for phones that stop taking sends. */
+  devices: Pick<DevicesService, 'onStopped'>;
 }
 
 export interface Report {
+  id: string;
   status: ReportedStatus;
   at: Date;
   errorCode?: string | null;
   errorMessage?: string | null;
 }
 
-/** What a committed change still has to do: start deliveries, and wake batch workflows that are done. */
-export interface Effects {
-  events: Event[];
-  settledBatches: string[];
-}
+/** A report's answer: the message after it, or why it was refused. */
+export type ReportResult = { id: string; message: Message } | { id: string; error: 'not_found' };
 
 const EVENT_OF: Partial<
   Record<MessageStatus, 'message.sent' | 'message.delivered' | 'message.failed' | 'message.unknown'>
@@ -41,190 +43,163 @@ const EVENT_OF: Partial<
   unknown: 'message.unknown',
 };
 
+const OPEN: ReadonlySet<MessageStatus> = new Set(['queued', 'dispatched']);
+const REACHED_CARRIER: ReadonlySet<MessageStatus> = new Set(['sent', 'delivered']);
+
 /**
- * Message state changes and what follows them, always in the caller's transaction: the message row,
- * its batch's counters and status, the device's counters and the event (transactional outbox).
+ * What follows message moves, set-based, in the caller's transaction: the batches' counters and
+ * statuses, the phones' queue depth and sent counters, and the events (transactional outbox).
  */
 export function createOutcomesService(deps: OutcomesDeps) {
   const { clock } = deps;
 
-  /** Moves a batch's counters by per-counter deltas, then settles its status; reports whether it just became final. */
-  async function adjustBatch(tx: EntityManager, batchId: string, deltas: Record<string, number>): Promise<boolean> {
-    const sets = Object.entries(deltas)
-      .filter(([, n]) => n !== 0)
-      .map(([column, n]) => `${column} = ${column} + ${Math.trunc(n)}`);
-    if (sets.length > 0) await tx.execute(`update batches set ${sets.join(', ')} where id = ?`, [batchId]);
-    const batch = await tx.findOneOrFail(Batch, { id: batchId }, { refresh: true });
-    if (batch.status === 'scheduled' || batch.status === 'completed' || batch.status === 'failed') return false;
-    const status = releasedBatchStatus(batch);
-    if (status === batch.status) return false;
-    batch.status = status;
-    const final = status === 'completed' || status === 'failed';
-    if (final) batch.completedAt = clock.now();
-    if (status === 'failed') batch.error ??= 'Every message failed.';
-    await tx.flush();
-    return final;
+  /** Tells finished batches' workflows they can end now (they would find out at their next wake). */
+  function signalSettled(tx: EntityManager, batchIds: string[]): void {
+    if (batchIds.length === 0) return;
+    afterCommit(tx, () =>
+      deps.background.run('batch settled signal', async () => {
+        await Promise.allSettled(
+          batchIds.map((id) => deps.temporal.workflow.getHandle(batchWorkflowId(id)).signal(batchSettledSignal)),
+        );
+      }),
+    );
   }
 
-  /** One message to `to`, with everything that follows; the message must be locked by the caller. */
-  async function move(
-    tx: EntityManager,
-    message: Message,
-    to: MessageStatus,
-    at: Date,
-    effects: Effects,
-    error?: { code?: string | null; message?: string | null },
-  ) {
-    const from = message.status;
-    message.status = to;
-    const column = STATUS_AT[to];
-    if (column) message[column] = at;
-    if (error?.code !== undefined) message.errorCode = error.code ?? null;
-    if (error?.message !== undefined) message.errorMessage = error.message ?? null;
-    message.updatedAt = clock.now();
-    await tx.flush();
-    if ((to === 'sent' || to === 'delivered') && !['sent', 'delivered'].includes(from)) {
-      await tx.execute('update devices set sent_count = sent_count + 1 where id = ?', [message.deviceId]);
+  /** Sets the status each batch's counts now imply; returns the batches that just became final. */
+  async function settleBatches(tx: EntityManager, counts: BatchCounts[]): Promise<string[]> {
+    const changes: Array<{ id: string; status: BatchCounts['status'] }> = [];
+    for (const batch of counts) {
+      if (batch.status === 'scheduled' || batch.status === 'completed' || batch.status === 'failed') continue;
+      const status = releasedBatchStatus({
+        recipientCount: batch.recipient_count,
+        dispatchedCount: batch.dispatched_count,
+        sentCount: batch.sent_count,
+        deliveredCount: batch.delivered_count,
+        failedCount: batch.failed_count,
+        unknownCount: batch.unknown_count,
+      });
+      if (status !== batch.status) changes.push({ id: batch.id, status });
     }
-    if (message.batchId) {
-      const deltas: Record<string, number> = {};
-      const old = counterOf(from);
-      const next = counterOf(to);
-      if (old) deltas[old] = (deltas[old] ?? 0) - 1;
-      if (next) deltas[next] = (deltas[next] ?? 0) + 1;
-      if (await adjustBatch(tx, message.batchId, deltas)) effects.settledBatches.push(message.batchId);
-    }
-    const name = EVENT_OF[to];
-    if (name) {
-      effects.events.push(
-        await deps.events.emit(tx, {
+    await messagesRepository.setStatuses(tx, changes, clock.now());
+    const settled = changes.filter((c) => c.status === 'completed' || c.status === 'failed').map((c) => c.id);
+    signalSettled(tx, settled);
+    return settled;
+  }
+
+  /** Everything that follows a set of moves (each message with the status it came from). */
+  async function follow(tx: EntityManager, moves: Moved[]): Promise<void> {
+    const deltas = new Map<string, Partial<Record<BatchCounter, number>>>();
+    const queues = new Map<string, QueueSettlement>();
+    const events: EmitInput[] = [];
+    for (const { message, from } of moves) {
+      const to = message.status;
+      if (to === from) continue;
+      if (message.batchId) {
+        const batch = deltas.get(message.batchId) ?? {};
+        const old = counterOf(from);
+        const next = counterOf(to);
+        if (old) batch[old] = (batch[old] ?? 0) - 1;
+        if (next) batch[next] = (batch[next] ?? 0) + 1;
+        deltas.set(message.batchId, batch);
+      }
+      // Only released messages hold a place in the queue (a scheduled batch's have no deadline yet).
+      const left = OPEN.has(from) && !OPEN.has(to) && message.staleAt !== null ? 1 : 0;
+      const sent = REACHED_CARRIER.has(to) && !REACHED_CARRIER.has(from) ? 1 : 0;
+      if (left || sent) {
+        const queue = queues.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, sent: 0 };
+        queue.left += left;
+        queue.sent += sent;
+        queues.set(message.deviceId, queue);
+      }
+      const name = EVENT_OF[to];
+      if (name) {
+        events.push({
           userId: message.userId,
           name,
           data: messageView(message),
           messageId: message.id,
           deviceId: message.deviceId,
-        }),
-      );
+        });
+      }
     }
+    await settleBatches(tx, await messagesRepository.addToCounters(tx, deltas, clock.now()));
+    await devicesRepository.settle(tx, [...queues.values()]);
+    await deps.events.emitMany(tx, events);
   }
 
-  /**
-   * Moves every message a condition selects to `to` in one statement (a sweep's lapsed messages, a
-   * disabled phone's queue), with the same counters and events as `move`. Only for moves out of
-   * queued or dispatched, which are always forward.
-   */
-  async function moveMany(
-    tx: EntityManager,
-    where: { sql: string; params: unknown[] },
-    to: 'unknown' | 'failed',
-    at: Date,
-    effects: Effects,
-    error?: { code: string; message: string },
-  ): Promise<number> {
-    const rows = await tx.execute<Array<Record<string, unknown> & { old_status: MessageStatus }>>(
-      `with target as (
-         select id, status as old_status from messages
-          where status in ('queued', 'dispatched') and direction = 'outbound' and ${where.sql}
-          for update)
-       update messages m
-          set status = ?, updated_at = ?${to === 'failed' ? ', failed_at = ?, error_code = ?, error_message = ?' : ''}
-         from target where m.id = target.id
-       returning m.*, target.old_status`,
-      [...where.params, to, clock.now(), ...(to === 'failed' ? [at, error?.code ?? null, error?.message ?? null] : [])],
-    );
-    const deltas = new Map<string, Record<string, number>>();
-    const inputs = [];
-    for (const { old_status: from, ...row } of rows) {
-      const message = tx.map(Message, row);
-      if (message.batchId) {
-        const batch = deltas.get(message.batchId) ?? {};
-        const old = counterOf(from);
-        if (old) batch[old] = (batch[old] ?? 0) - 1;
-        const next = counterOf(to)!;
-        batch[next] = (batch[next] ?? 0) + 1;
-        deltas.set(message.batchId, batch);
-      }
-      inputs.push({
-        userId: message.userId,
-        name: EVENT_OF[to]!,
-        data: messageView(message),
-        messageId: message.id,
-        deviceId: message.deviceId,
-      });
-    }
-    for (const [batchId, batchDeltas] of deltas) {
-      if (await adjustBatch(tx, batchId, batchDeltas)) effects.settledBatches.push(batchId);
-    }
-    effects.events.push(...(await deps.events.emitMany(tx, inputs)));
-    return rows.length;
+  /** Fails what is still queued for a phone (dispatched ones may still be reported). */
+  async function failQueuedForDevice(tx: EntityManager, deviceId: string, code: string, text: string): Promise<void> {
+    const moves = await messagesRepository.moveOpen(tx, messagesRepository.queuedOn(deviceId), 'failed', clock.now(), {
+      code,
+      message: text,
+    });
+    await follow(tx, moves);
   }
+
+  // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
+  deps.devices.onStopped((tx, device, why) =>
+    why === 'disabled'
+      ? failQueuedForDevice(tx, device.id, 'device_disabled', 'The phone was disabled before sending this message.')
+      : failQueuedForDevice(tx, device.id, 'device_unpaired', 'The phone was unpaired before sending this message.'),
+  );
 
   return {
-    adjustBatch,
-    move,
-    moveMany,
+    follow,
+    failQueuedForDevice,
 
-    /** message.received for a newly stored inbound text, in its transaction. */
-    emitReceived: (tx: EntityManager, message: Message) =>
-      deps.events.emit(tx, {
-        userId: message.userId,
-        name: 'message.received',
-        data: messageView(message),
-        messageId: message.id,
-        deviceId: message.deviceId,
-      }),
-
-    /** After the transaction committed: start deliveries, tell finished batch workflows they can end. */
-    async afterCommit(effects: Effects): Promise<void> {
-      await deps.events.committed(effects.events);
-      for (const batchId of new Set(effects.settledBatches)) {
-        try {
-          await deps.temporal.workflow.getHandle(batchWorkflowId(batchId)).signal(batchSettledSignal);
-        } catch (error) {
-          // The workflow also finds out at its next deadline.
-          deps.logger.debug({ err: error, batch_id: batchId }, 'could not signal batch workflow');
-        }
-      }
+    /** Settles one batch from its current counts (a release after some messages failed meanwhile). */
+    async settleBatch(tx: EntityManager, batchId: string): Promise<boolean> {
+      const counts = await messagesRepository.countsOf(tx, batchId);
+      return counts ? (await settleBatches(tx, [counts])).length > 0 : false;
     },
 
-    /** A phone's outcome report: idempotent, never backwards, only for the phone that owns the message. */
-    async report(deviceId: string, messageId: string, report: Report): Promise<{ message: Message; effects: Effects }> {
-      const effects: Effects = { events: [], settledBatches: [] };
-      const message = await deps.em().transactional(async (tx) => {
-        const message = await tx.findOne(
-          Message,
-          { id: messageId, deviceId, direction: 'outbound' },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
-        if (!message) return null;
-        if (reportMoves(message.status, report.status)) {
-          await move(tx, message, report.status, report.at, effects, {
-            code: report.errorCode,
-            message: report.errorMessage,
-          });
+    /**
+     * A phone's outcome reports, applied as one set: idempotent, never backwards, only for the
+     * phone that owns the message. A message reported twice in one set moves in order.
+     */
+    async report(deviceId: string, reports: Report[]): Promise<ReportResult[]> {
+      return transaction(deps.em(), async (tx) => {
+        const owned = await messagesRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
+        const current = new Map(owned.map((message) => [message.id, message]));
+        // Rounds of at most one change per message, so each keeps its own timestamp and event.
+        let pending = reports.filter((report) => current.has(report.id));
+        while (pending.length > 0) {
+          const round = new Map<string, StatusChange>();
+          const later: Report[] = [];
+          for (const report of pending) {
+            if (round.has(report.id)) later.push(report);
+            else if (reportMoves(current.get(report.id)!.status, report.status)) {
+              round.set(report.id, {
+                id: report.id,
+                status: report.status,
+                at: report.at,
+                ...(report.errorCode !== undefined ? { errorCode: report.errorCode } : {}),
+                ...(report.errorMessage !== undefined ? { errorMessage: report.errorMessage } : {}),
+              });
+            }
+          }
+          const updated = await messagesRepository.applyChanges(tx, [...round.values()], clock.now());
+          await follow(
+            tx,
+            updated.map((message) => ({ message, from: current.get(message.id)!.status })),
+          );
+          for (const message of updated) current.set(message.id, message);
+          pending = later;
         }
-        return message;
+        // Each answer is the message once the whole set is applied (a repeat or a step back changes nothing).
+        return reports.map((report): ReportResult => {
+          const message = current.get(report.id);
+          return message ? { id: report.id, message } : { id: report.id, error: 'not_found' };
+        });
       });
-      // Another phone's message, or none: the same answer.
-      if (!message) throw notFound('message');
-      return { message, effects };
     },
 
-    /** Fails what is still queued for a phone that was disabled or unpaired (dispatched ones may still be reported). */
-    async failQueuedForDevice(tx: EntityManager, deviceId: string, code: string, text: string): Promise<Effects> {
-      const effects: Effects = { events: [], settledBatches: [] };
-      await moveMany(
-        tx,
-        { sql: "device_id = ? and status = 'queued'", params: [deviceId] },
-        'failed',
-        clock.now(),
-        effects,
-        {
-          code,
-          message: text,
-        },
-      );
-      return effects;
+    /** Marks a batch's lapsed messages unknown (message.unknown each). */
+    async markLapsed(tx: EntityManager, batchId: string): Promise<number> {
+      const now = clock.now();
+      const moves = await messagesRepository.moveOpen(tx, messagesRepository.lapsedIn(batchId, now), 'unknown', now);
+      await follow(tx, moves);
+      return moves.length;
     },
   };
 }

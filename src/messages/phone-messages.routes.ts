@@ -1,15 +1,16 @@
 import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
-import { unauthenticated } from '../http/errors';
+import { notFound, unauthenticated } from '../http/errors';
 import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
 import type { Clock } from '../lib/clock';
 import { pathId } from '../lib/fields';
 import type { Context } from 'koa';
 import { messageView, outboxRowView } from './messages.views';
-import type { OutcomesService } from './outcomes.service';
+import type { OutcomesService, Report } from './outcomes.service';
+import type { InferType } from 'yup';
 import type { PhoneMessagesService } from './phone-messages.service';
-import { deviceMessagesQuery, inboundBody, outboxQuery, statusBody } from './phone-messages.schemas';
+import { deviceMessagesQuery, inboundBody, outboxQuery, reportsBody, statusBody } from './phone-messages.schemas';
 
 export interface PhoneMessagesRoutesDeps {
   auth: Auth;
@@ -33,28 +34,48 @@ export function phoneMessagesRoutes({ auth, phoneMessages, outcomes, clock }: Ph
     ctx.body = { data: (await phoneMessages.outbox(deviceOf(ctx), query.limit)).map(outboxRowView) };
   });
 
+  const reportOf = (id: string, body: InferType<typeof statusBody>): Report => ({
+    id,
+    status: body.status,
+    at: body.at ?? clock.now(),
+    errorCode: body.error_code,
+    errorMessage: body.error_message,
+  });
+
   router.post('/messages/:id/status', auth.device(), async (ctx) => {
     const { params, body } = await validate(ctx, { params: pathId(), body: statusBody });
-    const { message, effects } = await outcomes.report(deviceOf(ctx), params.id, {
-      status: body.status,
-      at: body.at ?? clock.now(),
-      errorCode: body.error_code,
-      errorMessage: body.error_message,
-    });
-    await outcomes.afterCommit(effects);
-    ctx.body = { message: messageView(message) };
+    const [result] = await outcomes.report(deviceOf(ctx), [reportOf(params.id, body)]);
+    // Another phone's message, or none: the same answer.
+    if (!('message' in result)) throw notFound('message');
+    ctx.body = { message: messageView(result.message) };
+  });
+
+  // Many reports applied as one set; each item answers as the single report would.
+  router.post('/messages/status', auth.device(), async (ctx) => {
+    const { body } = await validate(ctx, { body: reportsBody });
+    const results = await outcomes.report(
+      deviceOf(ctx),
+      body.reports.map((item) => reportOf(item.id, item)),
+    );
+    const missing = notFound('message');
+    ctx.body = {
+      data: results.map((result) =>
+        'message' in result
+          ? { id: result.id, message: messageView(result.message) }
+          : { id: result.id, error: { code: missing.code, message: missing.message, status: missing.status } },
+      ),
+    };
   });
 
   router.post('/inbound', auth.device(), async (ctx) => {
     const { body } = await validate(ctx, { body: inboundBody });
-    const { inserted, message, effects } = await phoneMessages.inbound(deviceOf(ctx), {
+    const { inserted, message } = await phoneMessages.inbound(deviceOf(ctx), {
       body: body.body,
       receivedAt: body.received_at,
       sender: body.sender,
       fingerprint: body.fingerprint,
       simSubscriptionId: body.sim_subscription_id,
     });
-    await outcomes.afterCommit(effects);
     ctx.status = inserted ? 201 : 200;
     ctx.body = { inserted, message: messageView(message) };
   });

@@ -22,6 +22,15 @@ export const statusBody = yup.object({
   error_message: yup.string().max(1000).nullable(),
 });
 
+/** POST /v1/device/messages/status: many reports at once, each as the single report's body plus the message id. */
+export const reportsBody = yup.object({
+  reports: yup
+    .array(statusBody.shape({ id: yup.string().uuid('${path} must be a message id').required() }))
+    .min(1, '${path} must hold at least one report')
+    .max(500, '${path} may hold at most 500 reports')
+    .required(),
+});
+
 export const inboundBody = yup.object({
   body: yup.string().max(10_000).required(),
   received_at: timestamp().required(),

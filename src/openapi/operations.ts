@@ -169,6 +169,31 @@ export const operations: Operation[] = [
       { body: phone.statusBody },
     ),
     op(
+      'POST /v1/device/messages/status',
+      'device',
+      'Report many outcomes at once',
+      {
+        200: object({
+          data: {
+            type: 'array',
+            items: {
+              oneOf: [
+                object({ id: { type: 'string', format: 'uuid' }, message: ref('Message') }),
+                object({ id: { type: 'string', format: 'uuid' }, error: ref('Error') }),
+              ],
+            },
+          },
+        }),
+      },
+      {
+        body: phone.reportsBody,
+        description:
+          'Up to 500 reports applied as one set, each with the rules of the single report (idempotent, never ' +
+          'backwards, only for the calling phone). `data` answers each report in order: the message after the set, ' +
+          'or an error (`not_found` for another phone\'s message or none).',
+      },
+    ),
+    op(
       'POST /v1/device/inbound',
       'device',
       'Forward a received text',

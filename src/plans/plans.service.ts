@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound, planLimit } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { Plan } from './plan.entity';
+import { plansRepository } from './plans.repository';
 
 export interface Usage {
   sentToday: number;
@@ -30,16 +31,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
 
   async function usage(userId: string, at = clock.now()): Promise<Usage> {
     const { today, monthStart } = utcDays(at);
-    const [row] = await em().execute<
-      { sent_today: number; sent_month: number; received_today: number; received_month: number }[]
-    >(
-      `select coalesce(sum(sent) filter (where day = ?), 0)::int as sent_today,
-                coalesce(sum(sent), 0)::int as sent_month,
-                coalesce(sum(received) filter (where day = ?), 0)::int as received_today,
-                coalesce(sum(received), 0)::int as received_month
-           from usage_days where user_id = ? and day >= ? and day <= ?`,
-      [today, today, userId, monthStart, today],
-    );
+    const row = await plansRepository.usage(em(), userId, today, monthStart);
     return {
       sentToday: row.sent_today,
       sentThisMonth: row.sent_month,
@@ -48,63 +40,53 @@ export function createPlansService({ em, clock }: PlansDeps) {
     };
   }
 
-  /** Locks the account's row until the surrounding transaction ends: plan checks serialise per account. */
-  async function lockAccount(tx: EntityManager, userId: string): Promise<void> {
-    await tx.execute('select 1 from users where id = ? for update', [userId]);
+  /** Why a send of `count` was refused, in the interface's order: batch, then daily, then monthly. */
+  async function refusal(userId: string, count: number): Promise<Error> {
+    const plan = await plansRepository.limitsOf(em(), userId);
+    if (!plan) return notFound('account');
+    if (count > plan.batch_limit) {
+      return planLimit('plan_limit_batch', `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`);
+    }
+    const used = await usage(userId);
+    if (used.sentToday + count > plan.daily_limit) {
+      return planLimit('plan_limit_daily', `The daily limit of ${plan.daily_limit} messages is reached.`);
+    }
+    return planLimit('plan_limit_monthly', `The monthly limit of ${plan.monthly_limit} messages is reached.`);
   }
 
   return {
     planOf,
     usage,
-    lockAccount,
+    lockAccount: plansRepository.lockAccount,
 
     /** Public catalogue: active plans, cheapest first. */
     list: () => em().find(Plan, { active: true }, { orderBy: { sortOrder: 'asc' } }),
 
     /**
      * Admits `count` outbound messages against the batch, daily and monthly limits and counts them,
-     * atomically: must run inside the transaction that writes the messages (`tx`). Concurrent sends of
-     * one account queue on its row, so 50 parallel sends against an allowance of 50 admit exactly 50.
+     * in one statement inside the transaction that writes the messages (`tx`): 50 parallel sends
+     * against an allowance of 50 admit exactly 50, and a refusal writes nothing.
      */
     async admitSends(tx: EntityManager, userId: string, count: number): Promise<void> {
-      const plan = await planOf(userId);
-      if (count > plan.batchLimit) {
-        throw planLimit(
-          'plan_limit_batch',
-          `A send may have at most ${plan.batchLimit} recipients on the ${plan.name} plan.`,
-        );
-      }
-      await lockAccount(tx, userId);
-      const now = clock.now();
-      const { today, monthStart } = utcDays(now);
-      const [row] = await tx.execute<{ today: number; month: number }[]>(
-        `select coalesce(sum(sent) filter (where day = ?), 0)::int as today, coalesce(sum(sent), 0)::int as month
-             from usage_days where user_id = ? and day >= ? and day <= ?`,
-        [today, userId, monthStart, today],
-      );
-      if (row.today + count > plan.dailyLimit) {
-        throw planLimit('plan_limit_daily', `The daily limit of ${plan.dailyLimit} messages is reached.`);
-      }
-      if (row.month + count > plan.monthlyLimit) {
-        throw planLimit('plan_limit_monthly', `The monthly limit of ${plan.monthlyLimit} messages is reached.`);
-      }
-      await tx.execute(
-        `insert into usage_days (user_id, day, sent) values (?, ?, ?)
-             on conflict (user_id, day) do update set sent = usage_days.sent + excluded.sent`,
-        [userId, today, count],
-        'run',
-      );
+      const { today, monthStart } = utcDays(clock.now());
+      if (!(await plansRepository.admitSends(tx, userId, count, today, monthStart))) throw await refusal(userId, count);
     },
 
     /** Counts inbound texts (no limit applies to receiving). */
     async countReceived(tx: EntityManager, userId: string, count = 1): Promise<void> {
-      const { today } = utcDays(clock.now());
-      await tx.execute(
-        `insert into usage_days (user_id, day, received) values (?, ?, ?)
-             on conflict (user_id, day) do update set received = usage_days.received + excluded.received`,
-        [userId, today, count],
-        'run',
-      );
+      const { today, monthStart } = utcDays(clock.now());
+      await plansRepository.countReceived(tx, userId, count, today, monthStart);
+    },
+
+    /** Sets an account's counts for the current day and month (tests, operators' corrections). */
+    async setUsage(userId: string, counts: Usage): Promise<void> {
+      const { today, monthStart } = utcDays(clock.now());
+      await plansRepository.setUsage(em(), userId, today, monthStart, {
+        sent_today: counts.sentToday,
+        sent_month: counts.sentThisMonth,
+        received_today: counts.receivedToday,
+        received_month: counts.receivedThisMonth,
+      });
     },
 
     /**
@@ -118,7 +100,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
       current: () => Promise<number>,
     ): Promise<void> {
       const plan = await planOf(userId);
-      await lockAccount(tx, userId);
+      await plansRepository.lockAccount(tx, userId);
       const limit = kind === 'devices' ? plan.deviceLimit : plan.webhookLimit;
       if ((await current()) >= limit) {
         throw planLimit(

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger';
 
 /**
@@ -8,16 +7,15 @@ import type { Logger } from '../lib/logger';
  */
 export interface Sweep {
   name: string;
-  run(em: EntityManager): Promise<number>;
+  run(): Promise<number>;
 }
 
 export interface ReconcilerDeps {
-  em: () => EntityManager;
   sweeps: Sweep[];
   logger: Logger;
 }
 
-export function createReconcilerService({ em, sweeps, logger }: ReconcilerDeps) {
+export function createReconcilerService({ sweeps, logger }: ReconcilerDeps) {
   return {
     /** One pass over every sweep; one failing sweep does not stop the others. */
     async reconcileOnce(): Promise<Record<string, number>> {
@@ -25,7 +23,7 @@ export function createReconcilerService({ em, sweeps, logger }: ReconcilerDeps) 
       const failures: string[] = [];
       for (const sweep of sweeps) {
         try {
-          report[sweep.name] = await sweep.run(em());
+          report[sweep.name] = await sweep.run();
           if (report[sweep.name] > 0)
             logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
         } catch (error) {

@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
 import { postOnce, type PostOptions, type PostResult } from './outbound';
 import { signatureHeader } from './signature';
-import { abandonOpenDeliveries } from './webhooks.service';
+import { webhooksRepository } from './webhooks.repository';
 import type { SecretBox } from '../lib/secret-box';
 
 /** The auto-pause rule, counted over attempts. */
@@ -76,7 +76,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
       [reason, now, webhookId],
     );
     // The delivery being recorded ends with its own attempt's record.
-    await abandonOpenDeliveries(tx, webhookId, 'the webhook was paused automatically', now, deliveryId);
+    await webhooksRepository.abandonOpen(tx, webhookId, 'the webhook was paused automatically', now, deliveryId);
     deps.logger.warn({ webhook_id: webhookId, failed: counts.failed, total: counts.total }, 'webhook paused');
     return true;
   }
@@ -201,11 +201,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
           : row.secret
             ? 'the webhook was disabled'
             : 'the signing secret is missing';
-        await em.execute(
-          `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
-            where id = ? and status in ('pending', 'retrying')`,
-          [now, reason, row.id],
-        );
+        await webhooksRepository.abandonOne(em, row.id, reason, now);
         return 'stopped';
       }
 

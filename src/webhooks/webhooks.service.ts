@@ -1,23 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { StartKind, Starter } from '../../temporal/starter';
+import { afterCommit, transaction } from '../db/transaction';
 import type { Event, EventName } from '../events/event.entity';
-import type { EmitInput, EventsService } from '../events/events.service';
+import type { Emitted, EventsService } from '../events/events.service';
 import { notFound, validationFailed } from '../http/errors';
 import { findPage, type Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
 import type { PlansService } from '../plans/plans.service';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
-import type { DeliveryStarter } from './delivery-starter';
 import { urlProblem } from './outbound';
 import { newSecret } from './signature';
 import { Webhook } from './webhook.entity';
 import type { SecretBox } from '../lib/secret-box';
+import { webhooksRepository, type NewDelivery, type Target } from './webhooks.repository';
 
 export interface WebhooksDeps {
   em: () => EntityManager;
   clock: Clock;
   plans: PlansService;
   events: EventsService;
-  starter: DeliveryStarter;
+  starter: Starter;
+  /** The delivery workflows committed deliveries need. */
+  deliveryStarts: StartKind<{ id: string }>;
   allowPrivateNetworks: boolean;
   /** Seals signing secrets at rest when SECRETS_KEY is set. */
   secretBox: SecretBox;
@@ -46,31 +51,6 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-/** Ends every open delivery of a webhook: failed, abandoned_at set, not retried. */
-export async function abandonOpenDeliveries(
-  tx: EntityManager,
-  webhookId: string,
-  reason: string,
-  at: Date,
-  exceptDeliveryId: string | null = null,
-) {
-  await tx.execute(
-    `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
-      where webhook_id = ? and status in ('pending', 'retrying') and id is distinct from ?`,
-    [at, reason, webhookId, exceptDeliveryId],
-  );
-}
-
-// Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
-async function storeSecret(tx: EntityManager, webhookId: string, version: number, sealed: string, at: Date) {
-  await tx.execute('insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
-    webhookId,
-    version,
-    sealed,
-    at,
-  ]);
-}
-
 /** The body every attempt of a delivery sends, byte for byte. */
 export const deliveryBody = (event: Event) =>
   JSON.stringify({ id: event.id, event: event.name, created_at: event.createdAt.toISOString(), data: event.data });
@@ -89,23 +69,17 @@ export function createWebhooksService(deps: WebhooksDeps) {
     if (problem) throw validationFailed([{ field: 'body.url', message: `url ${problem}` }]);
   }
 
-  /** Registered with events.onEmit: one delivery row per receiving webhook, in the event's transaction. */
-  async function fanOut(tx: EntityManager, event: Event, input: EmitInput): Promise<void> {
-    // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
-    const targets = input.webhookId
-      ? await tx.execute<{ id: string; url: string; secret_version: number }[]>(
-          'select id, url, secret_version from webhooks where id = ? and user_id = ? and deleted_at is null',
-          [input.webhookId, event.userId],
-        )
-      : await tx.execute<{ id: string; url: string; secret_version: number }[]>(
-          `select id, url, secret_version from webhooks
-            where user_id = ? and enabled and deleted_at is null and ? = any(events)`,
-          [event.userId, event.name],
-        );
-    if (targets.length === 0) return;
-    const body = deliveryBody(event);
-    for (const target of targets) {
-      tx.create(WebhookDelivery, {
+  /**
+   * Subscribed to every batch of events: one delivery row per receiving webhook, in the events'
+   * transaction, and their workflows started after it commits.
+   */
+  async function fanOut(tx: EntityManager, emitted: Emitted[]): Promise<void> {
+    const explicit = emitted.filter((e) => e.input.webhookId);
+    const broadcast = emitted.filter((e) => !e.input.webhookId);
+    const deliveries: NewDelivery[] = [];
+    const add = (event: Event, target: Target) =>
+      deliveries.push({
+        id: randomUUID(),
         userId: event.userId,
         webhookId: target.id,
         eventId: event.id,
@@ -113,25 +87,26 @@ export function createWebhooksService(deps: WebhooksDeps) {
         url: target.url,
         messageId: event.messageId ?? null,
         deviceId: event.deviceId ?? null,
-        body,
+        body: deliveryBody(event),
         secretVersion: target.secret_version,
-        status: 'pending',
         createdAt: event.createdAt,
       });
+    // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
+    for (const { event, input } of explicit)
+      for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) add(event, target);
+    if (broadcast.length > 0) {
+      const targets = await webhooksRepository.enabledOf(tx, [...new Set(broadcast.map((e) => e.event.userId))]);
+      for (const { event } of broadcast)
+        for (const target of targets)
+          if (target.user_id === event.userId && target.events.includes(event.name)) add(event, target);
     }
-    await tx.flush();
+    if (deliveries.length === 0) return;
+    await webhooksRepository.insertDeliveries(tx, deliveries);
+    afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, deliveries.map((d) => ({ id: d.id }))));
   }
+  deps.events.subscribe(fanOut);
 
   return {
-    fanOut,
-
-    /** Registered with events.onCommitted: starts the delivery workflows of committed events. */
-    async afterCommit(events: Event[]): Promise<void> {
-      await deps.starter.startForEvents(
-        em().fork(),
-        events.map((event) => event.id),
-      );
-    },
 
     list: (userId: string) =>
       em().find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
@@ -155,7 +130,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           updatedAt: now,
         });
         await tx.flush();
-        await storeSecret(tx, created.id, 1, deps.secretBox.seal(secret), now);
+        await webhooksRepository.storeSecret(tx, created.id, 1, deps.secretBox.seal(secret), now);
         return created;
       });
       return { webhook, secret };
@@ -174,7 +149,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           webhook.disabledReason = null;
         } else if (input.enabled === false && webhook.enabled) {
           webhook.enabled = false;
-          await abandonOpenDeliveries(tx, webhook.id, 'the webhook was disabled', clock.now());
+          await webhooksRepository.abandonOpen(tx, webhook.id, 'the webhook was disabled', clock.now());
         }
         webhook.updatedAt = clock.now();
         await tx.flush();
@@ -191,7 +166,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         webhook.enabled = false;
         webhook.updatedAt = now;
         await tx.flush();
-        await abandonOpenDeliveries(tx, webhook.id, 'the webhook was deleted', now);
+        await webhooksRepository.abandonOpen(tx, webhook.id, 'the webhook was deleted', now);
       });
     },
 
@@ -200,18 +175,15 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const secret = newSecret();
       await em().transactional(async (tx) => {
         const webhook = await owned(userId, id, tx);
-        const [row] = await tx.execute<{ secret_version: number }[]>(
-          'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
-          [clock.now(), webhook.id],
-        );
-        await storeSecret(tx, webhook.id, row.secret_version, deps.secretBox.seal(secret), clock.now());
+        const version = await webhooksRepository.nextSecretVersion(tx, webhook.id, clock.now());
+        await webhooksRepository.storeSecret(tx, webhook.id, version, deps.secretBox.seal(secret), clock.now());
       });
       return secret;
     },
 
     /** Queues a ping through the normal path (event, delivery row, workflow) and returns its delivery. */
     async test(userId: string, id: string): Promise<WebhookDelivery> {
-      const event = await em().transactional(async (tx) => {
+      const event = await transaction(em(), async (tx) => {
         const webhook = await owned(userId, id, tx);
         return deps.events.emit(tx, {
           userId,
@@ -220,7 +192,6 @@ export function createWebhooksService(deps: WebhooksDeps) {
           webhookId: webhook.id,
         });
       });
-      await deps.events.committed([event]);
       return em().fork().findOneOrFail(WebhookDelivery, { eventId: event.id, webhookId: id });
     },
 

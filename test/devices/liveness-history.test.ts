@@ -35,7 +35,7 @@ describe('device liveness workflow under a year of heartbeats', () => {
   it('keeps its history small over 10,000 heartbeats by continuing as new', async () => {
     const { key } = await accountWithKey(app);
     const phone = await pairPhone(app, key);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     const handle = env.client.workflow.getHandle(deviceWorkflowId(phone.id));
     const firstRunId = (await handle.describe()).runId;
     const total = async () => (await handle.query(deviceLivenessQuery)).totalSignals;

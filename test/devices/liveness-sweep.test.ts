@@ -30,8 +30,9 @@ describe('liveness reconciler sweep', () => {
 
     watched.clock.advance(2 * 60_000);
     // Other test files' phones share the database: sweep (100 a pass) until ours is reached.
+    const sweep = watched.services.starter.sweep(watched.services.starts.liveness);
     for (let pass = 0; pass < 50; pass++) {
-      if ((await watched.services.liveness.sweep().run(watched.orm.em.fork())) === 0) break;
+      if ((await sweep.run()) === 0) break;
     }
     const description = await env.client.workflow.getHandle(deviceWorkflowId(phone.id)).describe();
     expect(description.status.name).toBe('RUNNING');

@@ -46,7 +46,7 @@ describe('device liveness workflow', () => {
   const paired = async (plan?: string) => {
     const { key } = await accountWithKey(app, plan);
     const phone = await pairPhone(app, key);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     return { key, phone };
   };
   const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 });
@@ -80,7 +80,7 @@ describe('device liveness workflow', () => {
 
     // Through the API: three heartbeats at once, one event.
     await Promise.all([heartbeat(phone), heartbeat(phone), heartbeat(phone)]);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     await eventually(async () => expect((await handleOf(phone).query(deviceLivenessQuery)).online).toBe(true));
     expect(await eventsOf(phone)).toEqual(['device.offline', 'device.online']);
 
@@ -102,7 +102,7 @@ describe('device liveness workflow', () => {
       json('PATCH', { heartbeat_interval_minutes: 5 }, { 'x-api-key': key }),
     );
     expect(res.status).toBe(200);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     await eventually(async () =>
       expect((await handleOf(phone).query(deviceLivenessQuery)).heartbeatIntervalMinutes).toBe(5),
     );
@@ -132,18 +132,18 @@ describe('device liveness workflow', () => {
     expect(await total()).toBe(1);
     clock.advance(MINUTE);
     await heartbeat(phone);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     expect(await total()).toBe(1);
     clock.advance(10 * MINUTE);
     await heartbeat(phone);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     expect(await total()).toBe(2);
 
     // The workflow is gone (an operator, a crash before the start): the next signalled heartbeat restarts it.
     await handleOf(phone).terminate('lost');
     clock.advance(11 * MINUTE);
     await heartbeat(phone);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     const description = await handleOf(phone).describe();
     expect(description.status.name).toBe('RUNNING');
     expect(await total()).toBe(1);
@@ -153,7 +153,7 @@ describe('device liveness workflow', () => {
     const { key, phone } = await paired();
     const res = await app.fetch(`/v1/devices/${phone.id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(res.status).toBe(204);
-    await app.services.liveness.idle();
+    await app.services.background.idle();
     await handleOf(phone).result();
     expect((await handleOf(phone).describe()).status.name).toBe('COMPLETED');
     expect(await eventsOf(phone)).toEqual([]);

@@ -21,7 +21,7 @@ describe('settings push through FCM HTTP v1', () => {
   const patch = async (key: string, id: string, body: Record<string, unknown>) => {
     const res = await app.fetch(`/v1/devices/${id}`, json('PATCH', body, { 'x-api-key': key }));
     expect(res.status).toBe(200);
-    await app.services.push.idle();
+    await app.services.background.idle();
     return (await readJson(res)).device;
   };
   const pushesTo = (token: string) => fcm.state.messages.filter((m) => m.token === token);
@@ -41,7 +41,7 @@ describe('settings push through FCM HTTP v1', () => {
 
     // The phone changing its own settings needs no push.
     await app.fetch('/v1/device', json('PATCH', { name: 'Self' }, bearer(phone.token)));
-    await app.services.push.idle();
+    await app.services.background.idle();
     expect(pushesTo('live-token-1')).toHaveLength(2);
   });
 

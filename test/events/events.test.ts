@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/transaction';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,9 +25,9 @@ describe('event service with webhook fan-out', () => {
     await env?.teardown();
   });
 
-  const emitIn = (userId: string, name: 'message.sent' | 'device.online', fail = false) =>
-    app.orm.em.fork().transactional(async (tx) => {
-      const event = await app.services.events.emit(tx, {
+  const emitIn = (userId: string, name: 'message.sent' | 'device.online', fail = false, on = app) =>
+    transaction(on.orm.em.fork(), async (tx) => {
+      const event = await on.services.events.emit(tx, {
         userId,
         name,
         data: { id: randomUUID(), status: 'sent' },
@@ -71,7 +72,6 @@ describe('event service with webhook fan-out', () => {
         created_at: event.createdAt.toISOString(),
         data: event.data,
       });
-      expect(delivery.workflow_started_at).toBeNull();
     }
     const [stored] = await rows(app, 'select * from events where id = ?', [event.id]);
     expect(stored).toMatchObject({ user_id: tenant.userId, name: 'message.sent' });
@@ -89,23 +89,31 @@ describe('event service with webhook fan-out', () => {
     const tenant = await createTenant(app);
     await createWebhook(tenant, url, ['device.online']);
     const started = await emitIn(tenant.userId, 'device.online');
-    await app.services.events.committed([started]);
+    await app.services.background.idle();
     const [delivery] = await deliveriesOf(app, started.id);
     expect(delivery.workflow_started_at).toBeInstanceOf(Date);
     expect(await workflowExists(delivery.id)).toBe(true);
-    // Committed twice (a retried hook): still one workflow, no error.
-    await app.services.events.committed([started]);
+    // Started again (the reconciler racing the normal path): still one workflow, no error.
+    expect(await app.services.starter.startAll(app.services.starts.webhookDeliveries, [{ id: delivery.id }])).toBe(1);
 
-    // The process died between commit and start: nothing started it.
-    const orphan = await emitIn(tenant.userId, 'device.online');
+    // An api process that cannot reach Temporal commits the delivery but never starts it.
+    const offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    let orphan;
+    try {
+      orphan = await emitIn(tenant.userId, 'device.online', false, offline);
+      await offline.services.background.idle();
+    } finally {
+      await offline.close();
+    }
     const [left] = await deliveriesOf(app, orphan.id);
+    expect(left.workflow_started_at).toBeNull();
     expect(await workflowExists(left.id)).toBe(false);
-    const sweep = app.services.deliveryStarter.sweep();
+    const sweep = app.services.starter.sweep(app.services.starts.webhookDeliveries);
     // Within the grace period the normal path may still start it: the sweep leaves it.
-    await sweep.run(app.orm.em.fork());
+    await sweep.run();
     expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeNull();
     app.clock.advance(60_000);
-    expect(await sweep.run(app.orm.em.fork())).toBeGreaterThanOrEqual(1);
+    expect(await sweep.run()).toBeGreaterThanOrEqual(1);
     expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeInstanceOf(Date);
     expect(await workflowExists(left.id)).toBe(true);
   });
@@ -115,12 +123,10 @@ describe('event service with webhook fan-out', () => {
     try {
       const tenant = await createTenant(offline);
       await createWebhook(tenant, url, ['device.online']);
-      const event = await offline.orm.em
-        .fork()
-        .transactional((tx) =>
-          offline.services.events.emit(tx, { userId: tenant.userId, name: 'device.online', data: {} }),
-        );
-      await expect(offline.services.events.committed([event])).resolves.toBeUndefined();
+      const event = await transaction(offline.orm.em.fork(), (tx) =>
+        offline.services.events.emit(tx, { userId: tenant.userId, name: 'device.online', data: {} }),
+      );
+      await offline.services.background.idle();
       const [delivery] = await deliveriesOf(offline, event.id);
       expect(delivery).toMatchObject({ status: 'pending', workflow_started_at: null });
     } finally {

@@ -6,6 +6,7 @@ import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
+import { eventsOf, sendingTenant } from './helpers';
 
 describe('messaging: send, outbox, reports, staleness, inbound', () => {
   let stack: WorkflowStack;
@@ -25,14 +26,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     app.clock.set(new Date(await env.currentTimeMs()));
   }
 
-  async function tenant(options: { plan?: string; verified?: boolean } = {}) {
-    const account = await registerAccount(app, { verified: options.verified ?? true, plan: options.plan ?? 'pro' });
-    const key = await createKey(app, account);
-    const phone = await pairPhone(app, key);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, key, phone, call };
-  }
+  const tenant = (options: { plan?: string; verified?: boolean } = {}) => sendingTenant(app, options);
 
   const outbox = async (phone: PairedPhone, limit?: number) =>
     readJson(await app.fetch(`/v1/device/outbox${limit ? `?limit=${limit}` : ''}`, { headers: bearer(phone.token) }));
@@ -40,13 +34,6 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     app.fetch(`/v1/device/messages/${id}/status`, json('POST', body, bearer(phone.token)));
   const batchOf = async (call: (m: string, p: string) => Promise<Response>, id: string) =>
     readJson(await call('GET', `/v1/batches/${id}`));
-  const eventsOf = async (userId: string) =>
-    app.orm.em
-      .fork()
-      .execute<{ name: string; message_id: string }[]>(
-        'select name, message_id from events where user_id = ? order by created_at, name',
-        [userId],
-      );
 
   it('accepts a send: E.164, de-duplicated in order, one message per recipient, 202 with the batch', async () => {
     await syncClock();
@@ -63,6 +50,8 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       device_id: phone.id,
       recipient_count: 2,
       recipient_preview: '+14155550123, +442079460958',
+      segments: 1,
+      encoding: 'gsm7',
       dispatched_count: 0,
       sent_count: 0,
       scheduled_at: null,
@@ -77,8 +66,10 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       [message_ids[0], '+14155550123', 'queued'],
       [message_ids[1], '+442079460958', 'queued'],
     ]);
-    const description = await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe();
-    expect(description.status.name).toBe('RUNNING');
+    // Started right after the commit, off the request's path.
+    await expect
+      .poll(async () => (await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name)
+      .toBe('RUNNING');
   });
 
   it('walks a batch through dispatch, repeated and out-of-order reports, to completed', async () => {
@@ -132,7 +123,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       failed_count: 1,
       completed_at: expect.any(String),
     });
-    expect((await eventsOf(account.userId)).map((e) => e.name).sort()).toEqual(['message.delivered', 'message.failed']);
+    expect((await eventsOf(app, account.userId)).map((e) => e.name).sort()).toEqual(['message.delivered', 'message.failed']);
     // The settled signal ends the workflow without waiting for a deadline.
     await expect
       .poll(async () => (await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name)
@@ -159,7 +150,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       dispatched_count: 0,
     });
     expect((await outbox(phone)).data).toEqual([]);
-    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.unknown')).toEqual([
+    expect((await eventsOf(app, account.userId)).filter((e) => e.name === 'message.unknown')).toEqual([
       { name: 'message.unknown', message_id: id },
     ]);
 
@@ -223,7 +214,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     );
     expect(race.filter((r) => r.status === 201)).toHaveLength(1);
     expect(race.filter((r) => r.status === 200)).toHaveLength(9);
-    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.received')).toHaveLength(2);
+    expect((await eventsOf(app, account.userId)).filter((e) => e.name === 'message.received')).toHaveLength(2);
     const list = await readJson(await call('GET', '/v1/messages?direction=inbound'));
     expect(list.data).toHaveLength(2);
     expect((await readJson(await call('GET', '/v1/stats'))).received).toBe(2);
@@ -288,7 +279,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     expect(queued).toMatchObject({ status: 'failed', error_code: 'device_disabled', failed_at: expect.any(String) });
     expect(afterDisable.messages.find((m: { id: string }) => m.id === handedOut.id).status).toBe('dispatched');
     expect(afterDisable.batch).toMatchObject({ failed_count: 1, dispatched_count: 1, status: 'sending' });
-    expect((await eventsOf(account.userId)).filter((e) => e.name === 'message.failed')).toEqual([
+    expect((await eventsOf(app, account.userId)).filter((e) => e.name === 'message.failed')).toEqual([
       { name: 'message.failed', message_id: queued.id },
     ]);
     // A disabled phone takes no new sends.
@@ -341,7 +332,8 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       expect(row.workflow_started_at).toBeNull();
 
       app.clock.set(new Date(Date.now() + 1000));
-      const repaired = await app.services.messages.sweep(0).run(app.orm.em.fork());
+      const sweep = app.services.starter.sweep(app.services.starts.batches, 0);
+      const repaired = await sweep.run();
       expect(repaired).toBeGreaterThanOrEqual(1);
       expect((await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name).toBe('RUNNING');
       const [after] = await app.orm.em
@@ -349,7 +341,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
         .execute('select workflow_started_at from batches where id = ?', [batch.id]);
       expect(after.workflow_started_at).not.toBeNull();
       // A second pass finds nothing of this account left to repair.
-      await app.services.messages.sweep(0).run(app.orm.em.fork());
+      await sweep.run();
       const [{ n }] = await app.orm.em
         .fork()
         .execute('select count(*)::int as n from batches where user_id = ? and workflow_started_at is null', [

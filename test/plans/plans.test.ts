@@ -62,19 +62,36 @@ describe('plans and usage', () => {
 
   it('admits exactly the monthly remainder, counting earlier days of the UTC month', async () => {
     const account = await registerAccount(app);
-    // The test clock stands on the 15th: 470 were sent on the 3rd, 30 of the free plan's 500 remain.
-    await app.orm.em
-      .fork()
-      .execute('insert into usage_days (user_id, day, sent) values (?, ?, 470), (?, ?, 999)', [
-        account.userId,
-        '2026-11-03',
-        account.userId,
-        '2026-10-31',
-      ]);
+    // The test clock stands on the 15th: 470 were sent earlier this month, 30 of the free plan's 500 remain.
+    await app.services.plans.setUsage(account.userId, {
+      sentToday: 0,
+      sentThisMonth: 470,
+      receivedToday: 0,
+      receivedThisMonth: 0,
+    });
     const results = await admitConcurrently(account.userId, 45);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(30);
     expect(refusalCodes(results)).toEqual(new Set(['plan_limit_monthly']));
     expect(await app.services.plans.usage(account.userId)).toMatchObject({ sentToday: 30, sentThisMonth: 500 });
+  });
+
+  it('counts a new UTC day from zero, and a new month from zero', async () => {
+    const account = await registerAccount(app);
+    const admit = (n: number) =>
+      app.orm.em.fork().transactional((tx) => app.services.plans.admitSends(tx, account.userId, n));
+    try {
+      app.clock.set(new Date('2026-11-30T23:59:00Z'));
+      await admit(7);
+      app.clock.set(new Date('2026-12-01T00:01:00Z'));
+      expect(await app.services.plans.usage(account.userId)).toMatchObject({ sentToday: 0, sentThisMonth: 0 });
+      await admit(2);
+      expect(await app.services.plans.usage(account.userId)).toMatchObject({ sentToday: 2, sentThisMonth: 2 });
+      app.clock.set(new Date('2026-12-02T08:00:00Z'));
+      await admit(1);
+      expect(await app.services.plans.usage(account.userId)).toMatchObject({ sentToday: 1, sentThisMonth: 3 });
+    } finally {
+      app.clock.set(new Date('2026-11-15T12:00:00Z'));
+    }
   });
 
   it('refuses a batch over the plan batch limit before counting anything', async () => {

@@ -5,7 +5,8 @@ import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
 import { startTestApp, type TestApp } from './app';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createActivities, type ActivityDeps } from '../../activities';
+import { createActivities } from '../../activities';
+import { buildServices, type ServiceDeps, type Services } from '../../src/services';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { testServerPath } from '../../temporal/paths';
@@ -33,17 +34,30 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   );
 }
 
-/** A worker on the shared workflow bundle with the real activities. */
+/**
+ * A worker on the shared workflow bundle with the real activities, on services of its own (as a
+ * worker process has) unless given the app's.
+ */
 export function createTestWorker(
   env: TestWorkflowEnvironment,
-  deps: { config: Config; orm: MikroORM } & Partial<ActivityDeps>,
+  deps: { config: Config; orm: MikroORM; services?: Services } & Partial<Pick<ServiceDeps, 'clock' | 'sweeps'>>,
 ): Promise<Worker> {
+  const services =
+    deps.services ??
+    buildServices({
+      config: deps.config,
+      orm: deps.orm,
+      logger: createLogger('silent'),
+      temporal: env.client,
+      clock: deps.clock ?? serverClock,
+      sweeps: deps.sweeps,
+    });
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: deps.config.temporal.taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: createActivities({ logger: createLogger('silent'), temporal: env.client, ...deps }),
+    activities: createActivities(services, deps.orm),
   });
 }
 

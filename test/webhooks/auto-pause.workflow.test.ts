@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app';
+import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import {
@@ -10,6 +10,7 @@ import {
   deliveriesOf,
   deliveryRow,
   emitEvent,
+  queueUnstarted,
   resultOf,
   rows,
   webhookRow,
@@ -23,6 +24,8 @@ describe('webhook auto-pause (time-skipping)', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
+  // An api process that cannot reach Temporal: what it queues stays unstarted.
+  let offline: TestApp;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
@@ -30,8 +33,10 @@ describe('webhook auto-pause (time-skipping)', () => {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhook-pause-test' },
     });
     ({ env, app } = stack);
+    offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   });
   afterAll(async () => {
+    await offline?.close();
     await Promise.all(receivers.map((r) => r.close()));
     await stack?.close();
   });
@@ -83,12 +88,9 @@ describe('webhook auto-pause (time-skipping)', () => {
     // 18 failures within 7 days, 20 successes older than a day: the next two failures make 20 of 40.
     await seed(tenant, webhookId, times(18, 2 * HOUR), times(20, 30 * HOUR));
     // Queued but not yet attempted (its workflow not started): the pause must end it too.
-    const queued = await app.orm.em
-      .fork()
-      .transactional((tx) =>
-        app.services.events.emit(tx, { userId: tenant.userId, name: 'message.received', data: { id: randomUUID() } }),
-      );
-    const [queuedDelivery] = await deliveriesOf(app, queued.id);
+    const {
+      deliveries: [queuedDelivery],
+    } = await queueUnstarted(offline, { userId: tenant.userId, name: 'message.received', data: { id: randomUUID() } });
 
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
@@ -127,7 +129,7 @@ describe('webhook auto-pause (time-skipping)', () => {
     expect(await deliveriesOf(app, missed.id)).toEqual([]);
     const bodies = receiver.requests.map((r) => JSON.parse(r.raw).id);
     expect(bodies).not.toContain(missed.id);
-    expect(bodies).not.toContain(queued.id);
+    expect(bodies).not.toContain(queuedDelivery.event_id);
     expect(bodies[bodies.length - 1]).toBe(next.id);
   });
 

@@ -1,3 +1,5 @@
+import { transaction } from '../../src/db/transaction';
+import type { EmitInput } from '../../src/events/events.service';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Stripe from 'stripe';
@@ -38,14 +40,14 @@ export async function createWebhook(
   return { id: body.webhook.id, secret: body.secret };
 }
 
-/** Records an event the way the phones and messaging features do: in a transaction, then committed. */
+/** Records an event the way the phones and messaging features do: in a transaction, its deliveries started after. */
 export async function emitEvent(
   app: TestApp,
   userId: string,
   name: EventName = 'message.received',
   data: Record<string, unknown> = { id: randomUUID(), direction: 'inbound', body: 'hello' },
 ) {
-  const event = await app.orm.em.fork().transactional((tx) =>
+  const event = await transaction(app.orm.em.fork(), (tx) =>
     app.services.events.emit(tx, {
       userId,
       name,
@@ -53,7 +55,8 @@ export async function emitEvent(
       messageId: name.startsWith('message.') ? (data.id as string) : null,
     }),
   );
-  await app.services.events.committed([event]);
+  // The deliveries' workflows are started after the commit, in the background.
+  await app.services.background.idle();
   return event;
 }
 
@@ -83,8 +86,26 @@ export const webhookRow = async (app: TestApp, id: string) =>
   (await rows(app, 'select * from webhooks where id = ?', [id]))[0];
 
 /** Waits (skipping time) until the delivery's workflow has ended; returns its result. */
-export const resultOf = (env: TestWorkflowEnvironment, deliveryId: string) =>
-  env.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).result() as Promise<'delivered' | 'failed'>;
+/** How a delivery's workflow ended; it is started after the commit that queued it, so it may not exist yet. */
+export async function resultOf(env: TestWorkflowEnvironment, deliveryId: string): Promise<'delivered' | 'failed'> {
+  const handle = env.client.workflow.getHandle(deliveryWorkflowId(deliveryId));
+  await expect
+    .poll(() => handle.describe().then(
+      () => true,
+      () => false,
+    ))
+    .toBe(true);
+  return handle.result();
+}
+
+/**
+ * Queues deliveries of an event without starting their workflows (an api process that cannot reach
+ * Temporal commits them; the reconciler would start them later), so they stay pending.
+ */
+export async function queueUnstarted(offline: TestApp, input: EmitInput) {
+  const event = await transaction(offline.orm.em.fork(), (tx) => offline.services.events.emit(tx, input));
+  return { event, deliveries: await deliveriesOf(offline, event.id) };
+}
 
 const stripe = new Stripe('sk_test_unused');
 

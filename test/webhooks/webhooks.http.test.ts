@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';
 import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
-import { createTenant, createWebhook, deliveriesOf, expectSigned, resultOf, serverClock, type Tenant } from './helpers';
+import {
+  createTenant,
+  createWebhook,
+  expectSigned,
+  queueUnstarted,
+  resultOf,
+  serverClock,
+  type Tenant,
+} from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
 const WEBHOOK_FIELDS = [
@@ -57,7 +65,7 @@ describe('webhooks API', () => {
       temporal: env.client,
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhooks-http-test' },
     });
-    // The production default: private addresses refused.
+    // The production default: private addresses refused (and no Temporal: what it queues stays unstarted).
     strict = await startTestApp();
     worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
     running = worker.run();
@@ -73,17 +81,16 @@ describe('webhooks API', () => {
   });
 
   /** Queues a delivery without starting its workflow: it stays pending, so the log is predictable. */
-  async function queueDelivery(tenant: Tenant, name: 'message.received' | 'device.offline' = 'message.received') {
-    const event = await app.orm.em.fork().transactional((tx) =>
-      app.services.events.emit(tx, {
-        userId: tenant.userId,
-        name,
-        data: { id: randomUUID() },
-        ...(name === 'device.offline' ? { deviceId: randomUUID() } : { messageId: randomUUID() }),
-      }),
-    );
-    return { event, deliveries: await deliveriesOf(app, event.id) };
-  }
+  const queueDelivery = (tenant: Tenant, name: 'message.received' | 'device.offline' = 'message.received') => {
+    // `strict` cannot reach Temporal: it commits deliveries that nothing starts, on the app's clock.
+    strict.clock.set(app.clock.now());
+    return queueUnstarted(strict, {
+      userId: tenant.userId,
+      name,
+      data: { id: randomUUID() },
+      ...(name === 'device.offline' ? { deviceId: randomUUID() } : { messageId: randomUUID() }),
+    });
+  };
 
   it('creates a webhook, shows its secret once, and never renders it again', async () => {
     const tenant = await createTenant(app);

@@ -8,6 +8,7 @@ import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
 import { openOrm } from '../../src/db/orm';
 import { createLogger } from '../../src/lib/logger';
+import { buildServices } from '../../src/services';
 
 async function main() {
   const config = loadConfig();
@@ -22,15 +23,18 @@ async function main() {
     // No sticky queue: the time-skipping test server never moves a dead worker's sticky tasks back to
     // the shared queue (a real Temporal server does, after the sticky schedule-to-start timeout).
     maxCachedWorkflows: 0,
-    activities: createActivities({
-      config,
+    activities: createActivities(
+      buildServices({
+        config,
+        orm,
+        temporal,
+        logger: createLogger('silent'),
+        sweeps: [],
+        // The test server's time, as in the in-process workflow tests.
+        clock: { now: () => new Date(Context.current().info.currentAttemptScheduledTimestampMs) },
+      }),
       orm,
-      temporal,
-      logger: createLogger('silent'),
-      sweeps: [],
-      // The test server's time, as in the in-process workflow tests.
-      clock: { now: () => new Date(Context.current().info.currentAttemptScheduledTimestampMs) },
-    }),
+    ),
   });
   process.stdout.write('worker ready\n');
   await worker.run();

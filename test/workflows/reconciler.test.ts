@@ -22,7 +22,7 @@ describe('reconciler workflow', () => {
     await env?.teardown();
   });
 
-  it('sleeps an hour of workflow time in under a second of wall time', async () => {
+  it('sleeps an hour of workflow time in a small part of it in wall time', async () => {
     const worker = await createTestWorker(env, { config, orm, sweeps: [] });
     await worker.runUntil(async () => {
       const handle = await env.client.workflow.start<typeof reconcilerWorkflow>('reconcilerWorkflow', {
@@ -36,7 +36,8 @@ describe('reconciler workflow', () => {
         await env.sleep('1 hour');
         const wallMs = performance.now() - wallStart;
         expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(3_600_000);
-        expect(wallMs).toBeLessThan(1000);
+        // Without time skipping this would take the hour; the bound leaves room for a loaded machine.
+        expect(wallMs).toBeLessThan(60_000);
         expect((await handle.query(reconcilerStatusQuery)).totalPasses).toBe(0);
       } finally {
         await handle.terminate('test over');
@@ -49,9 +50,9 @@ describe('reconciler workflow', () => {
     const passes: number[] = [];
     const sweep: Sweep = {
       name: 'probe',
-      async run(em) {
-        const [row] = await em
-          .getConnection()
+      async run() {
+        const [row] = await orm.em
+          .fork()
           .execute<{ n: string }[]>('select count(*)::text as n from mikro_orm_migrations');
         passes.push(Number(row.n));
         return 0;

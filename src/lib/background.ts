@@ -1,15 +1,16 @@
-import type { Logger } from '../lib/logger';
+import type { Logger } from './logger';
 
 /**
- * Work done after a response is decided (workflow signals, pushes): it must neither slow nor fail the
- * request. Failures are logged; the next heartbeat repairs a lost signal. `idle()` waits for what is
- * in flight.
+ * The one way to do work that must neither slow nor fail the request that caused it (workflow
+ * starts after a commit, signals, pushes). Failures are logged; whatever must not be lost is
+ * repaired by the reconciler. `idle()` resolves when nothing is in flight (tests, shutdown).
  */
 export function createBackground(logger: Logger) {
   const inFlight = new Set<Promise<void>>();
   return {
     run(what: string, task: () => Promise<void>): void {
-      const promise = task()
+      const promise = Promise.resolve()
+        .then(task)
         .catch((error) => logger.warn({ err: error }, `${what} failed`))
         .finally(() => inFlight.delete(promise));
       inFlight.add(promise);

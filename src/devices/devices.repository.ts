@@ -1,0 +1,138 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sim } from './device.entity';
+
+// The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
+// the counters that messages moving through the queue keep.
+
+export interface SendingDevice {
+  id: string;
+  send_delay_seconds: number;
+  preferred_sim_subscription_id: number | null;
+  sims: Sim[] | null;
+}
+
+/** Per phone: messages that left its queue, and messages that reached the carrier. */
+export interface QueueSettlement {
+  deviceId: string;
+  left: number;
+  sent: number;
+}
+
+const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, sims from devices
+                  where user_id = ? and unpaired_at is null and enabled`;
+
+export const devicesRepository = {
+  /** The paired phone behind a device token's hash (runs on every phone request). */
+  async byToken(em: EntityManager, tokenHash: string): Promise<{ userId: string; deviceId: string } | null> {
+    const [row] = await em.execute<{ id: string; user_id: string }[]>(
+      'select id, user_id from devices where token_hash = ? and unpaired_at is null',
+      [tokenHash],
+    );
+    return row ? { userId: row.user_id, deviceId: row.id } : null;
+  },
+
+  /** device_id when given, else the default device, else the most recently online one; enabled and paired only. */
+  async sendingDevice(em: EntityManager, userId: string, deviceId?: string | null): Promise<SendingDevice | undefined> {
+    const [device] = deviceId
+      ? await em.execute<SendingDevice[]>(`${SENDING} and id = ?`, [userId, deviceId])
+      : await em.execute<SendingDevice[]>(
+          `${SENDING} order by is_default desc, online desc, last_heartbeat_at desc nulls last, created_at desc limit 1`,
+          [userId],
+        );
+    return device;
+  },
+
+  /**
+   * Takes `count` places at the end of a phone's queue. Returns how many were ahead and the phone's
+   * send delay, or nothing when the phone was disabled or unpaired meanwhile. The row lock orders
+   * concurrent sends to one phone.
+   */
+  async reserveQueue(
+    tx: EntityManager,
+    deviceId: string,
+    count: number,
+  ): Promise<{ ahead: number; send_delay_seconds: number } | undefined> {
+    const [row] = await tx.execute<{ ahead: number; send_delay_seconds: number }[]>(
+      `update devices set queue_depth = queue_depth + ? where id = ? and enabled and unpaired_at is null
+       returning queue_depth - ? as ahead, send_delay_seconds`,
+      [count, deviceId, count],
+    );
+    return row;
+  },
+
+  /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
+  async settle(tx: EntityManager, settlements: QueueSettlement[]): Promise<void> {
+    const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
+    if (changed.length === 0) return;
+    await tx.execute(
+      `update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0), sent_count = d.sent_count + v.sent_n
+         from (values ${changed.map(() => '(?::uuid, ?::int, ?::int)').join(', ')}) as v (id, left_n, sent_n)
+        where d.id = v.id`,
+      changed.flatMap((s) => [s.deviceId, s.left, s.sent]),
+    );
+  },
+
+  async receiver(tx: EntityManager, deviceId: string): Promise<{ user_id: string; receive_enabled: boolean }> {
+    const [row] = await tx.execute<{ user_id: string; receive_enabled: boolean }[]>(
+      'select user_id, receive_enabled from devices where id = ?',
+      [deviceId],
+    );
+    return row;
+  },
+
+  async addReceived(tx: EntityManager, deviceId: string): Promise<void> {
+    await tx.execute('update devices set received_count = received_count + 1 where id = ?', [deviceId]);
+  },
+
+  async pushTarget(em: EntityManager, deviceId: string) {
+    const [row] = await em.execute<
+      { id: string; push_token: string | null; push_token_invalid_reason: string | null }[]
+    >('select id, push_token, push_token_invalid_reason from devices where id = ?', [deviceId]);
+    return row && { id: row.id, pushToken: row.push_token, pushTokenInvalidReason: row.push_token_invalid_reason };
+  },
+
+  async sendDelayOf(em: EntityManager, deviceId: string): Promise<number> {
+    const [row] = await em.execute<{ send_delay_seconds: number }[]>(
+      'select send_delay_seconds from devices where id = ?',
+      [deviceId],
+    );
+    return row?.send_delay_seconds ?? 0;
+  },
+
+  /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
+  async statsOf(em: EntityManager, userId: string): Promise<{ devices: number; received: number; sent: number }> {
+    const [row] = await em.execute<{ devices: number; received: number; sent: number }[]>(
+      `select count(*) filter (where unpaired_at is null)::int as devices,
+              coalesce(sum(received_count), 0)::int as received,
+              coalesce(sum(sent_count), 0)::int as sent
+         from devices where user_id = ?`,
+      [userId],
+    );
+    return row;
+  },
+
+  /** Only the token that was refused: a newer one the phone sent meanwhile stays valid. */
+  async invalidatePushToken(em: EntityManager, deviceId: string, token: string, reason: string, at: Date) {
+    await em.execute(
+      `update devices set push_token_invalid_reason = ?, push_token_invalidated_at = ?
+        where id = ? and push_token = ? and push_token_invalid_reason is null`,
+      [reason, at, deviceId, token],
+    );
+  },
+
+  async markSignalled(em: EntityManager, ids: string[], at: Date): Promise<void> {
+    await em.execute(
+      'update devices set last_signal_at = ? where id = any(string_to_array(?, \',\')::uuid[])',
+      [at, ids.join(',')],
+      'run',
+    );
+  },
+
+  /** Paired phones whose liveness workflow was never signalled. */
+  unsignalled: (em: EntityManager, before: Date, limit: number) =>
+    em.execute<{ id: string; heartbeat_interval_minutes: number }[]>(
+      `select id, heartbeat_interval_minutes from devices
+        where unpaired_at is null and last_signal_at is null and paired_at < ? order by paired_at limit ?`,
+      [before, limit],
+    ),
+};

@@ -1,0 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { idempotentStart } from '../../temporal/client';
+import type { StartKind } from '../../temporal/starter';
+import { batchWorkflowId, type BatchInput } from '../../workflows/definitions';
+import type { Clock } from '../lib/clock';
+import { messagesRepository } from './messages.repository';
+
+export interface BatchStart {
+  id: string;
+  scheduledAt: Date | null;
+}
+
+/** A committed batch row needs its workflow (`batch-<batchId>`). */
+export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQueue: string }): StartKind<BatchStart> {
+  return {
+    name: 'batches',
+    async start(temporal, batch) {
+      const input: BatchInput = { batchId: batch.id, scheduledAt: batch.scheduledAt?.toISOString() ?? null };
+      await temporal.workflow.start('batchWorkflow', {
+        workflowId: batchWorkflowId(batch.id),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        ...idempotentStart,
+      });
+    },
+    markStarted: (ids) => messagesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
+    unstarted: (before, limit) => messagesRepository.unstartedBatches(deps.em(), before, limit),
+  };
+}

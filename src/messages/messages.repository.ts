@@ -1,0 +1,393 @@
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { findPage, type Page } from '../http/pagination';
+import { Batch, type BatchStatus } from './batch.entity';
+import { Message, type MessageStatus } from './message.entity';
+import { countSegments } from './segments';
+import type { BatchCounter } from './transitions';
+
+// The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
+
+type Row = Record<string, unknown>;
+
+/** A message row as Postgres returns it, as the entity type the views render. */
+export function messageFromRow(row: Row): Message {
+  return {
+    id: row.id as string,
+    userId: row.user_id as string,
+    batchId: (row.batch_id as string | null) ?? null,
+    deviceId: row.device_id as string,
+    direction: row.direction as Message['direction'],
+    status: row.status as MessageStatus,
+    body: row.body as string,
+    recipient: (row.recipient as string | null) ?? null,
+    sender: (row.sender as string | null) ?? null,
+    simSubscriptionId: (row.sim_subscription_id as number | null) ?? null,
+    segments: row.segments as number,
+    position: row.position as number,
+    fingerprint: (row.fingerprint as string | null) ?? null,
+    errorCode: (row.error_code as string | null) ?? null,
+    errorMessage: (row.error_message as string | null) ?? null,
+    availableAt: date(row.available_at),
+    staleAt: date(row.stale_at),
+    dispatchedAt: date(row.dispatched_at),
+    sentAt: date(row.sent_at),
+    deliveredAt: date(row.delivered_at),
+    failedAt: date(row.failed_at),
+    receivedAt: date(row.received_at),
+    createdAt: date(row.created_at)!,
+    updatedAt: date(row.updated_at)!,
+  } as Message;
+}
+
+const date = (value: unknown): Date | null => (value == null ? null : value instanceof Date ? value : new Date(value as string));
+
+/** A message and the status it had before a statement moved it. */
+export interface Moved {
+  message: Message;
+  from: MessageStatus;
+}
+
+const moved = (rows: Array<Row & { old_status: MessageStatus }>): Moved[] =>
+  rows.map(({ old_status, ...row }) => ({ message: messageFromRow(row), from: old_status }));
+
+export interface NewSend {
+  batch: Batch;
+  messageIds: string[];
+  recipients: string[];
+  /** Stale deadline of the first message (null while scheduled); each next one is `perMessageSeconds` later. */
+  firstStaleAt: Date | null;
+  perMessageSeconds: number;
+}
+
+export interface StatusChange {
+  id: string;
+  status: MessageStatus;
+  at: Date;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+export interface BatchCounts {
+  id: string;
+  status: BatchStatus;
+  recipient_count: number;
+  dispatched_count: number;
+  sent_count: number;
+  delivered_count: number;
+  failed_count: number;
+  unknown_count: number;
+}
+
+const OPEN = `direction = 'outbound' and status in ('queued', 'dispatched')`;
+
+export const messagesRepository = {
+  /** A send: the batch and every message with its final place and deadline, in one statement. */
+  async insertSend(tx: EntityManager, send: NewSend): Promise<void> {
+    const { batch } = send;
+    await tx.execute(
+      `with b as (
+         insert into batches (id, user_id, device_id, body, status, recipient_count, recipient_preview, segments,
+                              encoding, sim_subscription_id, scheduled_at, estimated_completion_at, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
+       insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, sim_subscription_id,
+                             segments, position, available_at, stale_at, created_at, updated_at)
+       select r.id::uuid, ?, ?, ?, 'outbound', 'queued', ?, r.recipient, ?, ?, (r.n - 1)::int, ?::timestamptz,
+              ?::timestamptz + make_interval(secs => (r.n - 1) * ?::float8), ?, ?
+         from unnest(string_to_array(?, ','), string_to_array(?, ',')) with ordinality as r (id, recipient, n)`,
+      [
+        batch.id, batch.userId, batch.deviceId, batch.body, batch.status, batch.recipientCount,
+        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.scheduledAt,
+        batch.estimatedCompletionAt, batch.createdAt, batch.updatedAt,
+        batch.userId, batch.id, batch.deviceId, batch.body, batch.simSubscriptionId, batch.segments,
+        batch.scheduledAt ? null : batch.createdAt,
+        send.firstStaleAt, send.perMessageSeconds, batch.createdAt, batch.updatedAt,
+        send.messageIds.join(','), send.recipients.join(','),
+      ],
+      'run',
+    );
+  },
+
+  /**
+   * Hands out up to `limit` messages the phone may send now, oldest first, marking queued ones
+   * dispatched; dispatched ones come again until reported, lapsed ones never.
+   */
+  async takeOutbox(tx: EntityManager, deviceId: string, now: Date, limit: number): Promise<Moved[]> {
+    const rows = await tx.execute<Array<Row & { old_status: MessageStatus }>>(
+      `with due as (
+         select id, status as old_status from messages
+          where device_id = ? and ${OPEN} and available_at <= ? and stale_at > ?
+          order by available_at, created_at, position
+          limit ? for update skip locked)
+       update messages m
+          set status = 'dispatched', dispatched_at = coalesce(m.dispatched_at, ?), updated_at = ?
+         from due where m.id = due.id
+       returning m.*, due.old_status`,
+      [deviceId, now, now, limit, now, now],
+    );
+    return moved(rows).sort(
+      (a, b) =>
+        a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
+        a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
+        a.message.position - b.message.position,
+    );
+  },
+
+  /** The phone's own outbound messages among `ids`, locked for a report. */
+  async lockOwned(tx: EntityManager, deviceId: string, ids: string[]): Promise<Message[]> {
+    const rows = await tx.execute<Row[]>(
+      `select * from messages where id = any(string_to_array(?, ',')::uuid[]) and device_id = ? and direction = 'outbound'
+        order by id for update`,
+      [ids.join(','), deviceId],
+    );
+    return rows.map(messageFromRow);
+  },
+
+  /** Applies reported moves, each with its timestamp column and any error it carries, in one statement. */
+  async applyChanges(tx: EntityManager, changes: StatusChange[], now: Date): Promise<Message[]> {
+    if (changes.length === 0) return [];
+    const values = changes
+      .map(() => '(?::uuid, ?::text, ?::timestamptz, ?::boolean, ?::text, ?::boolean, ?::text)')
+      .join(', ');
+    const rows = await tx.execute<Row[]>(
+      `update messages m set status = v.status, updated_at = ?,
+              dispatched_at = case when v.status = 'dispatched' then v.at else m.dispatched_at end,
+              sent_at = case when v.status = 'sent' then v.at else m.sent_at end,
+              delivered_at = case when v.status = 'delivered' then v.at else m.delivered_at end,
+              failed_at = case when v.status = 'failed' then v.at else m.failed_at end,
+              error_code = case when v.has_code then v.error_code else m.error_code end,
+              error_message = case when v.has_message then v.error_message else m.error_message end
+         from (values ${values}) as v (id, status, at, has_code, error_code, has_message, error_message)
+        where m.id = v.id
+       returning m.*`,
+      [
+        now,
+        ...changes.flatMap((c) => [
+          c.id,
+          c.status,
+          c.at,
+          c.errorCode !== undefined,
+          c.errorCode ?? null,
+          c.errorMessage !== undefined,
+          c.errorMessage ?? null,
+        ]),
+      ],
+    );
+    return rows.map(messageFromRow);
+  },
+
+  /** Moves every open message a condition selects to unknown or failed, in one statement. */
+  async moveOpen(
+    tx: EntityManager,
+    where: { sql: string; params: unknown[] },
+    to: 'unknown' | 'failed',
+    now: Date,
+    error?: { code: string; message: string },
+  ): Promise<Moved[]> {
+    const rows = await tx.execute<Array<Row & { old_status: MessageStatus }>>(
+      `with target as (
+         select id, status as old_status from messages where ${OPEN} and ${where.sql} for update)
+       update messages m
+          set status = ?, updated_at = ?${to === 'failed' ? ', failed_at = ?, error_code = ?, error_message = ?' : ''}
+         from target where m.id = target.id
+       returning m.*, target.old_status`,
+      [...where.params, to, now, ...(to === 'failed' ? [now, error?.code ?? null, error?.message ?? null] : [])],
+    );
+    return moved(rows);
+  },
+
+  lapsedIn: (batchId: string, now: Date) => ({ sql: 'batch_id = ? and stale_at <= ?', params: [batchId, now] }),
+  queuedOn: (deviceId: string) => ({ sql: "device_id = ? and status = 'queued'", params: [deviceId] }),
+
+  /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
+  async addToCounters(tx: EntityManager, deltas: Map<string, Partial<Record<BatchCounter, number>>>, now: Date) {
+    if (deltas.size === 0) return [];
+    const counters: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
+    const entries = [...deltas.entries()];
+    return tx.execute<BatchCounts[]>(
+      `update batches b set ${counters.map((c) => `${c} = b.${c} + v.${c}`).join(', ')}, updated_at = ?
+         from (values ${entries.map(() => `(?::uuid${', ?::int'.repeat(counters.length)})`).join(', ')})
+              as v (id, ${counters.join(', ')})
+        where b.id = v.id
+       returning b.id, b.status, b.recipient_count, ${counters.map((c) => `b.${c}`).join(', ')}`,
+      [now, ...entries.flatMap(([id, d]) => [id, ...counters.map((c) => Math.trunc(d[c] ?? 0))])],
+    );
+  },
+
+  async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
+    const [row] = await tx.execute<BatchCounts[]>(
+      `select id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
+         from batches where id = ?`,
+      [batchId],
+    );
+    return row;
+  },
+
+  /** Sets batches' statuses; final ones get completed_at and, when every message failed, an error. */
+  async setStatuses(tx: EntityManager, changes: Array<{ id: string; status: BatchStatus }>, now: Date) {
+    if (changes.length === 0) return;
+    await tx.execute(
+      `update batches b set status = v.status, updated_at = ?,
+              completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ?) else b.completed_at end,
+              error = case when v.status = 'failed' then coalesce(b.error, 'Every message failed.') else b.error end
+         from (values ${changes.map(() => '(?::uuid, ?::text)').join(', ')}) as v (id, status)
+        where b.id = v.id`,
+      [now, now, ...changes.flatMap((c) => [c.id, c.status])],
+    );
+  },
+
+  /** Locks a scheduled batch for its release; null when it is not (or no longer) scheduled. */
+  async lockScheduled(tx: EntityManager, batchId: string): Promise<{ device_id: string; queued: number } | null> {
+    const [batch] = await tx.execute<{ device_id: string; status: BatchStatus }[]>(
+      'select device_id, status from batches where id = ? for update',
+      [batchId],
+    );
+    if (!batch || batch.status !== 'scheduled') return null;
+    const [{ queued }] = await tx.execute<{ queued: number }[]>(
+      `select count(*)::int as queued from messages where batch_id = ? and status = 'queued'`,
+      [batchId],
+    );
+    return { device_id: batch.device_id, queued };
+  },
+
+  /** A released batch's queued messages take their places from `sendableAt`, with their deadlines. */
+  async place(
+    tx: EntityManager,
+    batchId: string,
+    placement: { sendableAt: Date; firstStaleAt: Date; perMessageSeconds: number; estimate: Date },
+  ): Promise<void> {
+    await tx.execute(
+      `with placed as (
+         update messages m set available_at = ?, stale_at = ?::timestamptz + make_interval(secs => p.n * ?::float8)
+           from (select id, (row_number() over (order by position) - 1) as n from messages
+                  where batch_id = ? and status = 'queued') p
+          where m.id = p.id
+         returning 1)
+       update batches set status = 'queued', estimated_completion_at = ?, updated_at = ? where id = ?`,
+      [
+        placement.sendableAt,
+        placement.firstStaleAt,
+        placement.perMessageSeconds,
+        batchId,
+        placement.estimate,
+        placement.sendableAt,
+        batchId,
+      ],
+      'run',
+    );
+  },
+
+  /** What is still open in a batch: how many, and its earliest and latest stale deadlines. */
+  async openDeadlines(tx: EntityManager, batchId: string) {
+    const [row] = await tx.execute<{ pending: number; next: Date | null; last: Date | null }[]>(
+      `select count(*)::int as pending, min(stale_at) as next, max(stale_at) as last from messages
+        where batch_id = ? and status in ('queued', 'dispatched')`,
+      [batchId],
+    );
+    return row;
+  },
+
+  async batchStatusAndDevice(em: EntityManager, batchId: string) {
+    const [row] = await em.execute<{ status: BatchStatus; device_id: string }[]>(
+      'select status, device_id from batches where id = ?',
+      [batchId],
+    );
+    return row;
+  },
+
+  async unstartedBatches(em: EntityManager, before: Date, limit: number) {
+    const rows = await em.execute<{ id: string; scheduled_at: Date | null }[]>(
+      `select id, scheduled_at from batches where workflow_started_at is null and created_at < ?
+        order by created_at limit ?`,
+      [before, limit],
+    );
+    return rows.map((row) => ({ id: row.id, scheduledAt: date(row.scheduled_at) }));
+  },
+
+  async markBatchesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
+    await em.execute(
+      `update batches set workflow_started_at = ?
+        where id = any(string_to_array(?, ',')::uuid[]) and workflow_started_at is null`,
+      [at, ids.join(',')],
+      'run',
+    );
+  },
+
+  /** Stores an inbound text once per phone and fingerprint; null when it was known already. */
+  async insertInbound(
+    tx: EntityManager,
+    input: {
+      userId: string;
+      deviceId: string;
+      body: string;
+      sender: string;
+      simSubscriptionId: number | null;
+      fingerprint: string;
+      receivedAt: Date;
+      now: Date;
+    },
+  ): Promise<Message | null> {
+    const [row] = await tx.execute<Row[]>(
+      `insert into messages (id, user_id, device_id, direction, status, body, segments, sender, sim_subscription_id,
+                             fingerprint, received_at, created_at, updated_at)
+       values (gen_random_uuid(), ?, ?, 'inbound', 'received', ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (device_id, fingerprint) where fingerprint is not null do nothing
+       returning *`,
+      [
+        input.userId,
+        input.deviceId,
+        input.body,
+        countSegments(input.body).segments,
+        input.sender,
+        input.simSubscriptionId,
+        input.fingerprint,
+        input.receivedAt,
+        input.now,
+        input.now,
+      ],
+    );
+    return row ? messageFromRow(row) : null;
+  },
+
+  inboundByFingerprint: (em: EntityManager, deviceId: string, fingerprint: string) =>
+    em.findOneOrFail(Message, { deviceId, fingerprint }),
+
+  getBatch: (em: EntityManager, userId: string, id: string) => em.findOne(Batch, { id, userId }),
+  messagesOfBatch: (em: EntityManager, userId: string, batchId: string) =>
+    em.find(Message, { batchId, userId }, { orderBy: { position: 'asc' } }),
+  getMessage: (em: EntityManager, userId: string, id: string) => em.findOne(Message, { id, userId }),
+
+  listBatches: (em: EntityManager, userId: string, page: { cursor?: string; limit: number }) =>
+    findPage(em, Batch, { userId }, { cursor: page.cursor, limit: page.limit, order: 'desc' }),
+
+  /** GET /v1/messages and GET /v1/device/messages: every filter, keyset-paginated over (created_at, id). */
+  list(
+    em: EntityManager,
+    filter: {
+      userId?: string;
+      deviceIds?: string[];
+      direction?: string;
+      status?: string;
+      batchId?: string;
+      from?: Date;
+      to?: Date;
+      q?: string;
+    },
+    page: { cursor?: string; limit: number; order?: 'asc' | 'desc' },
+  ): Promise<Page<Message>> {
+    const where: FilterQuery<Message> = {};
+    if (filter.userId) where.userId = filter.userId;
+    if (filter.deviceIds) where.deviceId = filter.deviceIds.length === 1 ? filter.deviceIds[0] : { $in: filter.deviceIds };
+    if (filter.direction) where.direction = filter.direction as Message['direction'];
+    if (filter.status) where.status = filter.status as MessageStatus;
+    if (filter.batchId) where.batchId = filter.batchId;
+    if (filter.from || filter.to) {
+      where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
+    }
+    if (filter.q) {
+      // The same expression as the trigram index (messages_search_idx), so the index serves it.
+      const text = raw((alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`);
+      (where as Record<string, unknown>)[text] = { $ilike: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+    }
+    return findPage(em, Message, where, page);
+  },
+};

@@ -1,0 +1,129 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventName } from '../events/event.entity';
+
+// The SQL of `webhooks`, `webhook_secrets` and `webhook_deliveries` that more than one module needs.
+
+export interface Target {
+  id: string;
+  user_id: string;
+  url: string;
+  secret_version: number;
+  events: EventName[];
+}
+
+export interface NewDelivery {
+  id: string;
+  userId: string;
+  webhookId: string;
+  eventId: string;
+  event: EventName;
+  url: string;
+  messageId: string | null;
+  deviceId: string | null;
+  body: string;
+  secretVersion: number;
+  createdAt: Date;
+}
+
+export const webhooksRepository = {
+  /** The enabled, live webhooks of these accounts (fan-out matches events to them in memory). */
+  enabledOf: (tx: EntityManager, userIds: string[]) =>
+    tx.execute<Target[]>(
+      `select id, user_id, url, secret_version, events from webhooks
+        where user_id = any(string_to_array(?, ',')::uuid[]) and enabled and deleted_at is null`,
+      [userIds.join(',')],
+    ),
+
+  /** One live webhook of an account, enabled or not (a test ping reaches a paused one too). */
+  liveOne: (tx: EntityManager, userId: string, webhookId: string) =>
+    tx.execute<Target[]>(
+      'select id, user_id, url, secret_version, events from webhooks where id = ? and user_id = ? and deleted_at is null',
+      [webhookId, userId],
+    ),
+
+  /** Many deliveries in one statement: their rows travel as one JSON parameter. */
+  async insertDeliveries(tx: EntityManager, deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await tx.execute(
+      `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
+                                       secret_version, status, created_at)
+       select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
+              created_at
+         from json_to_recordset(?::json)
+           as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
+                 device_id uuid, body text, secret_version int, created_at timestamptz)`,
+      [
+        JSON.stringify(
+          deliveries.map((d) => ({
+            id: d.id,
+            user_id: d.userId,
+            webhook_id: d.webhookId,
+            event_id: d.eventId,
+            event: d.event,
+            url: d.url,
+            message_id: d.messageId,
+            device_id: d.deviceId,
+            body: d.body,
+            secret_version: d.secretVersion,
+            created_at: d.createdAt.toISOString(),
+          })),
+        ),
+      ],
+      'run',
+    );
+  },
+
+  /** Ends every open delivery of a webhook: failed, abandoned_at set, not retried. */
+  async abandonOpen(tx: EntityManager, webhookId: string, reason: string, at: Date, exceptDeliveryId: string | null = null) {
+    await tx.execute(
+      `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
+        where webhook_id = ? and status in ('pending', 'retrying') and id is distinct from ?`,
+      [at, reason, webhookId, exceptDeliveryId],
+    );
+  },
+
+  /** Ends one open delivery. */
+  async abandonOne(em: EntityManager, deliveryId: string, reason: string, at: Date) {
+    await em.execute(
+      `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
+        where id = ? and status in ('pending', 'retrying')`,
+      [at, reason, deliveryId],
+    );
+  },
+
+  // Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
+  async storeSecret(tx: EntityManager, webhookId: string, version: number, sealed: string, at: Date) {
+    await tx.execute('insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
+      webhookId,
+      version,
+      sealed,
+      at,
+    ]);
+  },
+
+  async nextSecretVersion(tx: EntityManager, webhookId: string, at: Date): Promise<number> {
+    const [row] = await tx.execute<{ secret_version: number }[]>(
+      'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
+      [at, webhookId],
+    );
+    return row.secret_version;
+  },
+
+  async unstartedDeliveries(em: EntityManager, before: Date, limit: number) {
+    return em.execute<{ id: string }[]>(
+      `select id from webhook_deliveries
+        where workflow_started_at is null and created_at < ? and status in ('pending', 'retrying')
+        order by created_at limit ?`,
+      [before, limit],
+    );
+  },
+
+  async markDeliveriesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
+    await em.execute(
+      `update webhook_deliveries set workflow_started_at = ?
+        where id = any(string_to_array(?, ',')::uuid[]) and workflow_started_at is null`,
+      [at, ids.join(',')],
+      'run',
+    );
+  },
+};

@@ -1,0 +1,113 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Background } from '../src/lib/background';
+import type { Clock } from '../src/lib/clock';
+import type { Logger } from '../src/lib/logger';
+import type { Sweep } from '../src/reconciler/reconciler.service';
+
+/**
+ * One kind of workflow that a committed row asks for (a batch, a webhook delivery, a phone's
+ * liveness). The row is the durable record that the workflow is needed; the starter starts it right
+ * after the commit, and the reconciler starts whatever a crash left behind.
+ */
+export interface StartKind<T extends { id: string }> {
+  name: string;
+  /** Starts one workflow with an id derived from the row: a repeat must be a no-op. */
+  start(temporal: Client, item: T): Promise<void>;
+  /** Records, in one statement, that these rows' workflows run. */
+  markStarted(ids: string[]): Promise<void>;
+  /** Rows committed before `before` whose workflow was never recorded as started. */
+  unstarted(before: Date, limit: number): Promise<T[]>;
+}
+
+export interface StarterDeps {
+  temporal: Client;
+  logger: Logger;
+  clock: Clock;
+  background: Background;
+  /** How long a row may wait for its normal start before the reconciler starts it. */
+  graceMs?: number;
+}
+
+const START_DEADLINE_MS = 5000;
+const PARALLEL_STARTS = 32;
+const CHUNK = 256;
+const SWEEP_LIMIT = 500;
+
+/**
+ * The one place that starts workflows after a commit: requests enqueue what they committed and
+ * answer at once; a pump per kind starts them concurrently and records them in batches.
+ */
+export function createStarter(deps: StarterDeps) {
+  const graceMs = deps.graceMs ?? 30_000;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kinds of any row shape share one map
+  const queues = new Map<StartKind<any>, { items: unknown[]; pumping: boolean }>();
+
+  async function startOne<T extends { id: string }>(kind: StartKind<T>, item: T): Promise<boolean> {
+    try {
+      // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
+      await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+      return true;
+    } catch (error) {
+      // Already ran to its end: started is all we needed to know.
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return true;
+      deps.logger.warn({ err: error, kind: kind.name, id: item.id }, 'workflow not started; the reconciler will');
+      return false;
+    }
+  }
+
+  /** Starts these rows' workflows, PARALLEL_STARTS at a time, and records the ones that run. */
+  async function startAll<T extends { id: string }>(kind: StartKind<T>, items: T[]): Promise<number> {
+    const started: string[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        const item = items[next++];
+        if (await startOne(kind, item)) started.push(item.id);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_STARTS, items.length) }, lane));
+    if (started.length > 0) await kind.markStarted(started);
+    return started.length;
+  }
+
+  async function pump<T extends { id: string }>(kind: StartKind<T>): Promise<void> {
+    const queue = queues.get(kind)!;
+    try {
+      while (queue.items.length > 0) await startAll(kind, queue.items.splice(0, CHUNK) as T[]);
+    } finally {
+      queue.pumping = false;
+    }
+  }
+
+  return {
+    /** After the commit that made these rows: start their workflows without holding up the caller. */
+    enqueue<T extends { id: string }>(kind: StartKind<T>, items: T[]): void {
+      if (items.length === 0) return;
+      let queue = queues.get(kind);
+      if (!queue) queues.set(kind, (queue = { items: [], pumping: false }));
+      queue.items.push(...items);
+      if (queue.pumping) return;
+      queue.pumping = true;
+      deps.background.run(`${kind.name} workflow starts`, () => pump(kind));
+    },
+
+    /** Starts now and waits (the reconciler, and callers that must know). */
+    startAll,
+
+    /** The reconciler's pass for one kind: rows left without their workflow after the grace period. */
+    sweep<T extends { id: string }>(kind: StartKind<T>, graceOverrideMs?: number): Sweep {
+      return {
+        name: kind.name,
+        run: async () => {
+          const before = new Date(deps.clock.now().getTime() - (graceOverrideMs ?? graceMs));
+          return startAll(kind, await kind.unstarted(before, SWEEP_LIMIT));
+        },
+      };
+    },
+
+    /** Resolves when every enqueued start has been made or has failed. */
+    idle: () => deps.background.idle(),
+  };
+}
+
+export type Starter = ReturnType<typeof createStarter>;
