@@ -1,20 +1,33 @@
 // The api process alone, against configured servers (DATABASE_URL, TEMPORAL_ADDRESS): the production shape.
+// While Postgres or Temporal cannot be reached it says so and keeps trying, rather than exiting.
 import { loadConfigOrExit } from './config';
-import { createContainer } from './container';
-import { listen } from './http/server';
+import { createContainer, type Container } from './container';
+import { listen, type RunningApi } from './http/server';
+import { retryWithBackoff, serversInWords } from './lib/backoff';
 import { createLogger } from './lib/logger';
 import { onShutdown } from './lib/shutdown';
+import { temporalAddress } from '../temporal/client';
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
-  const container = await createContainer(config, logger, { migrate: true });
-  const api = await listen(container);
-  logger.info({ url: api.url }, 'api listening');
+  const stopping = new AbortController();
+  let container: Container | undefined;
+  let api: RunningApi | undefined;
   onShutdown(logger, async () => {
-    await api.stop();
-    await container.close();
+    stopping.abort();
+    await api?.stop();
+    await container?.close();
   });
+  container = await retryWithBackoff(
+    `api cannot start yet (it needs ${serversInWords(config.databaseUrl, temporalAddress(config))})`,
+    logger,
+    () => createContainer(config, logger, { migrate: true }),
+    stopping.signal,
+  );
+  if (!container) return;
+  api = await listen(container);
+  logger.info({ url: api.url }, 'api listening');
 }
 
 main().catch((error) => {

@@ -1,20 +1,46 @@
 // The worker process alone, against configured servers (DATABASE_URL, TEMPORAL_ADDRESS): the production shape.
+// While Postgres or Temporal cannot be reached it says so and keeps trying, rather than exiting; a
+// worker that fails (its server gone too long) is started again the same way.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfigOrExit } from './config';
-import { createContainer } from './container';
+import { createContainer, type Container } from './container';
+import { describeFailure, retryWithBackoff, serversInWords } from './lib/backoff';
 import { createLogger } from './lib/logger';
 import { onShutdown } from './lib/shutdown';
-import { runWorker } from '../temporal/worker';
+import { temporalAddress } from '../temporal/client';
+import { runWorker, type RunningWorker } from '../temporal/worker';
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
-  const container = await createContainer(config, logger, { migrate: true });
-  const worker = await runWorker(container);
+  const stopping = new AbortController();
+  let container: Container | undefined;
+  let worker: RunningWorker | undefined;
   onShutdown(logger, async () => {
-    await worker.stop();
-    await container.close();
+    stopping.abort();
+    await worker?.stop();
+    await container?.close();
   });
-  await worker.done;
+  const why = `worker cannot start yet (it needs ${serversInWords(config.databaseUrl, temporalAddress(config))})`;
+  container = await retryWithBackoff(
+    why,
+    logger,
+    () => createContainer(config, logger, { migrate: true }),
+    stopping.signal,
+  );
+  if (!container) return;
+  const deps = container;
+  while (!stopping.signal.aborted) {
+    worker = await retryWithBackoff(why, logger, () => runWorker(deps), stopping.signal);
+    if (!worker) return;
+    try {
+      await worker.done;
+    } catch (error) {
+      if (stopping.signal.aborted) return;
+      logger.error({ err: error }, `worker failed: ${describeFailure(error)}; starting it again in 1 s`);
+      await sleep(1000);
+    }
+  }
 }
 
 main().catch((error) => {

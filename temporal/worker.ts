@@ -37,6 +37,9 @@ export function installTemporalRuntime(logger: Logger): void {
       error: (m, meta) => forward('ERROR', m, meta),
     },
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    // Our shutdown (src/lib/shutdown.ts) owns the signals and stops the worker after the API; the
+    // SDK would otherwise stop it on its own at the first signal.
+    shutdownSignals: [],
   });
 }
 
@@ -59,6 +62,9 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
     workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
     activities: createActivities(deps.services, deps.orm),
+    // A stop (Ctrl-C, SIGTERM) cancels running activities at once; one that ignores the
+    // cancellation is abandoned after a few seconds (its retry runs after the next start).
+    shutdownForceTime: '4s',
   });
 }
 

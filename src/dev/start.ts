@@ -1,68 +1,146 @@
 // `npm start`: the whole service on embedded defaults in one process tree. Postgres (embedded when
 // DATABASE_URL is unset) and the Temporal dev server with its UI (when TEMPORAL_ADDRESS is unset)
-// keep their state under DATA_DIR, so a restart resumes every pending timer and retry.
+// keep their state under DATA_DIR, so a restart resumes every pending timer and retry. Both are
+// supervised (restarted when they die), and whatever an earlier run killed with kill -9 left
+// running is stopped first.
 import path from 'node:path';
-import { loadConfigOrExit } from '../config';
+import { loadConfigOrExit, type Config } from '../config';
 import { createContainer, type Container } from '../container';
-import { startEmbeddedPostgres } from '../db/embedded';
+import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
 import { listen } from '../http/server';
-import { createLogger } from '../lib/logger';
+import { asError, describeFailure, serversInWords } from '../lib/backoff';
+import { createLogger, type Logger } from '../lib/logger';
+import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
 import { runWorker } from '../../temporal/worker';
-import { startTemporalDevServer } from './temporal-dev-server';
+import { supervise } from './supervise';
+import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-server';
+
+/** Every port we are about to listen on, free now that our own leftovers are gone, or one clear line. */
+async function checkPorts(config: Config): Promise<void> {
+  const wanted: Array<[number, string, string, string | undefined]> = [];
+  if (config.port !== 0) wanted.push([config.port, 'PORT', 'API', undefined]);
+  if (!config.databaseUrl)
+    wanted.push([config.embeddedPostgresPort, 'EMBEDDED_POSTGRES_PORT', 'embedded Postgres', '127.0.0.1']);
+  if (!config.temporal.address) {
+    wanted.push([config.temporal.devPort, 'TEMPORAL_DEV_PORT', 'Temporal dev server', '127.0.0.1']);
+    wanted.push([config.temporal.uiPort, 'TEMPORAL_UI_PORT', 'Temporal UI', '127.0.0.1']);
+  }
+  for (const [port, variable, what, host] of wanted) {
+    if (!(await portIsFree(port, host))) throw new PortInUseError(port, variable, what);
+  }
+}
+
+function logStartFailure(logger: Logger, error: unknown): void {
+  if (error instanceof PortInUseError) {
+    logger.error({ port: error.port, variable: error.variable }, error.message);
+    return;
+  }
+  if (error instanceof InUseError) {
+    logger.error(error.message);
+    return;
+  }
+  logger.error({ err: asError(error) }, `start failed: ${describeFailure(error)}`);
+}
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
-  const stops: Array<() => Promise<void>> = [];
+  const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
   const stopAll = async () => {
-    // Reverse order of start: api, worker, ORM and client, Temporal, Postgres.
-    for (const stop of stops.reverse()) {
+    // Reverse order of start: API and worker (side by side), ORM and client, Temporal, Postgres.
+    for (const { name, stop } of stops.reverse()) {
+      const started = Date.now();
       try {
         await stop();
       } catch (error) {
-        logger.error({ err: error }, 'error while stopping');
+        logger.error({ err: asError(error) }, `error while stopping ${name}`);
       }
+      logger.debug({ ms: Date.now() - started }, `${name} stopped`);
     }
   };
-  onShutdown(logger, stopAll);
+  const shuttingDown = new AbortController();
+  onShutdown(logger, async () => {
+    shuttingDown.abort();
+    await stopAll();
+  });
+  const supervision = { shuttingDown: shuttingDown.signal };
 
   try {
+    const postgresDir = path.join(config.dataDir, 'postgres');
+    if (!config.databaseUrl) await stopLeftoverPostgres(postgresDir, logger);
+    if (!config.temporal.address) await stopLeftoverDevServer(config, logger);
+    await checkPorts(config);
+
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({
-        dir: path.join(config.dataDir, 'postgres'),
-        port: config.embeddedPostgresPort,
-        database: 'phone_gateway',
-        persistent: true,
+      const postgres = await supervise(
+        'embedded Postgres',
         logger,
-      });
-      stops.push(postgres.stop);
-      databaseUrl = postgres.url;
-      logger.info(
-        { port: config.embeddedPostgresPort, dir: path.resolve(config.dataDir, 'postgres') },
-        'embedded Postgres running',
+        () =>
+          startEmbeddedPostgres({
+            dir: postgresDir,
+            port: config.embeddedPostgresPort,
+            database: 'phone_gateway',
+            persistent: true,
+            logger,
+          }),
+        supervision,
       );
+      stops.push({ name: 'Postgres', stop: postgres.stop });
+      databaseUrl = postgres.current().url;
+      logger.info({ port: config.embeddedPostgresPort, dir: path.resolve(postgresDir) }, 'embedded Postgres running');
     }
 
     let temporalAddress = config.temporal.address;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
-      const devServer = await startTemporalDevServer(config, logger);
-      stops.push(devServer.stop);
-      temporalAddress = devServer.address;
-      uiUrl = devServer.uiUrl;
+      const devServer = await supervise(
+        'Temporal dev server',
+        logger,
+        () => startTemporalDevServer(config, logger),
+        supervision,
+      );
+      stops.push({ name: 'Temporal dev server', stop: devServer.stop });
+      temporalAddress = devServer.current().address;
+      uiUrl = devServer.current().uiUrl;
     }
 
-    const container: Container = await createContainer(config, logger, { databaseUrl, temporalAddress, migrate: true });
-    stops.push(container.close);
-    const worker = await runWorker({
+    const container: Container = await createContainer(config, logger, {
+      databaseUrl,
+      temporalAddress,
+      migrate: true,
+    }).catch((error: unknown) => {
+      throw new Error(`${describeFailure(error)} (${serversInWords(databaseUrl, temporalAddress!)})`, { cause: error });
+    });
+    stops.push({ name: 'ORM and Temporal client', stop: container.close });
+    const workerDeps = {
       ...container,
       config: { ...config, temporal: { ...config.temporal, address: temporalAddress } },
+    };
+    // A worker whose server went away for too long fails; it is started again like the servers.
+    const worker = await supervise(
+      'worker',
+      logger,
+      async () => {
+        const running = await runWorker(workerDeps);
+        return {
+          stop: running.stop,
+          exited: running.done.then(
+            () => 'stopped',
+            (error: unknown) => `failed: ${describeFailure(error)}`,
+          ),
+        };
+      },
+      supervision,
+    );
+    stops.push({ name: 'worker', stop: worker.stop });
+    const api = await listen(container).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'EADDRINUSE' ? new PortInUseError(config.port, 'PORT', 'API') : error;
     });
-    stops.push(worker.stop);
-    const api = await listen(container);
-    stops.push(api.stop);
+    // The API and the worker drain side by side: neither needs the other to stop.
+    stops.pop();
+    stops.push({ name: 'API and worker', stop: async () => void (await Promise.all([api.stop(), worker.stop()])) });
 
     process.stdout.write(
       [
@@ -75,7 +153,7 @@ async function main() {
       ].join('\n') + '\n',
     );
   } catch (error) {
-    logger.error({ err: error }, 'start failed');
+    logStartFailure(logger, error);
     await stopAll();
     process.exit(1);
   }

@@ -1,14 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
+import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from '../lib/processes';
 import { installScript, temporalCliPath } from '../../temporal/paths';
 
 export interface DevServer {
   address: string;
   uiUrl: string;
+  /** Settles when the server process has exited, stopped or not; the value says how. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -29,16 +32,58 @@ async function waitUntilReachable(address: string, child: ChildProcess | undefin
   }
 }
 
+function files(config: Config) {
+  const dir = path.resolve(config.dataDir, 'temporal');
+  return { dir, dbFile: path.join(dir, 'dev-server.db'), pidFile: path.join(dir, 'dev-server.pid') };
+}
+
+/** A dev server keeping its state in this data folder: ours, whoever started it. */
+function isDevServerOf(args: string[], dbFile: string): boolean {
+  const db = args.indexOf('--db-filename');
+  return args.includes('start-dev') && db >= 0 && path.resolve(args[db + 1] ?? '') === dbFile;
+}
+
+/**
+ * A dev server of this data folder left running by an earlier run (its parent killed): found by the
+ * pid file we write at start and, on Linux, by its command line; stopped. Any other process is left
+ * alone, even one whose pid the file names.
+ */
+export async function stopLeftoverDevServer(config: Config, logger: Logger): Promise<void> {
+  const { dbFile, pidFile } = files(config);
+  const pids = new Set(findProcesses((args) => isDevServerOf(args, dbFile)));
+  try {
+    const recorded = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid?: number };
+    const args = recorded.pid ? commandLine(recorded.pid) : undefined;
+    if (recorded.pid && args && isDevServerOf(args, dbFile)) pids.add(recorded.pid);
+  } catch {
+    // No pid file (or a torn one): the command-line search above is what we have.
+  }
+  for (const pid of pids) {
+    const owner = liveOwner(pid);
+    if (owner) throw new InUseError(`the Temporal dev server of ${dbFile}`, owner);
+  }
+  for (const pid of pids) {
+    logger.warn(
+      { pid, db: dbFile },
+      'a Temporal dev server of this data folder is still running (left by an earlier run that did not stop): stopping it',
+    );
+    await stopProcess(pid, 'SIGTERM', 10_000);
+  }
+  rmSync(pidFile, { force: true });
+}
+
 /**
  * The Temporal CLI dev server with its Web UI, state kept in the data folder (--db-filename) so a
  * restart resumes every timer and retry. Builds the pinned CLI on first use (temporal/install.sh).
+ * It runs in its own process group (a Ctrl-C reaches only us, and we stop it after the worker) and
+ * records its pid under DATA_DIR so the next start can find it if we die without stopping it.
  */
 export async function startTemporalDevServer(config: Config, logger: Logger): Promise<DevServer> {
   const { devPort, uiPort, namespace } = config.temporal;
   const address = `127.0.0.1:${devPort}`;
   const uiUrl = `http://127.0.0.1:${uiPort}`;
-  const dbFile = path.resolve(config.dataDir, 'temporal', 'dev-server.db');
-  mkdirSync(path.dirname(dbFile), { recursive: true });
+  const { dir, dbFile, pidFile } = files(config);
+  mkdirSync(dir, { recursive: true });
 
   let cli = temporalCliPath();
   if (!cli) {
@@ -48,7 +93,7 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   }
   if (!cli) return startWithSdkDownload(config, dbFile, logger);
 
-  const child = spawn(
+  const [command, args] = dieWithParent(
     cli,
     [
       'server',
@@ -66,32 +111,50 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       '--log-level',
       'warn',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    'SIGTERM',
   );
-  child.stderr?.on('data', (chunk: Buffer) =>
-    logger.warn({ temporal: chunk.toString().trim() }, 'temporal dev server'),
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stopping = false;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString().trim();
+    // What it says while shutting down (closed connections, stopped services) is expected noise.
+    if (stopping) logger.debug({ temporal: text }, 'temporal dev server');
+    else logger.warn({ temporal: text }, 'temporal dev server');
+  });
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(`could not run the Temporal CLI: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      rmSync(pidFile, { force: true });
+      resolve(signal ? `killed by ${signal}` : `exit code ${code}`);
+    });
+  });
+  if (child.pid) {
+    writeFileSync(pidFile, JSON.stringify({ pid: child.pid, port: devPort, ui_port: uiPort, db: dbFile }) + '\n');
+  }
   try {
     await waitUntilReachable(address, child, 60_000);
   } catch (error) {
     child.kill('SIGKILL');
+    await exited;
     throw error;
   }
   return {
     address,
     uiUrl,
+    exited,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      stopping = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
     },
   };
 }
 
-/** Only where Go is missing: the SDK downloads a CLI build (needs internet access). */
+/** Only where Go is missing: the SDK downloads a CLI build (needs internet access). Not supervised. */
 async function startWithSdkDownload(config: Config, dbFile: string, logger: Logger): Promise<DevServer> {
   logger.warn('Go is not installed: falling back to the SDK download of the Temporal CLI');
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
@@ -106,9 +169,14 @@ async function startWithSdkDownload(config: Config, dbFile: string, logger: Logg
       executable: { type: 'cached-download' },
     },
   });
+  let stopped: (how: string) => void = () => undefined;
   return {
     address: `127.0.0.1:${config.temporal.devPort}`,
     uiUrl: `http://127.0.0.1:${config.temporal.uiPort}`,
-    stop: () => env.teardown(),
+    exited: new Promise<string>((resolve) => (stopped = resolve)),
+    stop: async () => {
+      await env.teardown();
+      stopped('stopped');
+    },
   };
 }

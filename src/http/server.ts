@@ -89,9 +89,15 @@ export async function listen(deps: AppDeps, port = deps.config.port, host?: stri
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        // Keep-alive clients (phones polling every few seconds) would hold their sockets open for the
+        // whole grace time: every response from now on ends its connection, and sockets that fall
+        // idle are closed as they do.
+        server.on('request', (_req, res) => res.setHeader('connection', 'close'));
         server.closeIdleConnections();
-        // In-flight requests get ten seconds; then their sockets are cut.
-        setTimeout(() => server.closeAllConnections(), 10_000).unref();
+        const sweep = setInterval(() => server.closeIdleConnections(), 100).unref();
+        server.once('close', () => clearInterval(sweep));
+        // In-flight requests get five seconds; then their sockets are cut.
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
       }),
   };
 }

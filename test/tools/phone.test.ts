@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,42 @@ import { readJson } from '../support/http';
 import { createTimeSkippingEnv } from '../support/temporal';
 
 const root = path.resolve(__dirname, '..', '..');
+
+/**
+ * A proxy in front of the app that can make chosen requests fail as an outage does: every other one
+ * has its connection cut, the rest get 503.
+ */
+async function startFlakyProxy(target: string) {
+  const refused: string[] = [];
+  let refuse: (req: IncomingMessage) => boolean = () => false;
+  const server: Server = createServer((req, res) => {
+    if (refuse(req)) {
+      refused.push(`${req.method} ${req.url}`);
+      req.resume();
+      if (refused.length % 2 === 1) res.destroy();
+      else
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ code: 'unavailable', message: 'Service unavailable.', status: 503 }));
+      return;
+    }
+    const upstream = httpRequest(new URL(req.url!, target), { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode!, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refused,
+    refuseWhen(rule: (req: IncomingMessage) => boolean) {
+      refuse = rule;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined) {
   const deadline = Date.now() + timeoutMs;
@@ -186,6 +224,62 @@ describe('simulated phones against the API', () => {
       expect(lines.some((line) => line.includes('refused (401): this phone is no longer paired'))).toBe(true);
     } finally {
       await phone.stop();
+    }
+  });
+
+  it('sends each text once while its reports cannot get through, reports it again when handed out again, and catches up', async () => {
+    const proxy = await startFlakyProxy(app.url);
+    const lines: string[] = [];
+    const code = (await readJson(await call('POST', '/v1/devices/pairing-codes'))).code;
+    const phone = new SimulatedPhone({
+      server: proxy.url,
+      code,
+      pollSeconds: 0.2,
+      sentAfterMs: 0,
+      deliveredAfterMs: 100,
+      log: (line) => lines.push(line),
+    });
+    await phone.start();
+    try {
+      // Outbox fetches get through; every status report fails, as during an outage of the API.
+      proxy.refuseWhen((req) => req.method === 'POST' && /\/status$/.test(req.url ?? ''));
+      const sent = await readJson(
+        await call('POST', '/v1/messages', {
+          body: 'once only',
+          to: ['+14155550111', '+14155550112', '+14155550113'],
+          device_id: phone.deviceId,
+        }),
+      );
+      const ids: string[] = sent.message_ids;
+      // Unreported, each message stays in the outbox and is handed out again, several times.
+      await expect
+        .poll(() => ids.filter((id) => lines.filter((l) => l.startsWith(`${id} handed out again`)).length > 0).length)
+        .toBe(3);
+      await expect.poll(() => proxy.refused.length).toBeGreaterThanOrEqual(4);
+      expect(phone.pendingReports).toBeGreaterThanOrEqual(3);
+      for (const id of ids) {
+        const { message } = await readJson(await call('GET', `/v1/messages/${id}`));
+        expect(message.status).toBe('dispatched');
+      }
+
+      proxy.refuseWhen(() => false);
+      await expect
+        .poll(async () => {
+          const statuses = await Promise.all(
+            ids.map(async (id) => (await readJson(await call('GET', `/v1/messages/${id}`))).message.status),
+          );
+          return statuses;
+        })
+        .toEqual(['delivered', 'delivered', 'delivered']);
+      await expect.poll(() => phone.pendingReports).toBe(0);
+
+      expect([...phone.sendCounts.keys()].sort()).toEqual([...ids].sort());
+      expect([...phone.sendCounts.values()]).toEqual([1, 1, 1]);
+      for (const id of ids) expect(lines.filter((l) => l.startsWith(`sent ${id} `))).toHaveLength(1);
+      expect(lines.some((l) => /report for .* accepted after \d+ failed attempt/.test(l))).toBe(true);
+    } finally {
+      await phone.stop();
+      await proxy.close();
     }
   });
 

@@ -30,6 +30,9 @@ Behaviour:
   --inbound "+15551234567 text"       forward a received text after pairing (repeatable; every phone forwards it)
   --stop-heartbeats-after-seconds S   stop heartbeating after S seconds (the service marks the phone offline)
 
+Each message is sent once, ever: reports that cannot reach the service wait in a queue and are retried
+with backoff, and a message handed out again is reported again, not sent again.
+
 Ctrl-C stops every phone and exits.`;
 
 export interface CliOptions {

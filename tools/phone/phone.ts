@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, HttpError, request } from './api';
 import { createTelemetry, HANDSET, SIMS } from './telemetry';
@@ -7,7 +8,19 @@ import type { DeviceSettings, OutboxRow, PhoneOptions } from './types';
 export type { DeviceSettings, OutboxRow, PhoneOptions };
 
 export const FAILURE_CODE = 'RESULT_ERROR_GENERIC_FAILURE';
-const REPORT_ATTEMPTS = 3;
+// Reports wait for the service this long at most between tries (they never give up while running).
+const REPORT_BACKOFF_MAX_MS = 10_000;
+const INBOUND_ATTEMPTS = 5;
+
+type Outcome = 'sent' | 'delivered' | 'failed';
+
+interface PendingReport {
+  id: string;
+  status: Outcome;
+  /** When it happened on the phone, not when the report finally got through. */
+  at: string;
+  extra: Record<string, string>;
+}
 
 /** One simulated phone app: pairs, heartbeats, sends what its outbox holds and reports outcomes. */
 export class SimulatedPhone {
@@ -23,10 +36,18 @@ export class SimulatedPhone {
   private readonly telemetry;
   private readonly abort = new AbortController();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Handed out and waiting to be sent. */
   private readonly taken = new Set<string>();
   private readonly queue: OutboxRow[] = [];
   private sender: Promise<void> | undefined;
-  private sending: string | undefined;
+  /** What this phone did with each message it sent (by id): the outcome to report again if asked. */
+  private readonly outcomes = new Map<string, { status: Outcome; extra: Record<string, string> }>();
+  /** Texts actually sent per message id: never more than one. */
+  readonly sendCounts = new Map<string, number>();
+  /** Reports not yet accepted by the service, oldest first; kept while it is unreachable. */
+  private readonly reports: PendingReport[] = [];
+  private reporter: Promise<unknown> | undefined;
+  private readonly handedOutAgain = new Set<string>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastHeartbeatAt = 0;
   private lastSettingsAt = 0;
@@ -48,6 +69,8 @@ export class SimulatedPhone {
     this.log = (line) => log(prefix + line);
     this.random = options.random ?? Math.random;
     this.telemetry = createTelemetry(this.random);
+    // Every pending delivery waits on this signal: hundreds at a time under load is expected.
+    setMaxListeners(0, this.abort.signal);
   }
 
   get deviceId(): string | undefined {
@@ -87,13 +110,20 @@ export class SimulatedPhone {
     }
   }
 
-  /** Stops every loop and waits for requests in flight; pending `delivered` reports are dropped. */
+  /** Reports waiting for the service. */
+  get pendingReports(): number {
+    return this.reports.length;
+  }
+
+  /** Stops every loop and waits for requests in flight; reports still waiting are dropped (and counted). */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.abort.abort();
     clearTimeout(this.heartbeatTimer);
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.sender;
+    await this.reporter;
+    if (this.reports.length > 0) this.log(`${this.reports.length} report(s) not delivered to the service`);
     this.log('stopped');
   }
 
@@ -111,24 +141,29 @@ export class SimulatedPhone {
       this.log(`inbound from ${sender} not forwarded: receive_enabled is false`);
       return null;
     }
+    // The fingerprint is made once, when the text arrives: a retried forward carries the same one,
+    // so the service stores the text once however often it is forwarded.
     const receivedAt = new Date().toISOString();
     const fingerprint = createHash('sha256')
       .update(`${this.hardwareKey}\n${sender}\n${receivedAt}\n${text}`)
       .digest('hex');
-    const { status, body } = await this.call<{ inserted: boolean; message: { id: string } }>(
-      'POST',
-      '/v1/device/inbound',
-      {
-        sender,
-        body: text,
-        received_at: receivedAt,
-        fingerprint,
-      },
-    );
-    this.log(
-      `inbound from ${sender} forwarded: message ${body.message.id} (${status === 201 ? 'stored' : 'already known'})`,
-    );
-    return body;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { status, body } = await this.call<{ inserted: boolean; message: { id: string } }>(
+          'POST',
+          '/v1/device/inbound',
+          { sender, body: text, received_at: receivedAt, fingerprint },
+        );
+        this.log(
+          `inbound from ${sender} forwarded: message ${body.message.id} (${status === 201 ? 'stored' : 'already known'})`,
+        );
+        return body;
+      } catch (error) {
+        if (!retryable(error) || attempt >= INBOUND_ATTEMPTS || this.stopped) throw error;
+        this.failed(`inbound from ${sender} (attempt ${attempt} of ${INBOUND_ATTEMPTS})`, error);
+        await sleep(backoffMs(attempt), undefined, { signal: this.abort.signal });
+      }
+    }
   }
 
   private async heartbeat(): Promise<void> {
@@ -193,8 +228,13 @@ export class SimulatedPhone {
         this.apply(body.device, 'refresh');
       }
       const { body } = await this.call<{ data: OutboxRow[] }>('GET', '/v1/device/outbox');
-      this.forgetReported(body.data);
-      const fresh = body.data.filter((row) => !this.taken.has(row.id));
+      const fresh: OutboxRow[] = [];
+      for (const row of body.data) {
+        if (this.taken.has(row.id)) continue;
+        const done = this.outcomes.get(row.id);
+        if (done) this.reportAgain(row.id, done.status, done.extra);
+        else fresh.push(row);
+      }
       if (fresh.length === 0) return;
       for (const row of fresh) this.taken.add(row.id);
       this.queue.push(...fresh);
@@ -205,17 +245,26 @@ export class SimulatedPhone {
     }
   }
 
-  /** Ids with an outcome leave the outbox for good: only what is still there or still ours stays remembered. */
-  private forgetReported(outbox: OutboxRow[]): void {
-    const keep = new Set([...outbox, ...this.queue].map((row) => row.id));
-    if (this.sending) keep.add(this.sending);
-    for (const id of this.taken) if (!keep.has(id)) this.taken.delete(id);
+  /**
+   * A message this phone already sent is in the outbox again: its outcome has not reached the service
+   * (the report failed or is still queued). The text is not sent again; the outcome is reported again
+   * unless a report for it is still waiting.
+   */
+  private reportAgain(id: string, status: Outcome, extra: Record<string, string>): void {
+    const waiting = this.reports.some((report) => report.id === id);
+    // One line per message: while the service is down the same rows come back on every fetch.
+    if (!this.handedOutAgain.has(id)) {
+      this.handedOutAgain.add(id);
+      this.log(
+        `${id} handed out again: already ${status}, ${waiting ? 'its report is waiting' : 'reporting it again'} (not sending it again)`,
+      );
+    }
+    if (!waiting) this.enqueue({ id, status, at: new Date().toISOString(), extra });
   }
 
   /** Sends one message at a time, send_delay_seconds apart, as the app does. */
   private async sendAll(): Promise<void> {
     for (let row = this.queue.shift(); row && !this.stopped; row = this.queue.shift()) {
-      this.sending = row.id;
       const delayMs = (this.device?.send_delay_seconds ?? 0) * 1000;
       const gap = this.lastSendAt + delayMs - Date.now();
       try {
@@ -225,53 +274,81 @@ export class SimulatedPhone {
         return;
       }
       this.lastSendAt = Date.now();
-      await this.track(this.sendOne(row));
+      this.sendOne(row);
+      this.taken.delete(row.id);
     }
-    this.sending = undefined;
   }
 
-  private async sendOne(row: OutboxRow): Promise<void> {
-    const fails = this.random() < this.options.failureRatio;
-    try {
-      if (fails) {
-        await this.report(row.id, 'failed', {
-          error_code: FAILURE_CODE,
-          error_message: 'Simulated failure (--failure-ratio)',
-        });
-        this.log(`failed ${row.id} to ${row.to} (${FAILURE_CODE})`);
-        return;
-      }
-      await this.report(row.id, 'sent');
-      this.log(`sent ${row.id} to ${row.to}`);
-    } catch (error) {
-      // Still in the outbox without an outcome: the next fetch hands it out again.
-      this.taken.delete(row.id);
-      this.failed(`report for ${row.id}`, error);
+  /** The text goes out (once per message id, ever); its outcome is remembered and queued for the service. */
+  private sendOne(row: OutboxRow): void {
+    if (this.outcomes.has(row.id)) return;
+    this.sendCounts.set(row.id, (this.sendCounts.get(row.id) ?? 0) + 1);
+    const at = new Date().toISOString();
+    if (this.random() < this.options.failureRatio) {
+      const extra = { error_code: FAILURE_CODE, error_message: 'Simulated failure (--failure-ratio)' };
+      this.outcomes.set(row.id, { status: 'failed', extra });
+      this.log(`failed ${row.id} to ${row.to} (${FAILURE_CODE})`);
+      this.enqueue({ id: row.id, status: 'failed', at, extra });
       return;
     }
+    this.outcomes.set(row.id, { status: 'sent', extra: {} });
+    this.log(`sent ${row.id} to ${row.to}`);
+    this.enqueue({ id: row.id, status: 'sent', at, extra: {} });
     this.track(this.deliverLater(row));
   }
 
   private async deliverLater(row: OutboxRow): Promise<void> {
-    for (let attempt = 1; attempt <= REPORT_ATTEMPTS; attempt++) {
-      try {
-        await sleep(this.options.deliveredAfterMs, undefined, { signal: this.abort.signal });
-      } catch {
-        return;
-      }
-      try {
-        await this.report(row.id, 'delivered');
-        this.log(`delivered ${row.id} to ${row.to}`);
-        return;
-      } catch (error) {
-        this.failed(`delivered report for ${row.id} (attempt ${attempt} of ${REPORT_ATTEMPTS})`, error);
-        if (error instanceof HttpError && error.status < 500 && error.status !== 429) return;
-      }
+    try {
+      await sleep(this.options.deliveredAfterMs, undefined, { signal: this.abort.signal });
+    } catch {
+      return;
     }
+    this.outcomes.set(row.id, { status: 'delivered', extra: {} });
+    this.log(`delivered ${row.id} to ${row.to}`);
+    this.enqueue({ id: row.id, status: 'delivered', at: new Date().toISOString(), extra: {} });
   }
 
-  private report(id: string, status: 'sent' | 'delivered' | 'failed', extra: Record<string, string> = {}) {
-    return this.call('POST', `/v1/device/messages/${id}/status`, { status, at: new Date().toISOString(), ...extra });
+  private enqueue(report: PendingReport): void {
+    this.reports.push(report);
+    this.reporter ??= this.track(this.reportAll()).finally(() => (this.reporter = undefined));
+  }
+
+  /**
+   * Delivers the queued reports in order. While the service cannot be reached (network error, 5xx,
+   * 429) the head waits and is tried again, 0.5 s later at first and up to 10 s apart; a report the
+   * service refuses for good (another 4xx, e.g. the message is gone) is dropped.
+   */
+  private async reportAll(): Promise<void> {
+    let failures = 0;
+    while (this.reports.length > 0 && !this.stopped) {
+      const next = this.reports[0];
+      const what = `${next.status} report for ${next.id}`;
+      try {
+        await this.call('POST', `/v1/device/messages/${next.id}/status`, {
+          status: next.status,
+          at: next.at,
+          ...next.extra,
+        });
+        this.reports.shift();
+        if (failures > 0) this.log(`${what} accepted after ${failures} failed attempt${failures === 1 ? '' : 's'}`);
+        failures = 0;
+      } catch (error) {
+        if (!retryable(error)) {
+          this.reports.shift();
+          this.failed(what, error);
+          if (error instanceof HttpError && error.status === 401) return;
+          continue;
+        }
+        failures++;
+        const waitMs = Math.min(REPORT_BACKOFF_MAX_MS, backoffMs(failures));
+        this.failed(`${what} (${this.reports.length} waiting; retrying in ${waitMs / 1000} s)`, error);
+        try {
+          await sleep(waitMs, undefined, { signal: this.abort.signal });
+        } catch {
+          return;
+        }
+      }
+    }
   }
 
   private call<T>(method: string, path: string, body?: unknown) {
@@ -297,4 +374,15 @@ export class SimulatedPhone {
     void tracked.finally(() => this.inFlight.delete(tracked));
     return tracked;
   }
+}
+
+/** Worth trying again: the service was unreachable, overloaded or failing, not refusing the request. */
+function retryable(error: unknown): boolean {
+  if (!(error instanceof HttpError)) return true;
+  return error.status >= 500 || error.status === 429 || error.status === 408;
+}
+
+/** 0.5 s, 1 s, 2 s … */
+function backoffMs(attempt: number): number {
+  return 500 * 2 ** Math.max(0, attempt - 1);
 }
