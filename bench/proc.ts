@@ -1,0 +1,120 @@
+// CPU and memory of the stack's processes, read from /proc (Linux): each component is a root pid and
+// every process below it (Postgres backends, helper children), so short-lived children count too.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+const PAGE_SIZE = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()) || 4096;
+
+interface Stat {
+  ppid: number;
+  cpuMs: number;
+  rssBytes: number;
+}
+
+function readStat(pid: number): Stat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15, rss 24.
+    return {
+      ppid: Number(fields[1]),
+      cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+      rssBytes: Number(fields[21]) * PAGE_SIZE,
+    };
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+function readPss(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every live pid at or below `root`. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (!stat) continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push(Number(entry));
+    children.set(stat.ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  if (readStat(root)) walk(root);
+  return out;
+}
+
+export interface Usage {
+  processes: number;
+  /** User + system CPU of the live processes (exited children's time is not counted). */
+  cpuMs: number;
+  rssBytes: number;
+  pssBytes: number;
+}
+
+/** A named part of the stack: the pid of its root process, found lazily (Postgres writes its pid file late). */
+export interface Component {
+  name: string;
+  root: () => number | undefined;
+}
+
+export function usageOf(component: Component, withPss = false): Usage {
+  const root = component.root();
+  const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 };
+  if (!root) return usage;
+  for (const pid of processTree(root)) {
+    const stat = readStat(pid);
+    if (!stat) continue;
+    usage.processes += 1;
+    usage.cpuMs += stat.cpuMs;
+    usage.rssBytes += stat.rssBytes;
+    if (withPss) usage.pssBytes += readPss(pid);
+  }
+  return usage;
+}
+
+export type Snapshot = Record<string, Usage> & { total: Usage };
+
+export function snapshot(components: Component[], withPss = false): Snapshot {
+  const out = { total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 } } as Snapshot;
+  for (const component of components) {
+    const usage = usageOf(component, withPss);
+    out[component.name] = usage;
+    out.total.processes += usage.processes;
+    out.total.cpuMs += usage.cpuMs;
+    out.total.rssBytes += usage.rssBytes;
+    out.total.pssBytes += usage.pssBytes;
+  }
+  return out;
+}
+
+/** Samples the stack's memory every `everyMs` until stopped; keeps the peak total and per component. */
+export function memorySampler(components: Component[], everyMs = 200) {
+  const peak: Record<string, number> = {};
+  const take = () => {
+    const snap = snapshot(components);
+    for (const [name, usage] of Object.entries(snap)) peak[name] = Math.max(peak[name] ?? 0, usage.rssBytes);
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop(): Record<string, number> {
+      clearInterval(timer);
+      take();
+      return peak;
+    },
+  };
+}
