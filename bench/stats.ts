@@ -40,8 +40,11 @@ export const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
 
 export const int = (value: number) => (Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US'));
 
-export const ratio = (value: number, base: number) =>
-  Number.isFinite(value / base) ? `${(value / base).toFixed(value / base < 10 ? 1 : 0)}×` : '—';
+export function ratio(value: number, base: number): string {
+  const r = value / base;
+  if (!Number.isFinite(r)) return '—';
+  return `${r.toFixed(r < 1 ? 2 : r < 10 ? 1 : 0)}×`;
+}
 
 export function latencyLine(s: Summary): string {
   const rounds = s.rounds.length > 1 ? `  rounds p50: ${s.rounds.map((r) => r.toFixed(1)).join(' ')}` : '';
