@@ -101,20 +101,27 @@ export function snapshot(components: Component[], withPss = false): Snapshot {
   return out;
 }
 
-/** Samples the stack's memory every `everyMs` until stopped; keeps the peak total and per component. */
+/**
+ * Samples the stack's memory every `everyMs` until stopped; keeps the peak RSS, total and per
+ * component, and the peak total PSS (read every fifth sample: smaps_rollup costs more).
+ */
 export function memorySampler(components: Component[], everyMs = 200) {
   const peak: Record<string, number> = {};
+  let peakPss = 0;
+  let tick = 0;
   const take = () => {
-    const snap = snapshot(components);
+    const snap = snapshot(components, tick++ % 5 === 0);
     for (const [name, usage] of Object.entries(snap)) peak[name] = Math.max(peak[name] ?? 0, usage.rssBytes);
+    peakPss = Math.max(peakPss, snap.total.pssBytes);
   };
   take();
   const timer = setInterval(take, everyMs);
   return {
-    stop(): Record<string, number> {
+    stop(): { rss: Record<string, number>; pss: number } {
       clearInterval(timer);
+      tick = 0;
       take();
-      return peak;
+      return { rss: peak, pss: peakPss };
     },
   };
 }

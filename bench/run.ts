@@ -11,13 +11,13 @@ import { memorySampler, snapshot, type Component, type Snapshot } from './proc';
 import { createAccount, fillHistory, insertBenchPlan, keyAuth, type Account, type Phone } from './setup';
 import {
   cleanup,
-  firstLines,
-  logCounts,
+  logMessages,
   migrate,
   onCleanup,
   startPostgres,
   startService,
   startTemporal,
+  stopping,
   type Layout,
   type PostgresLog,
 } from './stack';
@@ -99,7 +99,7 @@ async function series(
     rounds.push(round);
   }
   const s = summarize(rounds);
-  console.log(`${label.padEnd(58)} ${latencyLine(s)}`);
+  console.log(`${label.padEnd(62)} ${latencyLine(s)}`);
   return s;
 }
 
@@ -129,7 +129,9 @@ async function main() {
   section('starting the stack');
   const pgLog: PostgresLog = { errors: [] };
   const postgres = await startPostgres(pgLog);
-  const db = new Pool({ connectionString: postgres.url, max: 8 });
+  const db = new Pool({ connectionString: postgres.url, max: 8, application_name: 'bench' });
+  // An idle connection cut by a stopping Postgres is expected on the way out, not a crash.
+  db.on('error', () => {});
   onCleanup('close the bench pool', () => db.end());
   const temporal = await startTemporal();
   await migrate(postgres.url);
@@ -175,6 +177,11 @@ async function main() {
   await delay(5000);
   const restStart = snapshot(components, true);
   console.log(memoryLine(restStart, components, true));
+  record('pss-rest', {
+    label: 'stack PSS at rest (after start)',
+    value: restStart.total.pssBytes / 2 ** 20,
+    unit: 'MiB',
+  });
   record('rss-rest', {
     label: 'stack RSS at rest (after start)',
     value: restStart.total.rssBytes / 2 ** 20,
@@ -186,17 +193,17 @@ async function main() {
   section('physical baselines (same database, empty tables)');
   baselines = await measureBaselines(db, { userId: bench.userId, deviceId: bench.phones.idle.id }, ROUNDS, 100);
   const printBaselines = (b: Baselines) => {
-    console.log(`${'bare one-row insert round trip (pg client)'.padEnd(58)} ${latencyLine(b.insertRoundTrip)}`);
-    console.log(`${'select 1 round trip'.padEnd(58)} ${latencyLine(b.selectRoundTrip)}`);
+    console.log(`${'bare one-row insert round trip (pg client)'.padEnd(62)} ${latencyLine(b.insertRoundTrip)}`);
+    console.log(`${'select 1 round trip'.padEnd(62)} ${latencyLine(b.selectRoundTrip)}`);
     for (const [n, s] of Object.entries(b.insertRows))
       console.log(
-        `${`plain insert of ${n} message row${n === '1' ? '' : 's'} (one statement)`.padEnd(58)} ${latencyLine(s)}`,
+        `${`plain insert of ${n} message row${n === '1' ? '' : 's'} (one statement)`.padEnd(62)} ${latencyLine(s)}`,
       );
     console.log(
-      `${'plain multi-row insert, sequential 1,000-row statements'.padEnd(58)} ${int(b.rowsPerSecond)} rows/s`,
+      `${'plain multi-row insert, sequential 1,000-row statements'.padEnd(62)} ${int(b.rowsPerSecond)} rows/s`,
     );
     console.log(
-      `${'plain multi-row insert, 4 connections × 100-row statements'.padEnd(58)} ${int(b.rowsPerSecond4x100)} rows/s`,
+      `${'plain multi-row insert, 4 connections × 100-row statements'.padEnd(62)} ${int(b.rowsPerSecond4x100)} rows/s`,
     );
   };
   printBaselines(baselines);
@@ -449,13 +456,13 @@ async function main() {
   }
   const fetchSummary = summarize(fetchMs);
   const reportSummary = summarize(reportMs);
-  console.log(`${'GET /v1/device/outbox?limit=100'.padEnd(58)} ${latencyLine(fetchSummary)}`);
+  console.log(`${'GET /v1/device/outbox?limit=100'.padEnd(62)} ${latencyLine(fetchSummary)}`);
   console.log(`  ${vsInsert(fetchSummary.p50)}`);
-  console.log(`${'POST /v1/device/messages/{id}/status'.padEnd(58)} ${latencyLine(reportSummary)}`);
+  console.log(`${'POST /v1/device/messages/{id}/status'.padEnd(62)} ${latencyLine(reportSummary)}`);
   console.log(`  ${vsInsert(reportSummary.p50)}`);
   const singleRate = median(singleRates);
   console.log(
-    `${'drain, fetch 100 + a report each'.padEnd(58)} ${int(singleRate)} texts/s  (rounds: ${singleRates.map(int).join(' ')}; ${int(drained)} texts)`,
+    `${'drain, fetch 100 + a report each'.padEnd(62)} ${int(singleRate)} texts/s  (rounds: ${singleRates.map(int).join(' ')}; ${int(drained)} texts)`,
   );
   record('outbox', {
     label: `outbox fetch of 100 p50 (${int(tableRows)} rows)`,
@@ -479,7 +486,7 @@ async function main() {
   const batched = probe.status !== 404 && probe.status !== 405;
   if (!batched) {
     console.log(
-      `${'drain, fetch 100 + one batched report'.padEnd(58)} not available (POST /v1/device/messages/status answers ${probe.status})`,
+      `${'drain, fetch 100 + one batched report'.padEnd(62)} not available (POST /v1/device/messages/status answers ${probe.status})`,
     );
     record('drain-batched', {
       label: 'drain, batched reports',
@@ -513,11 +520,11 @@ async function main() {
       batchedTexts += texts;
     }
     const s = summarize(batchMs);
-    console.log(`${'POST /v1/device/messages/status (100 reports)'.padEnd(58)} ${latencyLine(s)}`);
+    console.log(`${'POST /v1/device/messages/status (100 reports)'.padEnd(62)} ${latencyLine(s)}`);
     console.log(`  = ${ratio(s.p50, baselines.insertRows[100].p50)} plain insert of 100 rows`);
     const rate = median(rates);
     console.log(
-      `${'drain, fetch 100 + one batched report'.padEnd(58)} ${int(rate)} texts/s  (rounds: ${rates.map(int).join(' ')}; ${int(batchedTexts)} texts)`,
+      `${'drain, fetch 100 + one batched report'.padEnd(62)} ${int(rate)} texts/s  (rounds: ${rates.map(int).join(' ')}; ${int(batchedTexts)} texts)`,
     );
     if (batchedTexts < 100 * ROUNDS) console.log('  (the queue ran out: raise --queue for a steady figure)');
     record('drain-batched', {
@@ -564,7 +571,7 @@ async function main() {
     const clientCpu = process.cpuUsage(clientBefore);
     const peak = sampler.stop();
     await delay(3000);
-    const settled = snapshot(components);
+    const settled = snapshot(components, true);
     const accepted = 4 * sendsPerSender * 100;
     const cpuPer = (name: string) => (after[name].cpuMs - before[name].cpuMs) / accepted;
     return {
@@ -581,22 +588,24 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const round = await throughputRound(THROUGHPUT_SENDS);
     rounds.push(round);
+    const cpu = components.map((c) => `${c.name} ${round.cpuPerRecipient[c.name].toFixed(3)}`).join(', ');
+    const peaks = components.map((c) => `${c.name} ${mib(round.peak.rss[c.name])}`).join(', ');
     console.log(
-      `round ${r + 1}: ${int(round.rate)} recipients/s, send p50 ${ms(summarize([round.latencies]).p50)}; CPU ms/recipient ${components
-        .map((c) => `${c.name} ${round.cpuPerRecipient[c.name].toFixed(3)}`)
-        .join(
-          ', ',
-        )}, bench client ${round.clientCpuPerRecipient.toFixed(3)}; RSS peak ${mib(round.peak.total)} (${components
-        .map((c) => `${c.name} ${mib(round.peak[c.name])}`)
-        .join(', ')}), 3 s after ${mib(round.settled.total.rssBytes)}`,
+      `round ${r + 1}: ${int(round.rate)} recipients/s, send p50 ${ms(summarize([round.latencies]).p50)}\n` +
+        `  CPU ms per recipient: ${cpu}; bench client ${round.clientCpuPerRecipient.toFixed(3)}\n` +
+        `  RSS peak ${mib(round.peak.rss.total)} (PSS ${mib(round.peak.pss)}): ${peaks}\n` +
+        `  3 s after: ${memoryLine(round.settled, components, true)}`,
     );
   }
   const rate = median(rounds.map((r) => r.rate));
   const apiCpu = median(rounds.map((r) => r.cpuPerRecipient[apiComponent.name]));
   const stackCpu = median(rounds.map((r) => Object.values(r.cpuPerRecipient).reduce((a, b) => a + b, 0)));
-  const peakRss = Math.max(...rounds.map((r) => r.peak.total)) / 2 ** 20;
+  const peakRss = Math.max(...rounds.map((r) => r.peak.rss.total)) / 2 ** 20;
+  const peakPss = Math.max(...rounds.map((r) => r.peak.pss)) / 2 ** 20;
   const settledSeries = rounds.map((r) => r.settled.total.rssBytes / 2 ** 20);
+  const settledPss = rounds.map((r) => r.settled.total.pssBytes / 2 ** 20);
   const growth = settledSeries[settledSeries.length - 1] - settledSeries[0];
+  const growthPss = settledPss[settledPss.length - 1] - settledPss[0];
   console.log(
     `recipients accepted per second (median of rounds): ${int(rate)} = ${ratio(rate, baselines.rowsPerSecond4x100)} of the plain 4 × 100-row insert (${int(baselines.rowsPerSecond4x100)} rows/s)`,
   );
@@ -604,7 +613,7 @@ async function main() {
     `CPU per accepted recipient (median): ${apiComponent.name} ${apiCpu.toFixed(3)} ms, whole stack ${stackCpu.toFixed(3)} ms`,
   );
   console.log(
-    `stack RSS after each round: ${settledSeries.map((v) => `${Math.round(v)}`).join(', ')} MiB (growth first→last ${Math.round(growth)} MiB)`,
+    `stack RSS after each round: ${settledSeries.map((v) => `${Math.round(v)}`).join(', ')} MiB (growth first→last ${Math.round(growth)} MiB); PSS ${settledPss.map((v) => `${Math.round(v)}`).join(', ')} MiB (${Math.round(growthPss)} MiB)`,
   );
   record('throughput', {
     label: 'recipients/s, 4 senders of 100',
@@ -626,6 +635,7 @@ async function main() {
     unit: 'MiB',
     target: { op: '<=', value: 600 },
   });
+  record('pss-peak', { label: 'stack PSS peak under throughput load', value: peakPss, unit: 'MiB' });
   record('rss-growth', {
     label: 'stack RSS growth over the rounds',
     value: growth,
@@ -638,6 +648,11 @@ async function main() {
   await delay(5000);
   const restEnd = snapshot(components, true);
   console.log(memoryLine(restEnd, components, true));
+  record('pss-rest-end', {
+    label: 'stack PSS at rest (after the load)',
+    value: restEnd.total.pssBytes / 2 ** 20,
+    unit: 'MiB',
+  });
   record('rss-rest-end', {
     label: 'stack RSS at rest (after the load)',
     value: restEnd.total.rssBytes / 2 ** 20,
@@ -650,12 +665,17 @@ async function main() {
   console.log(
     `postgres ERROR/FATAL lines: ${pgLog.errors.length}${pgLog.errors.length ? `; first: ${pgLog.errors.slice(0, 3).join(' | ')}` : ''}`,
   );
-  for (const [name, count] of logCounts) {
-    if (name === 'migrate') continue;
-    console.log(
-      `${name}: ${count} log lines at warn or above${count ? `; first: ${(firstLines.get(name) ?? []).join(' | ').slice(0, 600)}` : ''}`,
-    );
+  for (const { name } of components.slice(1)) {
+    const messages = [...(logMessages.get(name) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
+    const count = messages.reduce((sum, [, n]) => sum + n, 0);
+    console.log(`${name}: ${count} output lines (LOG_LEVEL=warn)`);
+    for (const [message, n] of messages.slice(0, 4)) console.log(`  ${String(n).padStart(6)} × ${message}`);
   }
+  const client = process.cpuUsage();
+  const wall = (Date.now() - started) / 1000;
+  console.log(
+    `bench client CPU: ${((client.user + client.system) / 1e6).toFixed(1)} s over ${wall.toFixed(0)} s (${(((client.user + client.system) / 1e6 / wall) * 100).toFixed(0)}% of one core)`,
+  );
   if (!service.alive()) throw new Error('a service process died during the run');
 
   printTable();
@@ -710,6 +730,8 @@ main()
     process.exit(0);
   })
   .catch(async (error) => {
+    // After Ctrl-C, requests fail as the stack goes down: that is not the bench failing.
+    if (stopping()) return;
     console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await cleanup();
     process.exit(1);

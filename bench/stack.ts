@@ -42,6 +42,8 @@ export function cleanup(): Promise<void> {
 }
 
 let signalled = false;
+/** True once a signal asked the bench to stop. */
+export const stopping = () => signalled;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (signalled) {
@@ -100,15 +102,19 @@ export function startProcess(
   child.once('exit', () => children.delete(child));
   // The last 200 lines, for the error message if it dies, and its warnings for the summary.
   const lines: string[] = [];
+  const counts = new Map<string, number>();
+  logMessages.set(name, counts);
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
       if (!line.trim()) continue;
       lines.push(line);
       if (lines.length > 200) lines.shift();
-      logCounts.set(name, (logCounts.get(name) ?? 0) + 1);
-      if (!firstLines.has(name)) firstLines.set(name, []);
-      const first = firstLines.get(name)!;
-      if (first.length < 5) first.push(line.slice(0, 300));
+      // Grouped by message (pino's "msg", the dev server's msg=), ids and numbers blurred.
+      const message = (/"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? line)
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+        .replace(/\d+/g, 'N')
+        .slice(0, 160);
+      counts.set(message, (counts.get(message) ?? 0) + 1);
     }
   };
   child.stdout?.on('data', keep);
@@ -117,9 +123,8 @@ export function startProcess(
   return { child, output: () => lines.join('\n') };
 }
 
-/** Lines each process wrote at LOG_LEVEL=warn (warnings and errors), and the first few of them. */
-export const logCounts = new Map<string, number>();
-export const firstLines = new Map<string, string[]>();
+/** What each process wrote at LOG_LEVEL=warn: message → count. */
+export const logMessages = new Map<string, Map<string, number>>();
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;

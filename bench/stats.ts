@@ -47,6 +47,6 @@ export function ratio(value: number, base: number): string {
 }
 
 export function latencyLine(s: Summary): string {
-  const rounds = s.rounds.length > 1 ? `  rounds p50: ${s.rounds.map((r) => r.toFixed(1)).join(' ')}` : '';
+  const rounds = s.rounds.length > 1 ? `  rounds p50: ${s.rounds.map((r) => r.toFixed(r < 10 ? 2 : 1)).join(' ')}` : '';
   return `p50 ${ms(s.p50)}  p95 ${ms(s.p95)}  (n=${s.n})${rounds}`;
 }
