@@ -257,6 +257,8 @@ export async function startService(options: {
     TEMPORAL_ADDRESS: options.temporalAddress,
     PORT: String(port),
     LOG_LEVEL: 'warn',
+    // Unused with DATABASE_URL and TEMPORAL_ADDRESS set; kept out of the repository all the same.
+    DATA_DIR: tempDir('bench-data-'),
     ...options.env,
   };
   const entries: Array<[string, string]> =
