@@ -37,23 +37,36 @@ function readPss(pid: number): number {
   }
 }
 
-/** Every live pid at or below `root`. */
-export function processTree(root: number): number[] {
+interface ProcessTable {
+  stats: Map<number, Stat>;
+  children: Map<number, number[]>;
+}
+
+/** One pass over /proc: every process's stat and its children. */
+function readProcessTable(): ProcessTable {
+  const stats = new Map<number, Stat>();
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
+    const pid = Number(entry);
+    const stat = readStat(pid);
     if (!stat) continue;
+    stats.set(pid, stat);
     const list = children.get(stat.ppid) ?? [];
-    list.push(Number(entry));
+    list.push(pid);
     children.set(stat.ppid, list);
   }
+  return { stats, children };
+}
+
+/** Every live pid at or below `root`. */
+function treeOf(table: ProcessTable, root: number): number[] {
   const out: number[] = [];
   const walk = (pid: number) => {
     out.push(pid);
-    for (const child of children.get(pid) ?? []) walk(child);
+    for (const child of table.children.get(pid) ?? []) walk(child);
   };
-  if (readStat(root)) walk(root);
+  if (table.stats.has(root)) walk(root);
   return out;
 }
 
@@ -71,13 +84,12 @@ export interface Component {
   root: () => number | undefined;
 }
 
-export function usageOf(component: Component, withPss = false): Usage {
+function usageOf(table: ProcessTable, component: Component, withPss: boolean): Usage {
   const root = component.root();
   const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 };
   if (!root) return usage;
-  for (const pid of processTree(root)) {
-    const stat = readStat(pid);
-    if (!stat) continue;
+  for (const pid of treeOf(table, root)) {
+    const stat = table.stats.get(pid)!;
     usage.processes += 1;
     usage.cpuMs += stat.cpuMs;
     usage.rssBytes += stat.rssBytes;
@@ -89,9 +101,10 @@ export function usageOf(component: Component, withPss = false): Usage {
 export type Snapshot = Record<string, Usage> & { total: Usage };
 
 export function snapshot(components: Component[], withPss = false): Snapshot {
+  const table = readProcessTable();
   const out = { total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 } } as Snapshot;
   for (const component of components) {
-    const usage = usageOf(component, withPss);
+    const usage = usageOf(table, component, withPss);
     out[component.name] = usage;
     out.total.processes += usage.processes;
     out.total.cpuMs += usage.cpuMs;
@@ -105,7 +118,7 @@ export function snapshot(components: Component[], withPss = false): Snapshot {
  * Samples the stack's memory every `everyMs` until stopped; keeps the peak RSS, total and per
  * component, and the peak total PSS (read every fifth sample: smaps_rollup costs more).
  */
-export function memorySampler(components: Component[], everyMs = 200) {
+export function memorySampler(components: Component[], everyMs = 250) {
   const peak: Record<string, number> = {};
   let peakPss = 0;
   let tick = 0;
