@@ -730,7 +730,7 @@ function printTable() {
     if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
   console.log(
-    `\nfull run ${elapsed()}; ${LAYOUT === 'split' ? 'api and worker as two processes (--stack=start for the npm start layout)' : 'api and worker in one process, as under npm start'}`,
+    `\nthe run took ${elapsed()}; ${LAYOUT === 'split' ? 'api and worker as two processes (--stack=start for the npm start layout)' : 'api and worker in one process, as under npm start'}`,
   );
 }
 
