@@ -1,0 +1,140 @@
+// CPU and memory of the stack's processes, read from /proc (Linux): each component is a root pid and
+// every process below it (Postgres backends, helper children), so short-lived children count too.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+const PAGE_SIZE = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()) || 4096;
+
+interface Stat {
+  ppid: number;
+  cpuMs: number;
+  rssBytes: number;
+}
+
+function readStat(pid: number): Stat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15, rss 24.
+    return {
+      ppid: Number(fields[1]),
+      cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+      rssBytes: Number(fields[21]) * PAGE_SIZE,
+    };
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+function readPss(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface ProcessTable {
+  stats: Map<number, Stat>;
+  children: Map<number, number[]>;
+}
+
+/** One pass over /proc: every process's stat and its children. */
+function readProcessTable(): ProcessTable {
+  const stats = new Map<number, Stat>();
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const stat = readStat(pid);
+    if (!stat) continue;
+    stats.set(pid, stat);
+    const list = children.get(stat.ppid) ?? [];
+    list.push(pid);
+    children.set(stat.ppid, list);
+  }
+  return { stats, children };
+}
+
+/** Every live pid at or below `root`. */
+function treeOf(table: ProcessTable, root: number): number[] {
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const child of table.children.get(pid) ?? []) walk(child);
+  };
+  if (table.stats.has(root)) walk(root);
+  return out;
+}
+
+export interface Usage {
+  processes: number;
+  /** User + system CPU of the live processes (exited children's time is not counted). */
+  cpuMs: number;
+  rssBytes: number;
+  pssBytes: number;
+}
+
+/** A named part of the stack: the pid of its root process, found lazily (Postgres writes its pid file late). */
+export interface Component {
+  name: string;
+  root: () => number | undefined;
+}
+
+function usageOf(table: ProcessTable, component: Component, withPss: boolean): Usage {
+  const root = component.root();
+  const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 };
+  if (!root) return usage;
+  for (const pid of treeOf(table, root)) {
+    const stat = table.stats.get(pid)!;
+    usage.processes += 1;
+    usage.cpuMs += stat.cpuMs;
+    usage.rssBytes += stat.rssBytes;
+    if (withPss) usage.pssBytes += readPss(pid);
+  }
+  return usage;
+}
+
+export type Snapshot = Record<string, Usage> & { total: Usage };
+
+export function snapshot(components: Component[], withPss = false): Snapshot {
+  const table = readProcessTable();
+  const out = { total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 } } as Snapshot;
+  for (const component of components) {
+    const usage = usageOf(table, component, withPss);
+    out[component.name] = usage;
+    out.total.processes += usage.processes;
+    out.total.cpuMs += usage.cpuMs;
+    out.total.rssBytes += usage.rssBytes;
+    out.total.pssBytes += usage.pssBytes;
+  }
+  return out;
+}
+
+/**
+ * Samples the stack's memory every `everyMs` until stopped; keeps the peak RSS, total and per
+ * component, and the peak total PSS (read every fifth sample: smaps_rollup costs more).
+ */
+export function memorySampler(components: Component[], everyMs = 250) {
+  const peak: Record<string, number> = {};
+  let peakPss = 0;
+  let tick = 0;
+  const take = () => {
+    const snap = snapshot(components, tick++ % 5 === 0);
+    for (const [name, usage] of Object.entries(snap)) peak[name] = Math.max(peak[name] ?? 0, usage.rssBytes);
+    peakPss = Math.max(peakPss, snap.total.pssBytes);
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop(): { rss: Record<string, number>; pss: number } {
+      clearInterval(timer);
+      tick = 0;
+      take();
+      return { rss: peak, pss: peakPss };
+    },
+  };
+}

@@ -1,0 +1,304 @@
+// The stack under test, started the way an operator would: embedded Postgres in a temp folder, the
+// Temporal dev server, `npm run migrate`, then the api and the worker as their own processes
+// (`src/main.ts`, `src/worker.ts`), or both in one process (`src/dev/start.ts`, the `npm start`
+// layout) with --stack=start. Everything is stopped and deleted on exit, error, Ctrl-C or SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import type { Logger } from '../src/lib/logger';
+import { temporalCliPath } from '../temporal/paths';
+import { freePort } from '../test/support/net';
+import type { Component } from './proc';
+
+export const root = path.resolve(__dirname, '..');
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: one list of undo steps, run in reverse on every way out.
+
+const undo: Array<{ what: string; run: () => Promise<void> | void }> = [];
+const children = new Set<ChildProcess>();
+const dirs = new Set<string>();
+let cleaning: Promise<void> | undefined;
+
+export function onCleanup(what: string, run: () => Promise<void> | void) {
+  undo.push({ what, run });
+}
+
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of undo.reverse()) {
+      try {
+        await step.run();
+      } catch (error) {
+        process.stderr.write(`cleanup: ${step.what}: ${String(error)}\n`);
+      }
+    }
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+let signalled = false;
+/** True once a signal asked the bench to stop. */
+export const stopping = () => signalled;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (signalled) {
+      // A second Ctrl-C: kill what is left and go.
+      for (const child of children) child.kill('SIGKILL');
+      process.exit(130);
+    }
+    signalled = true;
+    process.stderr.write(`\n${signal}: stopping the stack and deleting its data…\n`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+// Last resort (an uncaught throw between awaits): nothing may outlive the bench.
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+}
+
+function alive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A child process in its own process group (Ctrl-C reaches the bench, which stops it in order). */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  // The last 200 lines, for the error message if it dies, and its warnings for the summary.
+  const lines: string[] = [];
+  const counts = new Map<string, number>();
+  logMessages.set(name, counts);
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      if (lines.length > 200) lines.shift();
+      // Grouped by message (pino's "msg", the dev server's msg=), ids and numbers blurred.
+      const message = (/"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? line)
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+        .replace(/\d+/g, 'N')
+        .slice(0, 160);
+      counts.set(message, (counts.get(message) ?? 0) + 1);
+    }
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  onCleanup(`stop ${name}`, () => stopChild(child));
+  return { child, output: () => lines.join('\n') };
+}
+
+/** What each process wrote at LOG_LEVEL=warn: message → count. */
+export const logMessages = new Map<string, Map<string, number>>();
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(200);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Postgres: its server log is kept in memory, so auto_explain plans can be read back (explain.ts).
+
+export interface PostgresLog {
+  /** ERROR, FATAL and PANIC lines of the whole run. */
+  errors: string[];
+  /** While set, every log chunk goes here too. */
+  tap?: (chunk: string) => void;
+}
+
+export async function startPostgres(log: PostgresLog) {
+  const dir = tempDir('bench-pg-');
+  const port = await freePort();
+  const logger = {
+    debug: (fields: { postgres?: string }) => {
+      const message = fields.postgres ?? '';
+      log.tap?.(message);
+      for (const line of message.split('\n'))
+        if (/\b(ERROR|FATAL|PANIC):/.test(line) && log.errors.length < 1000) log.errors.push(line);
+    },
+    error: (fields: unknown) => process.stderr.write(`postgres error: ${JSON.stringify(fields)}\n`),
+    info: () => {},
+    warn: () => {},
+  } as unknown as Logger;
+  // persistent: fsync on, as under `npm start`; the folder is deleted by our cleanup instead.
+  const pg = await startEmbeddedPostgres({ dir, port, database: 'bench', persistent: true, logger });
+  const postmasterPid = (): number | undefined => {
+    const file = path.join(dir, 'postmaster.pid');
+    if (!existsSync(file)) return undefined;
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+    return alive(pid) ? pid : undefined;
+  };
+  const pid = postmasterPid();
+  onCleanup('stop postgres', async () => {
+    if (!alive(pid)) return; // Ctrl-C reached it already
+    await Promise.race([pg.stop(), delay(20_000)]);
+    if (alive(pid)) process.kill(pid!, 'SIGKILL');
+  });
+  return { url: pg.url, component: { name: 'postgres', root: postmasterPid } satisfies Component };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Temporal dev server, as `npm start` runs it (sqlite file, Web UI), with a client for the bench.
+
+export async function startTemporal() {
+  const cli = temporalCliPath();
+  if (!cli) throw new Error('the Temporal CLI is not installed: run `bash temporal/install.sh cli` first');
+  const dir = tempDir('bench-temporal-');
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const { child, output } = startProcess(
+    'temporal',
+    cli,
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(await freePort()),
+      '--namespace',
+      'default',
+      '--db-filename',
+      path.join(dir, 'dev-server.db'),
+      '--log-level',
+      'warn',
+    ],
+    { PATH: process.env.PATH, HOME: process.env.HOME },
+  );
+  const connection = await until('the Temporal dev server', 60_000, async () => {
+    if (child.exitCode !== null) throw new Error(`temporal exited: ${output()}`);
+    const c = await Connection.connect({ address, connectTimeout: 1000 });
+    await c.workflowService.getSystemInfo({});
+    return c;
+  });
+  onCleanup('close the Temporal client', () => connection.close());
+  const client = new Client({ connection, namespace: 'default' });
+  return { address, client, component: { name: 'temporal', root: () => child.pid } satisfies Component };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service's own processes.
+
+export type Layout = 'split' | 'start';
+
+function baseEnv(): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+  };
+}
+
+/** `npm run migrate` against the bench database. */
+export async function migrate(databaseUrl: string): Promise<void> {
+  const { child, output } = startProcess('migrate', process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+    ...baseEnv(),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`migrate failed (${code}): ${output()}`);
+}
+
+export async function startService(options: {
+  layout: Layout;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporal: Client;
+  env: Record<string, string>;
+}) {
+  const port = await freePort();
+  const env = {
+    ...baseEnv(),
+    DATABASE_URL: options.databaseUrl,
+    TEMPORAL_ADDRESS: options.temporalAddress,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    // Unused with DATABASE_URL and TEMPORAL_ADDRESS set; kept out of the repository all the same.
+    DATA_DIR: tempDir('bench-data-'),
+    ...options.env,
+  };
+  const entries: Array<[string, string]> =
+    options.layout === 'split'
+      ? [
+          ['api', 'src/main.ts'],
+          ['worker', 'src/worker.ts'],
+        ]
+      : [['api+worker', 'src/dev/start.ts']];
+  const started = entries.map(([name, file]) => ({
+    name,
+    // PGAPPNAME names each process's Postgres sessions, so the plans it logs say who ran them.
+    ...startProcess(name, process.execPath, ['--import', 'tsx', file], { ...env, PGAPPNAME: name }),
+  }));
+  const failed = () => started.find((s) => s.child.exitCode !== null);
+  const base = `http://127.0.0.1:${port}`;
+  await until('the api to be ready', 120_000, async () => {
+    const dead = failed();
+    if (dead) throw new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`);
+    const res = await fetch(`${base}/readyz`);
+    return res.status === 200 ? true : undefined;
+  }).catch((error) => {
+    const dead = failed();
+    throw dead ? new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`) : error;
+  });
+  // The worker is ready when it polls the task queue.
+  await until('the worker to poll its task queue', 120_000, async () => {
+    const dead = failed();
+    if (dead) throw new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`);
+    const res = await options.temporal.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: options.env.TEMPORAL_TASK_QUEUE ?? 'phone-gateway' },
+      taskQueueType: 1, // workflow
+    });
+    return (res.pollers?.length ?? 0) > 0 ? true : undefined;
+  });
+  return {
+    base,
+    components: started.map((s) => ({ name: s.name, root: () => s.child.pid }) satisfies Component),
+    alive: () => !failed(),
+    output: (name: string) => started.find((s) => s.name === name)?.output() ?? '',
+  };
+}
