@@ -130,9 +130,12 @@ export function createStreamHub({ orm, clock, logger, pollMs = 2_000, keepAliveM
       set.add(connection);
       connections.set(deviceId, set);
       startTimers();
+      let registered = true;
       return () => {
+        if (!registered) return;
+        registered = false;
         set.delete(connection);
-        if (set.size === 0) {
+        if (set.size === 0 && connections.get(deviceId) === set) {
           connections.delete(deviceId);
           known.delete(deviceId);
         }

@@ -182,6 +182,8 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     };
     ctx.req.on('close', done);
     stream.on('close', unregister);
+    // Gone while its snapshot was being taken: 'close' has already fired.
+    if (ctx.req.socket.destroyed) done();
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
     ctx.set({

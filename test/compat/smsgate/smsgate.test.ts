@@ -385,6 +385,46 @@ describe('the SMSGate app as a phone', () => {
     expect(lifo[0]).not.toHaveProperty('simNumber');
   });
 
+  it('keeps the text of a downloaded MMS (not its attachments) and ignores events it never listed', async () => {
+    await syncClock();
+    const { key } = await tenant();
+    const phone = await paired(key);
+    const id = phone.state.registration!.id;
+    const mms = await hookFor(phone, 'mms:downloaded');
+    const receivedAt = app.clock.now();
+    // app webhooks/payload/MmsDownloadedPayload.kt (wire dto_webhooks.go MmsDownloadedPayload).
+    const payload = {
+      messageId: '1187',
+      sender: '+15551230102',
+      recipient: null,
+      simNumber: 2,
+      phoneNumber: '+15551230102',
+      body: 'Look at this',
+      subject: 'Photo',
+      attachments: [{ partId: 12, contentType: 'image/jpeg', name: 'photo.jpg', size: 1024, data: 'SGVsbG8=' }],
+      receivedAt: gsonDate(receivedAt),
+    };
+    const stored = await phone.sendWebhook(mms, payload);
+    expect(stored.status).toBe(201);
+    expect((await readJson(stored)).message).toMatchObject({
+      sender: '+15551230102',
+      body: 'Photo\nLook at this',
+      sim_subscription_id: 2,
+    });
+    // An MMS with no text leaves nothing to keep.
+    const empty = await phone.sendWebhook(mms, { ...payload, messageId: '1188', body: null, subject: null });
+    expect(empty.status).toBe(204);
+    // wire domain_webhooks.go sms:sent: never listed for the phone, so nothing to do with it.
+    const sentHook = { id: 'not-listed', url: mms.url, event: 'sms:sent' };
+    expect(
+      (await phone.sendWebhook(sentHook, { messageId: 'x', recipient: '+1555', sentAt: gsonDate(receivedAt) })).status,
+    ).toBe(204);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute("select count(*)::int as n from messages where device_id = ? and direction = 'inbound'", [id]);
+    expect(n).toBe(1);
+  });
+
   describe('refusals', () => {
     it('refuses a wrong or used code, logins and their own sign-in codes with clear errors', async () => {
       const { key } = await tenant();
