@@ -1,6 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../../lib/clock';
+import type { Notifier } from '../../events/notifier';
 import type { Logger } from '../../lib/logger';
+
+/** What the database triggers NOTIFY when a phone has new work or settings (Migration…PhoneChannel). */
+export const DEVICES_CHANNEL = 'phone_gateway_devices';
 
 /** The push events the app acts on (client-go domain_upstream.go PushEventType). */
 export type StreamEvent = 'MessageEnqueued' | 'SettingsUpdated' | 'WebhooksUpdated';
@@ -9,8 +13,12 @@ export interface StreamHubOptions {
   orm: MikroORM;
   clock: Clock;
   logger: Logger;
-  /** How often the open streams' phones are looked at, all of them in one query. */
+  /** Tells which phone changed, from any process; without it (or while it cannot listen) polls carry it. */
+  notifier?: Notifier;
+  /** How often the open streams' phones are looked at, all of them in one query, while nothing listens. */
   pollMs?: number;
+  /** The same while notifications arrive: only a safety net then. */
+  listeningPollMs?: number;
   /** Comment lines that keep proxies from closing an idle stream (their sse/config.go: 15 s). */
   keepAliveMs?: number;
 }
@@ -33,18 +41,32 @@ interface Snapshot {
 
 /**
  * The app's Server-Sent Events channel (server modules/sse/service.go), fed by what the database
- * says rather than by in-process calls: every api process looks at the phones whose streams it holds
- * once per `pollMs`, in one indexed query for all of them, and tells each phone what changed (new
- * sendable messages, settings, the webhook list). So a send accepted by any process, a scheduled
- * batch coming due in the worker, or a settings change anywhere reaches the phone within `pollMs`,
- * and the cost is one query per interval per process, not per phone.
+ * says rather than by in-process calls. A phone with an open stream is looked at again as soon as
+ * the database NOTIFYs that it changed (a send accepted by any process, a scheduled batch coming due
+ * in the worker, a settings change anywhere), and all of them periodically in one indexed query, so
+ * a lost notification costs at most `listeningPollMs` (or `pollMs` while nothing listens). Each look
+ * compares with the last one and tells the phone what changed: new sendable messages, settings, the
+ * webhook list.
  */
-export function createStreamHub({ orm, clock, logger, pollMs = 2_000, keepAliveMs = 15_000 }: StreamHubOptions) {
+export function createStreamHub({
+  orm,
+  clock,
+  logger,
+  notifier,
+  pollMs = 2_000,
+  listeningPollMs = 15_000,
+  keepAliveMs = 15_000,
+}: StreamHubOptions) {
   const connections = new Map<string, Set<StreamConnection>>();
   const known = new Map<string, Snapshot>();
   let poller: NodeJS.Timeout | undefined;
   let keeper: NodeJS.Timeout | undefined;
-  let polling = false;
+  let polling: Promise<void> | null = null;
+  let unsubscribe: Promise<(() => Promise<void>) | null> | null = null;
+  let stopState: (() => void) | null = null;
+  // Phones a notification named, looked at together on the next tick.
+  const due = new Set<string>();
+  let dueTimer: NodeJS.Timeout | undefined;
 
   async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
     const rows = await orm.em
@@ -75,12 +97,13 @@ export function createStreamHub({ orm, clock, logger, pollMs = 2_000, keepAliveM
     for (const connection of connections.get(deviceId) ?? []) connection.send(event);
   }
 
-  async function poll(): Promise<void> {
-    if (polling || connections.size === 0) return;
-    polling = true;
+  async function poll(only?: string[]): Promise<void> {
+    const deviceIds = (only ?? [...connections.keys()]).filter((id) => connections.has(id));
+    if (deviceIds.length === 0) return;
     try {
-      const now = await look([...connections.keys()]);
-      for (const deviceId of connections.keys()) {
+      const now = await look(deviceIds);
+      for (const deviceId of deviceIds) {
+        if (!connections.has(deviceId)) continue;
         const before = known.get(deviceId);
         const after = now.get(deviceId);
         if (!after || !after.live) {
@@ -96,42 +119,80 @@ export function createStreamHub({ orm, clock, logger, pollMs = 2_000, keepAliveM
       }
     } catch (error) {
       logger.warn({ err: error }, 'smsgate event stream: could not look at the phones');
-    } finally {
-      polling = false;
     }
+  }
+
+  /** One look at a time, so two looks never compare against each other's half-written snapshots. */
+  function serially(only?: string[]): Promise<void> {
+    const next = (polling ?? Promise.resolve()).then(() => poll(only));
+    polling = next.finally(() => {
+      if (polling === next) polling = null;
+    });
+    return next;
+  }
+
+  function noticed(deviceId: string) {
+    if (!connections.has(deviceId)) return;
+    due.add(deviceId);
+    dueTimer ??= setTimeout(() => {
+      dueTimer = undefined;
+      const ids = [...due];
+      due.clear();
+      void serially(ids);
+    }, 20);
+  }
+
+  function every(ms: number) {
+    clearInterval(poller);
+    poller = setInterval(() => void serially(), ms);
+    poller.unref();
   }
 
   function startTimers() {
     if (poller) return;
-    poller = setInterval(() => void poll(), pollMs);
+    every(notifier?.listening() ? listeningPollMs : pollMs);
     keeper = setInterval(() => {
       for (const set of connections.values()) for (const connection of set) connection.keepAlive();
     }, keepAliveMs);
-    poller.unref();
     keeper.unref();
+    if (notifier) {
+      stopState = notifier.onState((listening) => {
+        if (poller) every(listening ? listeningPollMs : pollMs);
+        // Whatever happened while nothing listened is found by looking at every phone now.
+        if (listening) void serially();
+      });
+      unsubscribe = notifier.subscribe(DEVICES_CHANNEL, noticed).catch((error) => {
+        logger.warn({ err: error }, 'smsgate event stream: could not subscribe');
+        return null;
+      });
+    }
   }
 
   function stopTimers() {
     clearInterval(poller);
     clearInterval(keeper);
+    clearTimeout(dueTimer);
+    dueTimer = undefined;
     poller = undefined;
     keeper = undefined;
+    stopState?.();
+    stopState = null;
+    const leaving = unsubscribe;
+    unsubscribe = null;
+    void leaving?.then((stop) => stop?.());
   }
 
   return {
     /**
-     * Registers a phone's stream after taking its snapshot, so anything queued from now on is news
-     * (the app pulls its messages as soon as the stream opens). Returns the unregister function.
+     * Registers a phone's stream: first listening, then its snapshot, so anything queued from then on
+     * is news (the app pulls its messages as soon as the stream opens). Returns the unregister function.
      */
     async open(deviceId: string, connection: StreamConnection): Promise<() => void> {
-      const snapshot = (await look([deviceId])).get(deviceId);
-      if (snapshot && !known.has(deviceId)) known.set(deviceId, snapshot);
       const set = connections.get(deviceId) ?? new Set();
       set.add(connection);
       connections.set(deviceId, set);
-      startTimers();
       let registered = true;
-      return () => {
+      const unregister = () => {
         if (!registered) return;
         registered = false;
         set.delete(connection);
@@ -141,6 +202,16 @@ export function createStreamHub({ orm, clock, logger, pollMs = 2_000, keepAliveM
         }
         if (connections.size === 0) stopTimers();
       };
+      try {
+        startTimers();
+        await unsubscribe;
+        const snapshot = (await look([deviceId])).get(deviceId);
+        if (snapshot && !known.has(deviceId)) known.set(deviceId, snapshot);
+      } catch (error) {
+        unregister();
+        throw error;
+      }
+      return unregister;
     },
 
     /** Streams open in this process (tests, metrics). */

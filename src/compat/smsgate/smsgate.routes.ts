@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { Services } from '../../services';
+import { createNotifier } from '../../events/notifier';
 import { callerOf } from '../../http/auth';
 import { ApiError, badRequest, forbidden, unauthenticated } from '../../http/errors';
 import { validate } from '../../http/validate';
@@ -64,7 +65,9 @@ function phoneOf(ctx: Context) {
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
   const { auth, devices } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
-  const hub = createStreamHub({ orm, clock: services.clock, logger });
+  // The live channel across api processes (src/events/notifier.ts); it listens only while streams are open.
+  const notifier = createNotifier({ orm, logger });
+  const hub = createStreamHub({ orm, clock: services.clock, logger, notifier });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
   const router = new Router({ prefix: SMSGATE_PREFIX });

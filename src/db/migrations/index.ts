@@ -6,6 +6,7 @@ import { Migration20261120030000Devices } from './Migration20261120030000Devices
 import { Migration20261120040000Webhooks } from './Migration20261120040000Webhooks';
 import { Migration20261120050000Messages } from './Migration20261120050000Messages';
 import { Migration20261123000000SmsGate } from './Migration20261123000000SmsGate';
+import { Migration20261123010000PhoneChannel } from './Migration20261123010000PhoneChannel';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261120040000Webhooks', class: Migration20261120040000Webhooks },
   { name: 'Migration20261120050000Messages', class: Migration20261120050000Messages },
   { name: 'Migration20261123000000SmsGate', class: Migration20261123000000SmsGate },
+  { name: 'Migration20261123010000PhoneChannel', class: Migration20261123010000PhoneChannel },
 ];

@@ -8,6 +8,9 @@ import { freePort } from '../../support/net';
 import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
+import { createStreamHub, type StreamHub } from '../../../src/compat/smsgate/events.stream';
+import { createNotifier } from '../../../src/events/notifier';
+import { createLogger } from '../../../src/lib/logger';
 import {
   APP_VERSION,
   createFakeApp,
@@ -423,6 +426,84 @@ describe('the SMSGate app as a phone', () => {
       .fork()
       .execute("select count(*)::int as n from messages where device_id = ? and direction = 'inbound'", [id]);
     expect(n).toBe(1);
+  });
+
+  describe('the event stream behind /events', () => {
+    const HOUR = 3_600_000;
+
+    async function watch(hub: StreamHub, deviceId: string) {
+      const events: string[] = [];
+      let ended = false;
+      const unregister = await hub.open(deviceId, {
+        send: (event) => events.push(event),
+        keepAlive: () => events.push(':keepalive'),
+        end: () => (ended = true),
+      });
+      return { events, ended: () => ended, unregister };
+    }
+
+    it('hears of a send and a settings change at once through the database’s notification', async () => {
+      await syncClock();
+      const { key, call } = await tenant();
+      const phone = await paired(key);
+      const id = phone.state.registration!.id;
+      // No poll within the test's time: only a notification can bring the news.
+      const notifier = createNotifier({ orm: app.orm, logger: createLogger('silent') });
+      const hub = createStreamHub({
+        orm: app.orm,
+        clock: app.clock,
+        logger: createLogger('silent'),
+        notifier,
+        pollMs: HOUR,
+        listeningPollMs: HOUR,
+        keepAliveMs: HOUR,
+      });
+      const stream = await watch(hub, id);
+      expect(notifier.listening()).toBe(true);
+
+      expect((await call('POST', '/v1/messages', { body: 'Now', to: ['+14155550196'] })).status).toBe(202);
+      await expect.poll(() => stream.events).toEqual(['MessageEnqueued']);
+      await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 3 });
+      await expect.poll(() => stream.events).toEqual(['MessageEnqueued', 'SettingsUpdated']);
+      // A heartbeat changes nothing the phone applies: no event.
+      expect((await phone.patchDevice()).status).toBe(204);
+      await call('DELETE', `/v1/devices/${id}`);
+      await expect.poll(() => stream.ended()).toBe(true);
+      expect(stream.events).toEqual(['MessageEnqueued', 'SettingsUpdated']);
+
+      stream.unregister();
+      // The last stream gone, the listening connection goes back to the pool.
+      await expect.poll(() => notifier.listening()).toBe(false);
+      expect(hub.size()).toBe(0);
+    });
+
+    it('finds the news by polling when nothing notifies, and keeps the stream alive', async () => {
+      await syncClock();
+      const { key, call } = await tenant();
+      const phone = await paired(key);
+      const id = phone.state.registration!.id;
+      const hub = createStreamHub({
+        orm: app.orm,
+        clock: app.clock,
+        logger: createLogger('silent'),
+        pollMs: 200,
+        keepAliveMs: 300,
+      });
+      const stream = await watch(hub, id);
+      await call('POST', '/v1/messages', { body: 'Later', to: ['+14155550197'] });
+      await expect.poll(() => stream.events).toContain('MessageEnqueued');
+      await expect.poll(() => stream.events).toContain(':keepalive');
+      // Once fetched, nothing new is announced again.
+      await phone.getMessages();
+      const count = (name: string) => stream.events.filter((e) => e === name).length;
+      const announced = count('MessageEnqueued');
+      // Two more keep-alives (600 ms) span at least two more looks.
+      const alive = count(':keepalive');
+      await expect.poll(() => count(':keepalive')).toBeGreaterThanOrEqual(alive + 2);
+      expect(count('MessageEnqueued')).toBe(announced);
+      stream.unregister();
+      expect(hub.size()).toBe(0);
+    });
   });
 
   describe('refusals', () => {
