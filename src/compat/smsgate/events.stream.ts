@@ -124,10 +124,11 @@ export function createStreamHub({
 
   /** One look at a time, so two looks never compare against each other's half-written snapshots. */
   function serially(only?: string[]): Promise<void> {
-    const next = (polling ?? Promise.resolve()).then(() => poll(only));
-    polling = next.finally(() => {
-      if (polling === next) polling = null;
+    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only));
+    const tracked = next.finally(() => {
+      if (polling === tracked) polling = null;
     });
+    polling = tracked;
     return next;
   }
 
