@@ -173,7 +173,8 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const write = (text: string) => {
       if (!stream.writableEnded) stream.write(text);
     };
-    // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; ours carry none.
+    // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
+    // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
     const unregister = await hub.open(phone.deviceId, {
       send: (event: StreamEvent) => write(`event: ${event}\ndata: null\n\n`),
       keepAlive: () => write(':keepalive\n\n'),

@@ -101,7 +101,7 @@ describe('the SMSGate app as a phone', () => {
     const hook = await readJson(
       await call('POST', '/v1/webhooks', {
         url: receiver.url,
-        events: ['message.sent', 'message.delivered', 'message.received'],
+        events: ['message.sent', 'message.delivered', 'message.received', 'device.online'],
       }),
     );
 
@@ -114,7 +114,11 @@ describe('the SMSGate app as a phone', () => {
     const registered = await phone.register(code);
     expect(registered.status).toBe(201);
     const registration = await readJson(registered);
+    // Not in the sources: their login is a username their server generates for a new account. Ours
+    // already exists and signs in on the dashboard, so `login` is the account id (shown by the app as
+    // its username) and `password` is left out, as their server does for an existing user.
     expect(Object.keys(registration).sort()).toEqual(['id', 'login', 'token']);
+    expect(registration.login).toBe(account.userId);
     expect(registration.token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
     phone.state.registration = registration;
 
@@ -182,6 +186,15 @@ describe('the SMSGate app as a phone', () => {
     expect((await phone.patchDevice()).status).toBe(204);
     const updated = await deviceOf(call, registration.id);
     expect(new Date(updated.last_heartbeat_at).getTime()).toBeGreaterThan(new Date(pinged.last_heartbeat_at).getTime());
+    // A phone its liveness workflow had marked offline is back with its next ping: device.online.
+    await app.orm.em.fork().execute('update devices set online = false where id = ?', [registration.id]);
+    expect((await phone.sendWebhook(await hookFor(phone, 'system:ping'), systemPing())).status).toBe(204);
+    expect((await deviceOf(call, registration.id)).online).toBe(true);
+    await expect
+      .poll(
+        () => receiver.requests.filter((r) => r.event === 'device.online' && r.raw.includes(registration.id)).length,
+      )
+      .toBe(1);
 
     // The event stream the app listens to instead of Firebase: server handlers/events/mobile.go
     // GET /mobile/v1/events, text/event-stream (server modules/sse/service.go Handler), opened by
@@ -506,7 +519,33 @@ describe('the SMSGate app as a phone', () => {
     });
   });
 
+  it('makes each registration a new device, under the plan’s device limit', async () => {
+    // Not in the sources: the app sends nothing stable about the handset (client-go requests_mobile.go
+    // MobileRegisterRequest: a name, SIMs the app redacts, a push token that is absent in SSE mode),
+    // and identical phones would share a name and SIM facts. So no registration finds an older device:
+    // a second one is a second device, counted by the plan like any pairing (free plan: one phone).
+    const account = await registerAccount(app, { verified: true });
+    const key = await createKey(app, account);
+    const first = phoneApp();
+    expect((await first.register((await createPairingCode(app, key)).code)).status).toBe(201);
+    const second = phoneApp();
+    const { code, id } = await createPairingCode(app, key);
+    const refused = await second.register(code);
+    expect(refused.status).toBe(429);
+    expect(await readJson(refused)).toMatchObject({ code: 'plan_limit_devices', status: 429 });
+    // Nothing was written: the code is still unused.
+    const status = await readJson(
+      await app.fetch(`/v1/devices/pairing-codes/${id}`, { headers: { 'x-api-key': key } }),
+    );
+    expect(status.consumed).toBe(false);
+    const devices = await readJson(await app.fetch('/v1/devices', { headers: { 'x-api-key': key } }));
+    expect(devices.data).toHaveLength(1);
+  });
+
   describe('refusals', () => {
+    // Error bodies stay ours ({code, message, status}); their ErrorResponse (client-go responses.go) has
+    // a `message` too, and the app reads no error body: its client fails on any non-2xx
+    // (GatewayApi.kt `expectSuccess = true`), so the status codes below are what it acts on.
     it('refuses a wrong or used code, logins and their own sign-in codes with clear errors', async () => {
       const { key } = await tenant();
       const phone = phoneApp();
@@ -613,6 +652,9 @@ describe('the SMSGate app as a phone', () => {
       const hook = await hookFor(phone, 'sms:received');
       const text = smsReceived({ sender: '+15551230101', text: 'forged', receivedAt: app.clock.now() });
       expect((await phone.sendWebhook(hook, text, { signingKey: 'not-the-key' })).status).toBe(401);
+      // Not in the sources (their server receives no webhooks): the app signs each attempt afresh
+      // (PayloadSingingPlugin.kt), so a timestamp more than 5 minutes off is refused, as our own
+      // interface asks of receivers.
       const stale = Math.floor(app.clock.now().getTime() / 1000) - 600;
       expect((await phone.sendWebhook(hook, text, { timestamp: stale })).status).toBe(401);
       // Another phone's key on this phone's URL.
