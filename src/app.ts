@@ -20,6 +20,7 @@ import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
+import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
 
 export interface AppDeps {
   config: Config;
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): Koa {
   );
   app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1]) {
+  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

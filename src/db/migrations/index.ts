@@ -6,6 +6,8 @@ import { Migration20261120030000Devices } from './Migration20261120030000Devices
 import { Migration20261120040000Webhooks } from './Migration20261120040000Webhooks';
 import { Migration20261120050000Messages } from './Migration20261120050000Messages';
 import { Migration20261123000000AcceptPath } from './Migration20261123000000AcceptPath';
+import { Migration20261123020000SmsGate } from './Migration20261123020000SmsGate';
+import { Migration20261123030000PhoneChannel } from './Migration20261123030000PhoneChannel';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -16,4 +18,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261120040000Webhooks', class: Migration20261120040000Webhooks },
   { name: 'Migration20261120050000Messages', class: Migration20261120050000Messages },
   { name: 'Migration20261123000000AcceptPath', class: Migration20261123000000AcceptPath },
+  { name: 'Migration20261123020000SmsGate', class: Migration20261123020000SmsGate },
+  { name: 'Migration20261123030000PhoneChannel', class: Migration20261123030000PhoneChannel },
 ];

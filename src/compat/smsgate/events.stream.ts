@@ -1,0 +1,223 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../../lib/clock';
+import type { Notifier } from '../../events/notifier';
+import type { Logger } from '../../lib/logger';
+
+/** What the database triggers NOTIFY when a phone has new work or settings (Migration…PhoneChannel). */
+export const DEVICES_CHANNEL = 'phone_gateway_devices';
+
+/** The push events the app acts on (client-go domain_upstream.go PushEventType). */
+export type StreamEvent = 'MessageEnqueued' | 'SettingsUpdated' | 'WebhooksUpdated';
+
+export interface StreamHubOptions {
+  orm: MikroORM;
+  clock: Clock;
+  logger: Logger;
+  /** Tells which phone changed, from any process; without it (or while it cannot listen) polls carry it. */
+  notifier?: Notifier;
+  /** How often the open streams' phones are looked at, all of them in one query, while nothing listens. */
+  pollMs?: number;
+  /** The same while notifications arrive: only a safety net then. */
+  listeningPollMs?: number;
+  /** Comment lines that keep proxies from closing an idle stream (their sse/config.go: 15 s). */
+  keepAliveMs?: number;
+}
+
+export interface StreamConnection {
+  send(event: StreamEvent): void;
+  keepAlive(): void;
+  /** The phone was unpaired: its stream ends (the app reconnects, and its token is refused). */
+  end(): void;
+}
+
+/** What is compared between two looks at a phone: a change is an event. */
+interface Snapshot {
+  live: boolean;
+  settings: string;
+  receiving: boolean;
+  /** The newest queued, sendable message; another one appearing means new work. */
+  newestQueued: string | null;
+}
+
+/**
+ * The app's Server-Sent Events channel (server modules/sse/service.go), fed by what the database
+ * says rather than by in-process calls. A phone with an open stream is looked at again as soon as
+ * the database NOTIFYs that it changed (a send accepted by any process, a scheduled batch coming due
+ * in the worker, a settings change anywhere), and all of them periodically in one indexed query, so
+ * a lost notification costs at most `listeningPollMs` (or `pollMs` while nothing listens). Each look
+ * compares with the last one and tells the phone what changed: new sendable messages, settings, the
+ * webhook list.
+ */
+export function createStreamHub({
+  orm,
+  clock,
+  logger,
+  notifier,
+  pollMs = 2_000,
+  listeningPollMs = 15_000,
+  keepAliveMs = 15_000,
+}: StreamHubOptions) {
+  const connections = new Map<string, Set<StreamConnection>>();
+  const known = new Map<string, Snapshot>();
+  let poller: NodeJS.Timeout | undefined;
+  let keeper: NodeJS.Timeout | undefined;
+  let polling: Promise<void> | null = null;
+  let unsubscribe: Promise<(() => Promise<void>) | null> | null = null;
+  let stopState: (() => void) | null = null;
+  // Phones a notification named, looked at together on the next tick.
+  const due = new Set<string>();
+  let dueTimer: NodeJS.Timeout | undefined;
+
+  async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
+    const rows = await orm.em
+      .fork()
+      .execute<{ id: string; live: boolean; settings: string; receiving: boolean; newest_queued: string | null }[]>(
+        `select d.id,
+              d.unpaired_at is null and d.token_hash is not null as live,
+              concat_ws(':', d.enabled, d.heartbeat_interval_minutes, d.send_delay_seconds,
+                        d.preferred_sim_subscription_id) as settings,
+              d.receive_enabled as receiving,
+              (select m.id from messages m
+                where m.device_id = d.id and m.direction = 'outbound' and m.status = 'queued'
+                  and m.available_at <= ? and (m.stale_at is null or m.stale_at > ?)
+                  and not exists (select 1 from batches b where b.id = m.batch_id and b.status = 'scheduled')
+                order by m.available_at desc, m.created_at desc limit 1) as newest_queued
+         from devices d where d.id = any(?::uuid[])`,
+        [clock.now(), clock.now(), `{${deviceIds.join(',')}}`],
+      );
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { live: row.live, settings: row.settings, receiving: row.receiving, newestQueued: row.newest_queued },
+      ]),
+    );
+  }
+
+  function tell(deviceId: string, event: StreamEvent) {
+    for (const connection of connections.get(deviceId) ?? []) connection.send(event);
+  }
+
+  async function poll(only?: string[]): Promise<void> {
+    const deviceIds = (only ?? [...connections.keys()]).filter((id) => connections.has(id));
+    if (deviceIds.length === 0) return;
+    try {
+      const now = await look(deviceIds);
+      for (const deviceId of deviceIds) {
+        if (!connections.has(deviceId)) continue;
+        const before = known.get(deviceId);
+        const after = now.get(deviceId);
+        if (!after || !after.live) {
+          for (const connection of connections.get(deviceId) ?? []) connection.end();
+          continue;
+        }
+        known.set(deviceId, after);
+        if (!before) continue;
+        if (after.newestQueued && after.newestQueued !== before.newestQueued) tell(deviceId, 'MessageEnqueued');
+        if (after.settings !== before.settings) tell(deviceId, 'SettingsUpdated');
+        // receive_enabled decides whether the sms:received webhook is listed.
+        if (after.receiving !== before.receiving) tell(deviceId, 'WebhooksUpdated');
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'smsgate event stream: could not look at the phones');
+    }
+  }
+
+  /** One look at a time, so two looks never compare against each other's half-written snapshots. */
+  function serially(only?: string[]): Promise<void> {
+    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only));
+    const tracked = next.finally(() => {
+      if (polling === tracked) polling = null;
+    });
+    polling = tracked;
+    return next;
+  }
+
+  function noticed(deviceId: string) {
+    if (!connections.has(deviceId)) return;
+    due.add(deviceId);
+    dueTimer ??= setTimeout(() => {
+      dueTimer = undefined;
+      const ids = [...due];
+      due.clear();
+      void serially(ids);
+    }, 20);
+  }
+
+  function every(ms: number) {
+    clearInterval(poller);
+    poller = setInterval(() => void serially(), ms);
+    poller.unref();
+  }
+
+  function startTimers() {
+    if (poller) return;
+    every(notifier?.listening() ? listeningPollMs : pollMs);
+    keeper = setInterval(() => {
+      for (const set of connections.values()) for (const connection of set) connection.keepAlive();
+    }, keepAliveMs);
+    keeper.unref();
+    if (notifier) {
+      stopState = notifier.onState((listening) => {
+        if (poller) every(listening ? listeningPollMs : pollMs);
+        // Whatever happened while nothing listened is found by looking at every phone now.
+        if (listening) void serially();
+      });
+      unsubscribe = notifier.subscribe(DEVICES_CHANNEL, noticed).catch((error) => {
+        logger.warn({ err: error }, 'smsgate event stream: could not subscribe');
+        return null;
+      });
+    }
+  }
+
+  function stopTimers() {
+    clearInterval(poller);
+    clearInterval(keeper);
+    clearTimeout(dueTimer);
+    dueTimer = undefined;
+    poller = undefined;
+    keeper = undefined;
+    stopState?.();
+    stopState = null;
+    const leaving = unsubscribe;
+    unsubscribe = null;
+    void leaving?.then((stop) => stop?.());
+  }
+
+  return {
+    /**
+     * Registers a phone's stream: first listening, then its snapshot, so anything queued from then on
+     * is news (the app pulls its messages as soon as the stream opens). Returns the unregister function.
+     */
+    async open(deviceId: string, connection: StreamConnection): Promise<() => void> {
+      const set = connections.get(deviceId) ?? new Set();
+      set.add(connection);
+      connections.set(deviceId, set);
+      let registered = true;
+      const unregister = () => {
+        if (!registered) return;
+        registered = false;
+        set.delete(connection);
+        if (set.size === 0 && connections.get(deviceId) === set) {
+          connections.delete(deviceId);
+          known.delete(deviceId);
+        }
+        if (connections.size === 0) stopTimers();
+      };
+      try {
+        startTimers();
+        await unsubscribe;
+        const snapshot = (await look([deviceId])).get(deviceId);
+        if (snapshot && !known.has(deviceId)) known.set(deviceId, snapshot);
+      } catch (error) {
+        unregister();
+        throw error;
+      }
+      return unregister;
+    },
+
+    /** Streams open in this process (tests, metrics). */
+    size: () => [...connections.values()].reduce((n, set) => n + set.size, 0),
+  };
+}
+
+export type StreamHub = ReturnType<typeof createStreamHub>;

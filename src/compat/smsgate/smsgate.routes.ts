@@ -1,0 +1,253 @@
+import { PassThrough } from 'node:stream';
+import Router from '@koa/router';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from '../../lib/logger';
+import type { Services } from '../../services';
+import { createNotifier } from '../../events/notifier';
+import { callerOf } from '../../http/auth';
+import { ApiError, badRequest, forbidden, unauthenticated } from '../../http/errors';
+import { validate } from '../../http/validate';
+import { messageView } from '../../messages/messages.views';
+import { createStreamHub, type StreamEvent } from './events.stream';
+import {
+  mmsDownloadedPayload,
+  patchMessagesBody,
+  pendingQuery,
+  pingPayload,
+  registerBody,
+  smsReceivedPayload,
+  updateBody,
+  webhookEnvelope,
+} from './smsgate.schemas';
+import { createSmsGateService } from './smsgate.service';
+import { deviceView, pendingMessageView, settingsView, webhookView } from './smsgate.views';
+
+/** Where the compat feature lives; the app's "API URL" is `<PUBLIC_URL>${MOBILE_API}`. */
+export const SMSGATE_PREFIX = '/compat/smsgate';
+export const MOBILE_API = `${SMSGATE_PREFIX}/api/mobile/v1`;
+
+export interface SmsGateRoutesDeps {
+  services: Services;
+  orm: MikroORM;
+  logger: Logger;
+  config: { publicUrl: string };
+}
+
+const notSupported = (message: string) => new ApiError(501, 'not_supported', message);
+
+/**
+ * Their handlers answer a body that fails validation with 400 (handlers/base BodyParserValidator);
+ * the error body stays ours.
+ */
+const theirStatuses: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 422) {
+      throw new ApiError(400, error.code, error.message, error.errors);
+    }
+    throw error;
+  }
+};
+
+function phoneOf(ctx: Context) {
+  const caller = callerOf(ctx);
+  if (caller.kind !== 'device') throw unauthenticated();
+  return { userId: caller.userId, deviceId: caller.deviceId };
+}
+
+/**
+ * The SMSGate Android app's mobile API (android-sms-gateway/server, internal/sms-gateway/handlers/
+ * mobile.go and the controllers it mounts), so that app can pair with us as its private server; plus
+ * the endpoint its webhooks call back. Everything runs through our services.
+ */
+export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
+  const { auth, devices } = services;
+  const smsgate = createSmsGateService({ em: () => orm.em, ...services });
+  // The live channel across api processes (src/events/notifier.ts); it listens only while streams are open.
+  const notifier = createNotifier({ orm, logger });
+  const hub = createStreamHub({ orm, clock: services.clock, logger, notifier });
+  const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
+
+  const router = new Router({ prefix: SMSGATE_PREFIX });
+  router.use(theirStatuses);
+
+  // Registration. The app sends its private token as `Bearer`, the code of "sign in by code" as
+  // `Code`, and a login and password as `Basic` (the app's GatewayApi.kt deviceRegister).
+  router.post('/api/mobile/v1/device', async (ctx) => {
+    const authorization = ctx.get('Authorization');
+    const scheme = /^(\S+)\s+(\S+)$/.exec(authorization);
+    if (scheme && /^basic$/i.test(scheme[1])) {
+      throw unauthenticated(
+        'This server has no SMSGate logins: put a pairing code from the dashboard in Settings → Cloud Server → Private Token, then start the app again.',
+      );
+    }
+    if (!scheme || !/^(bearer|code)$/i.test(scheme[1])) {
+      throw unauthenticated(
+        'A pairing code is needed: create one (POST /v1/devices/pairing-codes) and put it in Settings → Cloud Server → Private Token.',
+      );
+    }
+    const { body } = await validate(ctx, { body: registerBody });
+    try {
+      const { device, token } = await smsgate.register(
+        { code: scheme[2], name: body.name, simCards: body.simCards, userAgent: ctx.get('User-Agent') },
+        ctx.ip,
+      );
+      ctx.status = 201;
+      // MobileRegisterResponse; no password: the account already exists and has its own sign-in.
+      ctx.body = { id: device.id, token, login: device.userId };
+    } catch (error) {
+      // A refused private token is 401 in their server (keyauth); our message says what to do.
+      if (error instanceof ApiError && error.code === 'invalid_code') {
+        throw new ApiError(
+          401,
+          'invalid_code',
+          'The pairing code is wrong, used or expired: create a new one and put it in Settings → Cloud Server → Private Token.',
+        );
+      }
+      throw error;
+    }
+  });
+
+  router.get('/api/mobile/v1/user/code', () => {
+    throw notSupported(
+      'Sign-in codes are not issued here: pair each phone with its own pairing code from the dashboard.',
+    );
+  });
+
+  // Their GET /device answers without a device (only the caller's address) when the token is
+  // missing or unknown: the app uses it to show its public IP.
+  router.get('/api/mobile/v1/device', async (ctx) => {
+    const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
+    const phone = token ? await devices.authenticate(token) : null;
+    const device = phone ? await devices.get(phone.userId, phone.deviceId) : null;
+    ctx.body = { ...(device ? { device: deviceView(device) } : {}), externalIp: ctx.ip };
+  });
+
+  router.patch('/api/mobile/v1/device', auth.device(), async (ctx) => {
+    const { body } = await validate(ctx, { body: updateBody });
+    await smsgate.update(phoneOf(ctx), { id: body.id, simCards: body.simCards, userAgent: ctx.get('User-Agent') });
+    ctx.status = 204;
+  });
+
+  router.patch('/api/mobile/v1/user/password', auth.device(), () => {
+    throw notSupported('This server has no SMSGate passwords: the account signs in on the dashboard.');
+  });
+
+  // Their server mounts the messages controller under both /message and /messages.
+  for (const path of ['/api/mobile/v1/message', '/api/mobile/v1/messages']) {
+    router.get(path, auth.device(), async (ctx) => {
+      const { query } = await validate(ctx, { query: pendingQuery });
+      const phone = phoneOf(ctx);
+      await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
+      const messages = await smsgate.pending(phone, query.order as 'lifo' | 'fifo');
+      ctx.body = messages.map(pendingMessageView);
+    });
+
+    router.patch(path, auth.device(), async (ctx) => {
+      const { body } = await validate(ctx, { body: patchMessagesBody });
+      await smsgate.patchStates(phoneOf(ctx), body);
+      ctx.status = 204;
+    });
+  }
+
+  router.get('/api/mobile/v1/webhooks', auth.device(), async (ctx) => {
+    const phone = phoneOf(ctx);
+    const device = await devices.get(phone.userId, phone.deviceId);
+    const url = hookUrl(device.id);
+    const events = [...(device.receiveEnabled ? ['sms:received', 'mms:downloaded'] : []), 'system:ping'];
+    ctx.body = events.map((event) => webhookView(device, event, url));
+  });
+
+  router.get('/api/mobile/v1/settings', auth.device(), async (ctx) => {
+    const phone = phoneOf(ctx);
+    const device = await devices.get(phone.userId, phone.deviceId);
+    ctx.body = settingsView(device, await smsgate.signingKey(device.id));
+  });
+
+  router.get('/api/mobile/v1/events', auth.device(), async (ctx) => {
+    const phone = phoneOf(ctx);
+    await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
+    const stream = new PassThrough();
+    const write = (text: string) => {
+      if (!stream.writableEnded) stream.write(text);
+    };
+    // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
+    // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
+    const unregister = await hub.open(phone.deviceId, {
+      send: (event: StreamEvent) => write(`event: ${event}\ndata: null\n\n`),
+      keepAlive: () => write(':keepalive\n\n'),
+      end: () => stream.end(),
+    });
+    const done = () => {
+      unregister();
+      stream.end();
+    };
+    ctx.req.on('close', done);
+    stream.on('close', unregister);
+    // Gone while its snapshot was being taken: 'close' has already fired.
+    if (ctx.req.socket.destroyed) done();
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.set({
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      // nginx would otherwise hold events back in its buffer.
+      'X-Accel-Buffering': 'no',
+    });
+    ctx.status = 200;
+    ctx.body = stream;
+    write(':connected\n\n');
+  });
+
+  // The webhooks the app is given call back here, signed with the key from its settings.
+  router.post('/webhooks/:deviceId', async (ctx) => {
+    const deviceId = ctx.params.deviceId;
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(deviceId)) throw unauthenticated();
+    const raw = (ctx.request as { rawBody?: string }).rawBody;
+    if (typeof raw !== 'string') throw badRequest('The webhook body must be JSON.');
+    const phone = await smsgate.verify(deviceId, raw, ctx.get('X-Signature'), ctx.get('X-Timestamp'));
+    const { body: envelope } = await validate(ctx, { body: webhookEnvelope });
+    if (envelope.deviceId !== deviceId) throw forbidden('forbidden', 'The event is for another phone.');
+
+    const payloadOf = async <T>(schema: { validate(value: unknown, options: object): Promise<T> }) => {
+      try {
+        return await schema.validate(envelope.payload, { abortEarly: false, stripUnknown: true });
+      } catch {
+        throw badRequest(`The ${envelope.event} payload is not one the app sends.`);
+      }
+    };
+
+    let text: { messageId: string; sender: string; receivedAt: Date; body: string; simNumber?: number | null } | null =
+      null;
+    if (envelope.event === 'sms:received') {
+      const payload = await payloadOf(smsReceivedPayload);
+      const sender = payload.sender || payload.phoneNumber;
+      if (!sender) throw badRequest('The sms:received payload names no sender.');
+      text = { ...payload, sender, body: payload.message };
+    } else if (envelope.event === 'mms:downloaded') {
+      const payload = await payloadOf(mmsDownloadedPayload);
+      const sender = payload.sender || payload.phoneNumber;
+      const body = [payload.subject, payload.body].filter((part) => part && part.trim()).join('\n');
+      // Attachments are not stored: an MMS without text leaves nothing to keep.
+      if (sender && body) text = { ...payload, sender, body };
+    } else if (envelope.event === 'system:ping') {
+      const payload = await payloadOf(pingPayload);
+      await smsgate.seen(phone, {
+        userAgent: ctx.get('User-Agent'),
+        ...(payload.health ? { telemetry: { smsgate_health: payload.health } } : {}),
+      });
+    }
+    if (!text) {
+      ctx.status = 204;
+      return;
+    }
+    const { inserted, message } = await smsgate.receive(phone, envelope.event, text);
+    ctx.status = inserted ? 201 : 200;
+    ctx.body = { inserted, message: messageView(message) };
+  });
+
+  return router;
+}

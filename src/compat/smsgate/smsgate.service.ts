@@ -1,0 +1,213 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DevicesService } from '../../devices/devices.service';
+import type { PairingService } from '../../devices/pairing.service';
+import { forbidden, unauthenticated } from '../../http/errors';
+import type { Clock } from '../../lib/clock';
+import { randomToken, safeEqual } from '../../lib/crypto';
+import type { SecretBox } from '../../lib/secret-box';
+import type { OutcomesService, Report } from '../../messages/outcomes.service';
+import type { PhoneMessagesService } from '../../messages/phone-messages.service';
+import type { PatchMessagesBody, ProcessingState, SimCard } from './smsgate.schemas';
+import { simsFromCards } from './smsgate.views';
+
+/** How far a webhook's X-Timestamp may be from our clock (the interface's rule for our own receivers). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export interface SmsGateDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  pairing: PairingService;
+  devices: DevicesService;
+  phoneMessages: PhoneMessagesService;
+  outcomes: OutcomesService;
+  secretBox: SecretBox;
+}
+
+export interface Phone {
+  userId: string;
+  deviceId: string;
+}
+
+/** The app names itself in its User-Agent: `me.capcom.smsgateway/<version name>` (GatewayApi.kt). */
+export function appVersionOf(userAgent: string | undefined): string | undefined {
+  const match = /^me\.capcom\.smsgateway\/(\S{1,100})/.exec(userAgent ?? '');
+  return match?.[1];
+}
+
+/** An RIL result name inside the app's error text ("Send result: RESULT_ERROR_NO_SERVICE (…)"). */
+function errorCodeOf(error: string | null | undefined): string | null {
+  if (!error) return null;
+  const ril = /\b(RESULT_[A-Z_]+)\b/.exec(error);
+  if (ril) return ril[1];
+  if (/TTL expired/i.test(error)) return 'ttl_expired';
+  return 'send_failed';
+}
+
+/**
+ * The SMSGate app's mobile API on our services: registration is pairing with a code, its reports are
+ * our outcome reports, its webhook calls are our inbound path and heartbeats. No rule lives here
+ * that the native phone endpoints do not share.
+ */
+export function createSmsGateService(deps: SmsGateDeps) {
+  const { em, clock, devices, outcomes } = deps;
+
+  /** The key the phone signs its webhook calls with, created with the phone's first settings. */
+  async function signingKey(deviceId: string): Promise<string> {
+    await em().execute(
+      `insert into smsgate_devices (device_id, signing_key, created_at) values (?, ?, ?)
+       on conflict (device_id) do nothing`,
+      [deviceId, deps.secretBox.seal(randomToken(24)), clock.now()],
+    );
+    const [row] = await em().execute<{ signing_key: string }[]>(
+      'select signing_key from smsgate_devices where device_id = ?',
+      [deviceId],
+    );
+    return deps.secretBox.open(row.signing_key);
+  }
+
+  /** The phone was heard from: its pings, device updates, pulls and stream connections are heartbeats. */
+  function seen(
+    phone: Phone,
+    facts: { simCards?: SimCard[] | null; userAgent?: string; telemetry?: Record<string, unknown> } = {},
+  ) {
+    const version = appVersionOf(facts.userAgent);
+    return devices.heartbeat(phone.userId, phone.deviceId, {
+      ...(facts.simCards ? { sims: simsFromCards(facts.simCards) } : {}),
+      ...(version ? { appVersionName: version } : {}),
+      ...(facts.telemetry ? { telemetry: facts.telemetry } : {}),
+    });
+  }
+
+  return {
+    signingKey,
+
+    /**
+     * POST /device: the private token (or the one-time code of their "sign in by code") is one of our
+     * pairing codes. The app sends nothing stable about the handset (a name, SIMs redacted to their
+     * last digits, a push token that changes and is absent in SSE mode), so every registration is a
+     * new handset: re-registering after an unpair makes a new device.
+     */
+    async register(
+      input: { code: string; name?: string | null; simCards?: SimCard[]; userAgent?: string },
+      ip: string,
+    ) {
+      const name = input.name?.trim() || undefined;
+      const { device, token } = await deps.pairing.pair(
+        {
+          code: input.code,
+          hardwareKey: `smsgate:${randomUUID()}`,
+          // The app names itself `${Build.MANUFACTURER}/${Build.PRODUCT}` (GatewayService.kt).
+          name: name?.slice(0, 100),
+          manufacturer: name?.includes('/') ? name.split('/')[0].slice(0, 200) : undefined,
+          appVersionName: appVersionOf(input.userAgent),
+        },
+        ip,
+      );
+      const phone = { userId: device.userId, deviceId: device.id };
+      const registered =
+        input.simCards && input.simCards.length > 0
+          ? await devices.heartbeat(phone.userId, phone.deviceId, { sims: simsFromCards(input.simCards) })
+          : device;
+      await signingKey(device.id);
+      return { device: registered, token };
+    },
+
+    seen,
+
+    /** PATCH /device names the device it updates; another id is 403 (server handlers/mobile.go). */
+    async update(phone: Phone, input: { id: string; simCards?: SimCard[] | null; userAgent?: string }) {
+      if (input.id !== phone.deviceId) throw forbidden('forbidden', 'The device id is not this phone’s.');
+      return seen(phone, input);
+    },
+
+    /** GET /message: our outbox (which marks them dispatched), newest first unless asked for fifo. */
+    async pending(phone: Phone, order: 'lifo' | 'fifo') {
+      const messages = await deps.phoneMessages.outbox(phone.deviceId, 100);
+      return order === 'lifo' ? messages.reverse() : messages;
+    },
+
+    /**
+     * PATCH /message: each item's recipient state becomes our report. Processed is what the outbox
+     * fetch already recorded (dispatched); Delivered with a Sent time in its history reports sent
+     * first, so sent_at and message.sent are not lost when the phone reports both at once.
+     */
+    async patchStates(phone: Phone, items: PatchMessagesBody) {
+      const reports: Report[] = [];
+      for (const item of items) {
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(item.id)) continue;
+        const recipient = item.recipients[0];
+        const state: ProcessingState = recipient?.state ?? item.state;
+        const history = item.states as Record<string, Date>;
+        const at = (key: ProcessingState) => history[key] ?? clock.now();
+        if (state === 'Sent') {
+          reports.push({ id: item.id, status: 'sent', at: at('Sent') });
+        } else if (state === 'Delivered') {
+          if (history.Sent) reports.push({ id: item.id, status: 'sent', at: history.Sent });
+          reports.push({ id: item.id, status: 'delivered', at: at('Delivered') });
+        } else if (state === 'Failed' || state === 'Cancelled') {
+          const error = recipient?.error ?? (state === 'Cancelled' ? 'Cancelled on the phone.' : null);
+          reports.push({
+            id: item.id,
+            status: 'failed',
+            at: at(state),
+            errorCode: state === 'Cancelled' ? 'cancelled' : errorCodeOf(error),
+            errorMessage: error ? error.slice(0, 1000) : null,
+          });
+        }
+      }
+      // One set, as our batched report; their server skips ids it does not know
+      // (handlers/messages/mobile.go), so another phone's message is left alone and the rest count.
+      if (reports.length > 0) await outcomes.report(phone.deviceId, reports);
+    },
+
+    /**
+     * Checks a webhook call the app made with the signing key from its settings (the app's
+     * PayloadSingingPlugin.kt: X-Signature is the hex HMAC-SHA256 of the raw body followed by the
+     * X-Timestamp value, in unix seconds). An unknown or unpaired phone, a bad signature and a stale
+     * timestamp are all the same 401.
+     */
+    async verify(deviceId: string, raw: string, signature: string, timestamp: string): Promise<Phone> {
+      const [row] = await em().execute<{ user_id: string; signing_key: string }[]>(
+        `select d.user_id, s.signing_key from devices d join smsgate_devices s on s.device_id = d.id
+          where d.id = ? and d.unpaired_at is null`,
+        [deviceId],
+      );
+      const refused = unauthenticated('The webhook call is not signed with this phone’s signing key.');
+      if (!row || !/^\d{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/i.test(signature)) throw refused;
+      if (Math.abs(clock.now().getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) throw refused;
+      const expected = createHmac('sha256', deps.secretBox.open(row.signing_key))
+        .update(raw + timestamp)
+        .digest('hex');
+      if (!safeEqual(expected, signature.toLowerCase())) throw refused;
+      return { userId: row.user_id, deviceId };
+    },
+
+    /**
+     * A received text through our inbound path. The app repeats a webhook until it is answered, and
+     * re-sends old texts on an export; its messageId is a hash of sender, date, SIM and text, so the
+     * fingerprint is built from it and the fields themselves.
+     */
+    async receive(
+      phone: Phone,
+      event: string,
+      input: { messageId: string; sender: string; receivedAt: Date; body: string; simNumber?: number | null },
+    ) {
+      const fingerprint =
+        'smsgate:' +
+        createHash('sha256')
+          .update([event, input.messageId, input.sender, input.receivedAt.toISOString(), input.body].join('\n'))
+          .digest('hex');
+      const result = await deps.phoneMessages.inbound(phone.deviceId, {
+        body: input.body,
+        receivedAt: input.receivedAt,
+        sender: input.sender,
+        fingerprint,
+        simSubscriptionId: input.simNumber ?? null,
+      });
+      return result;
+    },
+  };
+}
+
+export type SmsGateService = ReturnType<typeof createSmsGateService>;

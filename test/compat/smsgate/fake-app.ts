@@ -1,0 +1,341 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+// A stand-in for the SMSGate Android app ("SMS Gateway for Android", capcom6/android-sms-gateway)
+// speaking its cloud protocol exactly as the app does. Sources, read at these commits:
+//   app    capcom6/android-sms-gateway@0cdc5d86  app/src/main/java/me/capcom/smsgateway/…
+//   wire   android-sms-gateway/client-go@9b599876  smsgateway/…
+//   server android-sms-gateway/server@22074dda  internal/sms-gateway/handlers/…
+// Every request below names the file it was taken from.
+
+export const APP_VERSION = '1.42.0';
+
+/** The app serialises with Gson, which leaves null fields out (no serializeNulls in GsonBuilder.kt). */
+export function gson(value: unknown): string {
+  return JSON.stringify(value, (_key, field) => (field === null ? undefined : field));
+}
+
+/** modules/gateway/GatewayApi.kt: `install(UserAgent) { agent = "me.capcom.smsgateway/" + VERSION_NAME }`. */
+const USER_AGENT = `me.capcom.smsgateway/${APP_VERSION}`;
+
+/**
+ * extensions/GsonBuilder.kt: every date the app sends is `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in the phone's
+ * time zone; the fake uses a +03:00 phone so our parsing of offsets is exercised.
+ */
+export function gsonDate(date: Date, offsetMinutes = 180): string {
+  const local = new Date(date.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 23);
+  const sign = offsetMinutes >= 0 ? '+' : '-';
+  const abs = Math.abs(offsetMinutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** GatewayApi.kt SimCard (the app redacts numbers to their last four characters: GatewayService.kt redact()). */
+export interface SimCard {
+  slotIndex: number;
+  simNumber: number;
+  phoneNumber: string | null;
+  carrierName: string | null;
+  iccid: string | null;
+}
+
+/** GatewayApi.kt DeviceRegisterResponse. */
+export interface Registration {
+  id: string;
+  token: string;
+  login: string;
+  password?: string | null;
+}
+
+/** GatewayApi.kt Message (what GET /message returns, client-go responses_mobile.go MobileMessage). */
+export interface PendingMessage {
+  id: string;
+  message?: string;
+  textMessage?: { text: string };
+  phoneNumbers: string[];
+  simNumber?: number;
+  withDeliveryReport?: boolean;
+  validUntil?: string;
+  state?: string;
+  createdAt?: string;
+}
+
+/** GatewayApi.kt MessagePatchRequest / RecipientState (client-go requests_mobile.go MobilePatchMessageItem). */
+export interface MessagePatch {
+  id: string;
+  state: string;
+  recipients: { phoneNumber: string; state: string; error: string | null }[];
+  states: Record<string, string>;
+}
+
+/** One Server-Sent Event as okhttp-sse hands it to the app (helpers/SSEManager.kt onEvent(type, data)). */
+export interface StreamEvent {
+  type: string | null;
+  data: string;
+}
+
+export function createFakeApp(options: {
+  apiUrl: string;
+  name?: string;
+  simCards?: SimCard[];
+  now?: () => Date;
+  /** What a reverse proxy on the way adds (X-Forwarded-For), so per-address limits count this test's phone. */
+  via?: Record<string, string>;
+}) {
+  const now = options.now ?? (() => new Date());
+  const base = options.apiUrl;
+  // GatewayService.kt registerDevice: `val deviceName = "${Build.MANUFACTURER}/${Build.PRODUCT}"`.
+  const name = options.name ?? 'Google/sdk_gphone64_x86_64';
+  const simCards = options.simCards ?? [
+    { slotIndex: 0, simNumber: 1, phoneNumber: '*******4567', carrierName: 'T-Mobile', iccid: '****************1234' },
+  ];
+  const state = { registration: null as Registration | null, signingKey: null as string | null };
+  const bearer = () => {
+    if (!state.registration) throw new Error('not registered');
+    return { Authorization: `Bearer ${state.registration.token}` };
+  };
+  const appHeaders = { 'User-Agent': USER_AGENT, ...options.via };
+  const json = { 'Content-Type': 'application/json', ...appHeaders };
+
+  return {
+    state,
+    name,
+    simCards,
+
+    /**
+     * GatewayApi.kt deviceRegister(request, credentials=null): `privateToken != null -> bearerAuth(privateToken)`,
+     * POST "$baseUrl/device" with DeviceRegisterRequest(name, pushToken, simCards). In SSE-only mode
+     * (services/PushService.kt register) the push token is null.
+     */
+    register(privateToken: string, pushToken: string | null = null) {
+      return fetch(`${base}/device`, {
+        method: 'POST',
+        headers: { ...json, Authorization: `Bearer ${privateToken}` },
+        body: gson({ name, pushToken, simCards }),
+      });
+    },
+
+    /** GatewayApi.kt deviceRegister(request, code): `header("Authorization", "Code $code")` ("sign in by code"). */
+    registerWithCode(code: string) {
+      return fetch(`${base}/device`, {
+        method: 'POST',
+        headers: { ...json, Authorization: `Code ${code}` },
+        body: gson({ name, pushToken: null, simCards }),
+      });
+    },
+
+    /** GatewayApi.kt deviceRegister(request, credentials): `basicAuth(login, password)`. */
+    registerWithCredentials(login: string, password: string) {
+      return fetch(`${base}/device`, {
+        method: 'POST',
+        headers: { ...json, Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` },
+        body: gson({ name, pushToken: null, simCards }),
+      });
+    },
+
+    /** GatewayApi.kt getUserCode: GET "$baseUrl/user/code" with basic auth. */
+    getUserCode(login: string, password: string) {
+      return fetch(`${base}/user/code`, {
+        headers: {
+          ...appHeaders,
+          Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+        },
+      });
+    },
+
+    /** GatewayApi.kt getDevice(token?): GET "$baseUrl/device", bearer only when registered (public IP). */
+    getDevice(withToken = true) {
+      return fetch(`${base}/device`, {
+        headers: { ...appHeaders, ...(withToken && state.registration ? bearer() : {}) },
+      });
+    },
+
+    /** GatewayService.kt updateDevice → GatewayApi.kt devicePatch: PATCH "$baseUrl/device" DevicePatchRequest(id, pushToken, simCards). */
+    patchDevice(body: { id?: string; pushToken?: string | null; simCards?: SimCard[] } = {}) {
+      return fetch(`${base}/device`, {
+        method: 'PATCH',
+        headers: { ...json, ...bearer() },
+        body: gson({ id: state.registration?.id, pushToken: null, simCards, ...body }),
+      });
+    },
+
+    /** GatewayApi.kt getMessages: GET "$baseUrl/message" with `parameter("order", processingOrder)` (lifo|fifo). */
+    getMessages(order: 'lifo' | 'fifo' = 'fifo') {
+      return fetch(`${base}/message?order=${order}`, { headers: { ...appHeaders, ...bearer() } });
+    },
+
+    /** GatewayService.kt sendState → GatewayApi.kt patchMessages: PATCH "$baseUrl/message" with a list of one. */
+    patchMessages(patches: MessagePatch[]) {
+      return fetch(`${base}/message`, {
+        method: 'PATCH',
+        headers: { ...json, ...bearer() },
+        body: gson(patches),
+      });
+    },
+
+    /** GatewayApi.kt getWebHooks: GET "$baseUrl/webhooks" → List<WebHook(id, url, event)>. */
+    getWebhooks() {
+      return fetch(`${base}/webhooks`, { headers: { ...appHeaders, ...bearer() } });
+    },
+
+    /** GatewayApi.kt getSettings: GET "$baseUrl/settings" → Map<String, *>, imported by SettingsService.kt update. */
+    async getSettings() {
+      const res = await fetch(`${base}/settings`, { headers: { ...appHeaders, ...bearer() } });
+      if (res.ok) {
+        const settings = (await res.clone().json()) as { webhooks?: { signing_key?: string } };
+        // WebhooksSettings.kt import: SIGNING_KEY is stored and used by PayloadSingingPlugin.
+        state.signingKey = settings?.webhooks?.signing_key ?? state.signingKey;
+      }
+      return res;
+    },
+
+    /**
+     * SSEForegroundService.kt: SSEManager("${settings.serverUrl}/events", token) with
+     * `header("Authorization", "Bearer $authToken")`; events are parsed as okhttp-sse does.
+     */
+    async openEvents() {
+      const controller = new AbortController();
+      const res = await fetch(`${base}/events`, {
+        headers: { ...appHeaders, Accept: 'text/event-stream', ...bearer() },
+        signal: controller.signal,
+      });
+      const events: StreamEvent[] = [];
+      const comments: string[] = [];
+      let ended = false;
+      const reading = (async () => {
+        if (!res.ok || !res.body) return;
+        const decoder = new TextDecoder();
+        let buffer = '';
+        try {
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+            buffer += decoder.decode(chunk, { stream: true });
+            let end: number;
+            while ((end = buffer.indexOf('\n\n')) >= 0) {
+              const block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              let type: string | null = null;
+              const data: string[] = [];
+              for (const line of block.split('\n')) {
+                if (line.startsWith(':')) comments.push(line.slice(1));
+                else if (line.startsWith('event:')) type = line.slice(6).trim();
+                else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+              }
+              if (type !== null || data.length > 0) events.push({ type, data: data.join('\n') });
+            }
+          }
+        } catch {
+          // aborted
+        } finally {
+          ended = true;
+        }
+      })();
+      return {
+        res,
+        events,
+        comments,
+        ended: () => ended,
+        async close() {
+          controller.abort();
+          await reading;
+        },
+      };
+    },
+
+    /**
+     * modules/webhooks: WebHooksService.kt emit builds WebHookEventDTO(id = nanoid, webhookId, event,
+     * deviceId, payload); WebhookQueueProcessorWorker.kt POSTs it as JSON, and PayloadSingingPlugin.kt
+     * adds X-Timestamp (unix seconds) and X-Signature = hex HMAC-SHA256(signing key, body + timestamp).
+     */
+    sendWebhook(
+      hook: { id: string; url: string; event: string },
+      payload: Record<string, unknown>,
+      overrides: { signingKey?: string; timestamp?: number; deviceId?: string } = {},
+    ) {
+      const body = gson({
+        id: randomBytes(16).toString('base64url').slice(0, 21),
+        webhookId: hook.id,
+        event: hook.event,
+        deviceId: overrides.deviceId ?? state.registration?.id,
+        payload,
+      });
+      const timestamp = String(overrides.timestamp ?? Math.floor(now().getTime() / 1000));
+      const key = overrides.signingKey ?? state.signingKey;
+      if (!key) throw new Error('no signing key: load the settings first');
+      const signature = createHmac('sha256', key)
+        .update(body + timestamp)
+        .digest('hex');
+      return fetch(hook.url, {
+        method: 'POST',
+        headers: { ...json, 'X-Timestamp': timestamp, 'X-Signature': signature },
+        body,
+      });
+    },
+  };
+}
+
+export type FakeApp = ReturnType<typeof createFakeApp>;
+
+/**
+ * modules/receiver/ReceiverService.kt process(): the sms:received payload (webhooks/payload/SmsEventPayload.kt
+ * SmsReceived: messageId = InboxMessage.hashCode() as unsigned hex, sender, recipient, simNumber,
+ * phoneNumber = sender, message, receivedAt).
+ */
+export function smsReceived(input: { sender: string; text: string; receivedAt: Date; simNumber?: number }) {
+  let hash = 0;
+  for (const char of `${input.sender}|${input.receivedAt.getTime()}|${input.text}`)
+    hash = (Math.imul(31, hash) + char.charCodeAt(0)) | 0;
+  return {
+    messageId: (hash >>> 0).toString(16),
+    sender: input.sender,
+    recipient: '*******4567',
+    simNumber: input.simNumber ?? 1,
+    phoneNumber: input.sender,
+    message: input.text,
+    receivedAt: gsonDate(input.receivedAt),
+  };
+}
+
+/**
+ * modules/webhooks/EventsReceiver.kt: on a PingEvent the app emits system:ping with
+ * `mapOf("health" to HealthResponse(...))` (domain/HealthResponse.kt: status, checks, version, releaseId).
+ */
+export function systemPing() {
+  return {
+    health: {
+      version: APP_VERSION,
+      releaseId: 42,
+      status: 'pass',
+      checks: {
+        'battery:level': {
+          status: 'pass',
+          observedValue: 87,
+          observedUnit: 'percent',
+          description: 'Battery level in percent',
+        },
+        'connection:status': {
+          status: 'pass',
+          observedValue: 1,
+          observedUnit: 'boolean',
+          description: 'Internet connection status',
+        },
+      },
+    },
+  };
+}
+
+/**
+ * modules/gateway/workers/SendStateWorker.kt: the patch for one message from its local state:
+ * state, per-recipient states (RecipientState(phoneNumber, state, error)) and the state history
+ * `message.states.associate { it.state to Date(it.updatedAt) }`.
+ */
+export function statePatch(
+  message: PendingMessage,
+  state: 'Processed' | 'Sent' | 'Delivered' | 'Failed',
+  history: Partial<Record<'Pending' | 'Processed' | 'Sent' | 'Delivered' | 'Failed', Date>>,
+  error: string | null = null,
+): MessagePatch {
+  return {
+    id: message.id,
+    state,
+    recipients: message.phoneNumbers.map((phoneNumber) => ({ phoneNumber, state, error })),
+    states: Object.fromEntries(Object.entries(history).map(([key, at]) => [key, gsonDate(at!)])),
+  };
+}
