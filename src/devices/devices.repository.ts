@@ -22,6 +22,17 @@ const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, s
                   where user_id = ? and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
+  /** What a phone's live channel compares between two looks: paired or not, its settings, receiving. */
+  channelStates: (em: EntityManager, deviceIds: string[]) =>
+    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean }[]>(
+      `select id, unpaired_at is null and token_hash is not null as live,
+              concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id)
+                as settings,
+              receive_enabled as receiving
+         from devices where id = any(string_to_array(?, ',')::uuid[])`,
+      [deviceIds.join(',')],
+    ),
+
   /** The paired phone behind a device token's hash (runs on every phone request). */
   async byToken(em: EntityManager, tokenHash: string): Promise<{ userId: string; deviceId: string } | null> {
     const [row] = await em.execute<{ id: string; user_id: string }[]>(

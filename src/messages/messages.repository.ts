@@ -132,6 +132,20 @@ export const messagesRepository = {
     );
   },
 
+  /** Per phone, the newest message it may send now (a change says the phone has new work). */
+  async newestDue(em: EntityManager, deviceIds: string[], now: Date): Promise<Map<string, string>> {
+    const rows = await em.execute<{ device_id: string; id: string }[]>(
+      `select d.id as device_id, m.id
+         from unnest(string_to_array(?, ',')::uuid[]) as d (id)
+         join lateral (select id from messages
+                        where device_id = d.id and direction = 'outbound' and status = 'queued'
+                          and available_at <= ? and stale_at > ?
+                        order by available_at desc, created_at desc limit 1) m on true`,
+      [deviceIds.join(','), now, now],
+    );
+    return new Map(rows.map((row) => [row.device_id, row.id]));
+  },
+
   /** The phone's own outbound messages among `ids`, locked for a report. */
   async lockOwned(tx: EntityManager, deviceId: string, ids: string[]): Promise<Message[]> {
     const rows = await tx.execute<Row[]>(

@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../../lib/clock';
+import { devicesRepository } from '../../devices/devices.repository';
+import { messagesRepository } from '../../messages/messages.repository';
 import type { Notifier } from '../../events/notifier';
 import type { Logger } from '../../lib/logger';
 
@@ -69,26 +71,15 @@ export function createStreamHub({
   let dueTimer: NodeJS.Timeout | undefined;
 
   async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
-    const rows = await orm.em
-      .fork()
-      .execute<{ id: string; live: boolean; settings: string; receiving: boolean; newest_queued: string | null }[]>(
-        `select d.id,
-              d.unpaired_at is null and d.token_hash is not null as live,
-              concat_ws(':', d.enabled, d.heartbeat_interval_minutes, d.send_delay_seconds,
-                        d.preferred_sim_subscription_id) as settings,
-              d.receive_enabled as receiving,
-              (select m.id from messages m
-                where m.device_id = d.id and m.direction = 'outbound' and m.status = 'queued'
-                  and m.available_at <= ? and (m.stale_at is null or m.stale_at > ?)
-                  and not exists (select 1 from batches b where b.id = m.batch_id and b.status = 'scheduled')
-                order by m.available_at desc, m.created_at desc limit 1) as newest_queued
-         from devices d where d.id = any(?::uuid[])`,
-        [clock.now(), clock.now(), `{${deviceIds.join(',')}}`],
-      );
+    const em = orm.em.fork();
+    const [rows, due] = await Promise.all([
+      devicesRepository.channelStates(em, deviceIds),
+      messagesRepository.newestDue(orm.em.fork(), deviceIds, clock.now()),
+    ]);
     return new Map(
       rows.map((row) => [
         row.id,
-        { live: row.live, settings: row.settings, receiving: row.receiving, newestQueued: row.newest_queued },
+        { live: row.live, settings: row.settings, receiving: row.receiving, newestQueued: due.get(row.id) ?? null },
       ]),
     );
   }

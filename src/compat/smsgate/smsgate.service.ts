@@ -9,6 +9,7 @@ import type { SecretBox } from '../../lib/secret-box';
 import type { OutcomesService, Report } from '../../messages/outcomes.service';
 import type { PhoneMessagesService } from '../../messages/phone-messages.service';
 import type { PatchMessagesBody, ProcessingState, SimCard } from './smsgate.schemas';
+import { smsgateRepository } from './smsgate.repository';
 import { simsFromCards } from './smsgate.views';
 
 /** How far a webhook's X-Timestamp may be from our clock (the interface's rule for our own receivers). */
@@ -54,16 +55,8 @@ export function createSmsGateService(deps: SmsGateDeps) {
 
   /** The key the phone signs its webhook calls with, created with the phone's first settings. */
   async function signingKey(deviceId: string): Promise<string> {
-    await em().execute(
-      `insert into smsgate_devices (device_id, signing_key, created_at) values (?, ?, ?)
-       on conflict (device_id) do nothing`,
-      [deviceId, deps.secretBox.seal(randomToken(24)), clock.now()],
-    );
-    const [row] = await em().execute<{ signing_key: string }[]>(
-      'select signing_key from smsgate_devices where device_id = ?',
-      [deviceId],
-    );
-    return deps.secretBox.open(row.signing_key);
+    const sealed = await smsgateRepository.sealedKey(em(), deviceId, () => deps.secretBox.seal(randomToken(24)), clock.now());
+    return deps.secretBox.open(sealed);
   }
 
   /** The phone was heard from: its pings, device updates, pulls and stream connections are heartbeats. */
@@ -168,11 +161,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
      * timestamp are all the same 401.
      */
     async verify(deviceId: string, raw: string, signature: string, timestamp: string): Promise<Phone> {
-      const [row] = await em().execute<{ user_id: string; signing_key: string }[]>(
-        `select d.user_id, s.signing_key from devices d join smsgate_devices s on s.device_id = d.id
-          where d.id = ? and d.unpaired_at is null`,
-        [deviceId],
-      );
+      const row = await smsgateRepository.keyOfPaired(em(), deviceId);
       const refused = unauthenticated('The webhook call is not signed with this phone’s signing key.');
       if (!row || !/^\d{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/i.test(signature)) throw refused;
       if (Math.abs(clock.now().getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) throw refused;
