@@ -121,7 +121,9 @@ describe('simulated phones against the API', () => {
   beforeAll(async () => {
     // A real Temporal (no worker): sends start their batch workflow, pairings signal liveness.
     env = await createTimeSkippingEnv();
-    app = await startTestApp({ temporal: env.client });
+    // The test clock stands still, so request-rate buckets never refill: phones polling every 0.2 s
+    // for a minute would run dry. This file tests the simulator, not the limits (test/http does).
+    app = await startTestApp({ temporal: env.client, env: { DEVICE_RATE_BURST: '1000000', API_KEY_RATE_BURST: '1000000' } });
     const account = await registerAccount(app, { verified: true, plan: 'business' });
     key = await createKey(app, account);
   });
@@ -269,9 +271,10 @@ describe('simulated phones against the API', () => {
             ids.map(async (id) => (await readJson(await call('GET', `/v1/messages/${id}`))).message.status),
           );
           return statuses;
-        })
+        }, { timeout: 45_000 })
+        // Reports back off up to 10 s apart while refused: catching up may take a few rounds of that.
         .toEqual(['delivered', 'delivered', 'delivered']);
-      await expect.poll(() => phone.pendingReports).toBe(0);
+      await expect.poll(() => phone.pendingReports, { timeout: 45_000 }).toBe(0);
 
       expect([...phone.sendCounts.keys()].sort()).toEqual([...ids].sort());
       expect([...phone.sendCounts.values()]).toEqual([1, 1, 1]);
