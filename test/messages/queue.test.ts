@@ -15,7 +15,8 @@ const PER_MESSAGE_MS = (3 + 5) * 1000;
 
 describe("a phone's queue: positions, stale deadlines and estimates", () => {
   let app: TestApp;
-  const start = new Date('2026-11-23T10:00:00.000Z');
+  // Now, not a fixed date: scheduled_at is checked against the wall clock (in the future, within 7 days).
+  const start = new Date();
 
   beforeAll(async () => {
     app = await startTestApp({ clock: testClock(start), env: { STALE_WINDOW: '1h' } });
