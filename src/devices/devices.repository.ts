@@ -102,14 +102,6 @@ export const devicesRepository = {
     return row && { id: row.id, pushToken: row.push_token, pushTokenInvalidReason: row.push_token_invalid_reason };
   },
 
-  async sendDelayOf(em: EntityManager, deviceId: string): Promise<number> {
-    const [row] = await em.execute<{ send_delay_seconds: number }[]>(
-      'select send_delay_seconds from devices where id = ?',
-      [deviceId],
-    );
-    return row?.send_delay_seconds ?? 0;
-  },
-
   /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
   async statsOf(em: EntityManager, userId: string): Promise<{ devices: number; received: number; sent: number }> {
     const [row] = await em.execute<{ devices: number; received: number; sent: number }[]>(
