@@ -21,6 +21,9 @@ const LEGACY_MIN_WAKE_GAP_MS = 5 * 60_000;
 const LEGACY_SPAN_FRACTION = 20;
 const LEGACY_WAKES_PER_RUN = 100;
 const UNKNOWN_ON_TIME = 'unknown-on-time';
+// A settled signal that arrives while a sweep runs must end the wait that follows it; before this
+// patch the flag was cleared after the sweep, so such a signal was lost until the next deadline.
+const SIGNAL_DURING_SWEEP = 'settled-signal-during-sweep';
 
 /**
  * One send, from accept until every message is final: waits for scheduled_at, wakes the phone, then
@@ -42,7 +45,9 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
   }
 
   const onTime = patched(UNKNOWN_ON_TIME);
+  const keepSignal = patched(SIGNAL_DURING_SWEEP);
   for (let wake = 0; wake < (onTime ? WAKES_PER_RUN : LEGACY_WAKES_PER_RUN); wake++) {
+    if (keepSignal) settled = false;
     const sweep = await sweepBatch(input.batchId);
     if (sweep.done) return;
     const now = Date.now();
@@ -50,7 +55,7 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
       ? WAKE_GAP_MS
       : Math.max(LEGACY_MIN_WAKE_GAP_MS, ((sweep.lastDeadlineMs ?? now) - now) / LEGACY_SPAN_FRACTION);
     const until = Math.max(sweep.nextDeadlineMs ?? now + gap, now + gap);
-    settled = false;
+    if (!keepSignal) settled = false;
     await condition(() => settled, until - Date.now());
     if (workflowInfo().continueAsNewSuggested) break;
   }

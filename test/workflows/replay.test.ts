@@ -7,7 +7,8 @@ import { describe, expect, inject, it } from 'vitest';
 // Histories recorded from real runs (test/workflows/histories/*.bin, protobuf-encoded). Each must
 // replay with today's workflow code: a change that would break a running workflow fails here, and
 // needs patched() or a new workflow type. The batch-*.bin histories were recorded before the
-// `unknown-on-time` patch (workflows/batch.ts): they replay on its legacy branch.
+// `unknown-on-time` and `settled-signal-during-sweep` patches (workflows/batch.ts): they replay on
+// their legacy branches.
 const dir = path.join(__dirname, 'histories');
 const histories = readdirSync(dir)
   .filter((file) => file.endsWith('.bin'))
