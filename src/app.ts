@@ -19,6 +19,7 @@ import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
+import { dashboardRoutes } from './dashboard/dashboard.routes';
 
 export interface AppDeps {
   config: Config;
@@ -70,7 +71,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1]) {
+  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, dashboardRoutes()]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

@@ -1,0 +1,22 @@
+import '@mantine/core/styles.css';
+import { createTheme, MantineProvider } from '@mantine/core';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { ConfirmProvider } from './components/confirm';
+import { RouterProvider } from './lib/router';
+
+// Darker primary shades than Mantine's default blue keep white button text above 4.5:1 contrast.
+const theme = createTheme({ primaryColor: 'indigo', primaryShade: 8 });
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} defaultColorScheme="light">
+      <RouterProvider>
+        <ConfirmProvider>
+          <App />
+        </ConfirmProvider>
+      </RouterProvider>
+    </MantineProvider>
+  </StrictMode>,
+);
