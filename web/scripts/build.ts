@@ -28,7 +28,7 @@ function sourceHash(): string {
     path.join(root, 'src/messages/segments.ts'),
     path.join(root, 'package-lock.json'),
   ];
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update('production\0');
   for (const file of inputs) hash.update(path.relative(root, file)).update('\0').update(readFileSync(file));
   return hash.digest('hex');
 }
@@ -40,10 +40,12 @@ async function main() {
   if (process.argv.includes('--if-stale') && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
 
   process.stdout.write('Building the dashboard (web/dist)…\n');
+  // Whatever the caller runs under (vitest sets NODE_ENV=test), the bundle is React's production build.
+  process.env.NODE_ENV = 'production';
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(web, 'tsconfig.json')], {
     stdio: 'inherit',
   });
-  await build({ configFile: path.join(web, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: path.join(web, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
   writeFileSync(stamp, hash);
 }
 

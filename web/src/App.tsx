@@ -114,10 +114,18 @@ export function App() {
   );
 }
 
-/** Sign-in screens announce success with a `signed-in` event; the app then reads /v1/auth/me. */
+/**
+ * Sign-in screens announce success with a `signed-in` event naming where to go; the app reads
+ * /v1/auth/me first, so the screen it goes to renders signed in.
+ */
 function SignedInHook({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   useEffect(() => {
-    const handler = () => void onSignedIn();
+    const handler = (event: Event) => {
+      const next = (event as CustomEvent<string | undefined>).detail;
+      void onSignedIn().then(() =>
+        navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true }),
+      );
+    };
     window.addEventListener('signed-in', handler);
     return () => window.removeEventListener('signed-in', handler);
   }, [onSignedIn]);

@@ -32,9 +32,9 @@ export function useLocation(): Location {
 
 /** Matches `/batches/:id` against a path; the params, or null. */
 export function match(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const got = path.replace(/\/+$/, '').split('/');
-  if (path === '/') got.splice(1);
+  const clean = (p: string) => (p.replace(/\/+$/, '') || '/').split('/');
+  const want = clean(pattern);
+  const got = clean(path);
   if (want.length !== got.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {

@@ -2,7 +2,7 @@ import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } f
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../../api/client';
 import { FormError } from '../../components/states';
-import { Link, navigate, useLocation } from '../../lib/router';
+import { Link, useLocation } from '../../lib/router';
 import { AuthExtras } from './auth-extras';
 
 export function SignIn() {
@@ -20,9 +20,7 @@ export function SignIn() {
     setError(null);
     try {
       await ok(api.POST('/v1/auth/login', { body: { email, password, turnstile_token: token } }));
-      const next = search.get('next');
-      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
-      window.dispatchEvent(new Event('signed-in'));
+      window.dispatchEvent(new CustomEvent('signed-in', { detail: search.get('next') ?? '/' }));
     } catch (e) {
       setError(e);
     } finally {
@@ -37,7 +35,14 @@ export function SignIn() {
           Sign in
         </Title>
         {search.get('error') && <FormError error={new Error(`Google sign-in failed: ${search.get('error')}`)} />}
-        <TextInput label="Email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+        />
         <PasswordInput
           label="Password"
           autoComplete="current-password"

@@ -2,7 +2,7 @@ import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } f
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok } from '../../api/client';
 import { FormError } from '../../components/states';
-import { Link, navigate } from '../../lib/router';
+import { Link } from '../../lib/router';
 import { AuthExtras } from './auth-extras';
 
 export function SignUp() {
@@ -20,10 +20,11 @@ export function SignUp() {
     setBusy(true);
     setError(null);
     try {
-      await ok(api.POST('/v1/auth/register', { body: { email, password, name: name || null, turnstile_token: token } }));
+      await ok(
+        api.POST('/v1/auth/register', { body: { email, password, name: name || null, turnstile_token: token } }),
+      );
       // Registering signs in; the mailed code is entered next.
-      navigate('/verify-email', { replace: true });
-      window.dispatchEvent(new Event('signed-in'));
+      window.dispatchEvent(new CustomEvent('signed-in', { detail: '/verify-email' }));
     } catch (e) {
       setError(e);
     } finally {
