@@ -17,10 +17,15 @@ export function BatchProgress({ batch }: { batch: Schemas['Batch'] }) {
     .join(', ');
   return (
     <div>
-      <Progress.Root size="lg" aria-label={`Progress: ${summary || 'none yet'} of ${batch.recipient_count}`} role="img">
+      <Progress.Root size="lg">
         {PARTS.map((p) =>
           batch[p.key] > 0 ? (
-            <Progress.Section key={p.key} value={(batch[p.key] / total) * 100} color={p.color} />
+            <Progress.Section
+              key={p.key}
+              value={(batch[p.key] / total) * 100}
+              color={p.color}
+              aria-label={`${batch[p.key]} of ${batch.recipient_count} ${p.label}`}
+            />
           ) : null,
         )}
       </Progress.Root>

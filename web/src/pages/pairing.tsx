@@ -21,6 +21,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
       const code = await ok(api.POST('/v1/devices/pairing-codes'));
       setSvg(await QRCode.toString(code.pair_url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }));
       setPairing(code);
+      setNow(Date.now());
     } catch (e) {
       setError(e);
     } finally {
