@@ -8,12 +8,18 @@ export interface RecipientCheck {
   duplicateOf?: number;
 }
 
-/** Splits pasted text on commas, semicolons, whitespace and new lines. */
+/**
+ * Splits pasted text on new lines, commas and semicolons; a piece that is not one number as a whole
+ * (`+1 415 555 0101` is) is split on spaces too, so `+14155550101 +14155550102` is two.
+ */
 export function splitRecipients(text: string): string[] {
   return text
-    .split(/[\s,;]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+    .split(/[\n,;]+/)
+    .map((piece) => piece.trim())
+    .filter(Boolean)
+    .flatMap((piece) =>
+      /\s/.test(piece) && !parsePhoneNumberFromString(piece)?.isValid() ? piece.split(/\s+/) : [piece],
+    );
 }
 
 /** Checks each number as the API will (E.164 via libphonenumber), marking repeats of an earlier one. */

@@ -22,7 +22,10 @@ export function ResetPassword() {
     setError(null);
     try {
       if (step === 'request') {
-        await ok(api.POST('/v1/auth/password-reset/request', { body: { email, turnstile_token: token } }));
+        // 202 carries no JSON (the server's text "Accepted"): read it as text.
+        await ok(
+          api.POST('/v1/auth/password-reset/request', { body: { email, turnstile_token: token }, parseAs: 'text' }),
+        );
         setStep('reset');
       } else {
         await ok(api.POST('/v1/auth/password-reset', { body: { email, code, new_password: password } }));

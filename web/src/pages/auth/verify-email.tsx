@@ -42,7 +42,8 @@ export function VerifyEmail() {
     setError(null);
     setResent(false);
     try {
-      await ok(api.POST('/v1/auth/verify-email/send'));
+      // 202 carries no JSON (the server's text "Accepted"): read it as text.
+      await ok(api.POST('/v1/auth/verify-email/send', { parseAs: 'text' }));
       setResent(true);
       setResendAt(Date.now() + RESEND_COOLDOWN_SECONDS * 1000);
     } catch (e) {
