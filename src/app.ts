@@ -19,7 +19,7 @@ import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
-import { dashboardRoutes } from './dashboard/dashboard.routes';
+import { serveDashboard } from './dashboard/serve-dashboard';
 
 export interface AppDeps {
   config: Config;
@@ -71,9 +71,10 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, dashboardRoutes()]) {
+  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }
+  app.use(serveDashboard());
   return app;
 }

@@ -1,11 +1,12 @@
 import { Table, Text } from '@mantine/core';
+import { TableScroll } from './table-scroll';
 import type { Schemas } from '../api/client';
 import { when } from '../lib/format';
 import { StatusBadge } from './status-badge';
 
 export function MessagesTable({ messages, label }: { messages: Schemas['Message'][]; label: string }) {
   return (
-    <Table.ScrollContainer minWidth={640}>
+    <TableScroll label={`${label} table`} minWidth={640}>
       <Table aria-label={label}>
         <Table.Thead>
           <Table.Tr>
@@ -41,6 +42,6 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </TableScroll>
   );
 }

@@ -1,4 +1,5 @@
 import { Alert, Button, Card, Group, PasswordInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
@@ -160,7 +161,7 @@ function Sessions() {
         <FormError error={error} />
         <Load state={state}>
           {(sessions) => (
-            <Table.ScrollContainer minWidth={480}>
+            <TableScroll label="Sessions table" minWidth={480}>
               <Table aria-label="Sessions">
                 <Table.Thead>
                   <Table.Tr>
@@ -206,7 +207,7 @@ function Sessions() {
                   ))}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </TableScroll>
           )}
         </Load>
       </Stack>

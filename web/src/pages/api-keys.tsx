@@ -1,4 +1,5 @@
 import { Button, Checkbox, Group, Modal, Stack, Table, TextInput } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
@@ -54,7 +55,7 @@ export function ApiKeys() {
           keys.length === 0 ? (
             <Empty title="No API keys yet">Create one to send texts from your own code.</Empty>
           ) : (
-            <Table.ScrollContainer minWidth={640}>
+            <TableScroll label="API keys table" minWidth={640}>
               <Table aria-label="API keys">
                 <Table.Thead>
                   <Table.Tr>
@@ -132,7 +133,7 @@ export function ApiKeys() {
                   ))}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </TableScroll>
           )
         }
       </Load>

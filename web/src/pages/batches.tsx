@@ -1,4 +1,5 @@
 import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
@@ -44,7 +45,7 @@ export function Batches() {
             );
           return (
             <Stack>
-              <Table.ScrollContainer minWidth={640}>
+              <TableScroll label="Batches table" minWidth={640}>
                 <Table>
                   <Table.Thead>
                     <Table.Tr>
@@ -84,7 +85,7 @@ export function Batches() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </TableScroll>
               <FormError error={error} />
               {next && (
                 <Group>

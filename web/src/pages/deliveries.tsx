@@ -1,4 +1,5 @@
 import { Button, Code, Group, Modal, Select, Stack, Table, Text } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
@@ -59,7 +60,7 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
           rows.length === 0 ? (
             <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
           ) : (
-            <Table.ScrollContainer minWidth={560}>
+            <TableScroll label="Deliveries table" minWidth={560}>
               <Table aria-label="Deliveries">
                 <Table.Thead>
                   <Table.Tr>
@@ -88,7 +89,7 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
                   ))}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </TableScroll>
           )
         }
       </Load>

@@ -1,4 +1,5 @@
 import { Anchor, Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
 import { api, ok } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
@@ -101,7 +102,7 @@ export function Overview() {
                   )}
                 </Empty>
               ) : (
-                <Table.ScrollContainer minWidth={320}>
+                <TableScroll label="Recent sends table" minWidth={320}>
                   <Table>
                     <Table.Thead>
                       <Table.Tr>
@@ -126,7 +127,7 @@ export function Overview() {
                       ))}
                     </Table.Tbody>
                   </Table>
-                </Table.ScrollContainer>
+                </TableScroll>
               )}
             </Stack>
           );
