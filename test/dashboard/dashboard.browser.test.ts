@@ -141,7 +141,7 @@ describe('the dashboard in a real browser', () => {
 
     // Send to two numbers and watch them delivered.
     await nav(page, 'Send', 'Send a text');
-    await page.getByLabel('Recipients').fill('+14155550101\n+14155550102');
+    await page.getByLabel('Recipients', { exact: true }).fill('+14155550101\n+14155550102');
     expect(await page.getByTestId('recipient-summary').textContent()).toBe('2 valid recipients');
     await page.getByLabel('Message').fill('Hello from the dashboard');
     expect(await page.getByTestId('segment-counter').textContent()).toBe('24 characters · GSM-7 · 1 segment');
@@ -291,7 +291,7 @@ describe('the dashboard in a real browser', () => {
 
     it('send checks each number as it is typed, counts segments and refuses what the API refuses', async () => {
       await go(page, '/send', 'Send a text');
-      await page.getByLabel('Recipients').fill('+14155550101, 12, +1 415 555 0101');
+      await page.getByLabel('Recipients', { exact: true }).fill('+14155550101, 12, +1 415 555 0101');
       expect(await page.getByTestId('recipient-summary').textContent()).toBe(
         '1 valid recipient, 1 invalid, 1 duplicate (sent once)',
       );
@@ -299,7 +299,7 @@ describe('the dashboard in a real browser', () => {
       expect(await page.getByTestId('segment-counter').textContent()).toBe('7 characters · UCS-2 · 1 segment');
       expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
       // Scheduled in the past: the API's answer is shown.
-      await page.getByLabel('Recipients').fill('+14155550103');
+      await page.getByLabel('Recipients', { exact: true }).fill('+14155550103');
       await page.getByLabel('Schedule for later').check();
       await page.getByLabel(/^Send at/).fill('2020-01-01T10:00');
       await page.getByRole('button', { name: 'Send' }).click();
