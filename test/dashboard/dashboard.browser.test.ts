@@ -62,7 +62,8 @@ describe('the dashboard in a real browser', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     receiver = await startReceiver();
-    stack = await startStack('dashboard', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    // Business plan: room for a second phone (make default, unpair) and webhooks beside the journey's.
+    stack = await startStack('dashboard', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
     browser = await launchBrowser();
   }, 240_000);
 
@@ -247,6 +248,11 @@ describe('the dashboard in a real browser', () => {
       await shown(visitor.getByRole('alert'));
       expect(await visitor.getByRole('alert').textContent()).toMatch(/email or password/i);
       expect(visitor.url()).toContain('/sign-in');
+
+      // A failed Google sign-in comes back to / with an error flag, shown on the sign-in screen.
+      await visitor.goto('/?error=google_sign_in_failed');
+      await shown(visitor.getByRole('alert').filter({ hasText: 'Signing in with Google failed' }));
+      expect(visitor.url()).toContain('/sign-in?error=google_sign_in_failed');
     });
 
     it('sign up shows why an address cannot be used', async () => {
@@ -328,21 +334,52 @@ describe('the dashboard in a real browser', () => {
       await expect.poll(() => page.getByTestId('message-row').count()).toBe(3);
     });
 
-    it('phones refuse an invalid setting and unpairing asks first', async () => {
+    it('phones: an invalid setting is refused; a second phone becomes the default, then is unpaired after asking', async () => {
       await go(page, '/phones', 'Phones');
-      const card = page.getByRole('region', { name: 'Browser phone' });
-      await card.getByRole('button', { name: 'Settings' }).click();
+      const first = page.getByRole('region', { name: 'Browser phone' });
+      await first.getByRole('button', { name: 'Settings' }).click();
       const dialog = page.getByRole('dialog');
       await dialog.getByLabel('Heartbeat interval (minutes)').fill('5000');
       await dialog.getByRole('button', { name: 'Save' }).click();
       await shown(dialog.getByRole('alert'));
       await dialog.getByRole('button', { name: 'Cancel' }).click();
-      await card.getByRole('button', { name: 'Unpair' }).click();
-      await page.getByRole('dialog', { name: 'Unpair Browser phone?' }).getByRole('button', { name: 'Cancel' }).click();
-      expect(await page.getByTestId('device').count()).toBe(1);
+
+      await page.getByRole('button', { name: 'Create a pairing code' }).click();
+      const second = new SimulatedPhone({
+        server: stack.base,
+        code: (await page.getByTestId('pairing-code').textContent())!.trim(),
+        name: 'Second phone',
+        heartbeatSeconds: 60,
+        pollSeconds: 5,
+        log: () => undefined,
+      });
+      try {
+        await second.start();
+        const card = page.getByRole('region', { name: 'Second phone' });
+        await shown(card, 20_000);
+        await card.getByRole('button', { name: 'Make default' }).click();
+        await shown(card.getByText('default'));
+        await shown(first.getByRole('button', { name: 'Make default' }));
+
+        await card.getByRole('button', { name: 'Unpair' }).click();
+        await page
+          .getByRole('dialog', { name: 'Unpair Second phone?' })
+          .getByRole('button', { name: 'Cancel' })
+          .click();
+        expect(await page.getByTestId('device').count()).toBe(2);
+        await card.getByRole('button', { name: 'Unpair' }).click();
+        await page
+          .getByRole('dialog', { name: 'Unpair Second phone?' })
+          .getByRole('button', { name: 'Unpair' })
+          .click();
+        await gone(card);
+        expect(await page.getByTestId('device').count()).toBe(1);
+      } finally {
+        await second.stop();
+      }
     });
 
-    it('webhooks refuse a plain http URL, pause with a reason shown, and rotate the secret after asking', async () => {
+    it('webhooks refuse a plain http URL, pause and resume, and rotate the secret after asking', async () => {
       await go(page, '/webhooks', 'Webhooks');
       await page.getByRole('button', { name: 'Add a webhook' }).click();
       const dialog = page.getByRole('dialog');

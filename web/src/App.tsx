@@ -92,8 +92,12 @@ export function App() {
   useEffect(() => {
     if (auth.state === 'in' && publicScreen) navigate('/', { replace: true });
     if (auth.state === 'out' && !publicScreen) {
-      const next = path === '/' ? '' : `?next=${encodeURIComponent(path + window.location.search)}`;
-      navigate(`/sign-in${next}`, { replace: true });
+      // Google sign-in comes back to / with ?error=… when it failed: sign-in shows it.
+      const error = new URLSearchParams(window.location.search).get('error');
+      const query = new URLSearchParams();
+      if (path !== '/') query.set('next', path + window.location.search);
+      if (error) query.set('error', error);
+      navigate(`/sign-in${query.size ? `?${query}` : ''}`, { replace: true });
     }
   }, [auth.state, publicScreen, path]);
 

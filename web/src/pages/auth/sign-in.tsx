@@ -34,7 +34,7 @@ export function SignIn() {
         <Title order={1} size="h2">
           Sign in
         </Title>
-        {search.get('error') && <FormError error={new Error(`Google sign-in failed: ${search.get('error')}`)} />}
+        {search.get('error') && <FormError error={new Error('Signing in with Google failed. Try again.')} />}
         <TextInput
           label="Email"
           type="email"
