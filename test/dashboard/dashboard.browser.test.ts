@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stack } from './browser';
 
@@ -479,5 +480,63 @@ describe('the dashboard in a real browser', () => {
 
   it('logged no console errors on any page', () => {
     expect(consoleErrors.flat()).toEqual([]);
+  });
+});
+
+describe('sign-in extras when the server enables them', () => {
+  let app: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    // The API alone is enough here (no workflow runs); the build is the one the stack above made.
+    app = await startTestApp({
+      env: {
+        TURNSTILE_SITE_KEY: 'test-site-key',
+        TURNSTILE_SECRET: 'test-secret',
+        TURNSTILE_VERIFY_URL: 'http://127.0.0.1:1/siteverify',
+        GOOGLE_CLIENT_ID: 'test-client',
+        GOOGLE_CLIENT_SECRET: 'test-secret',
+      },
+    });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('renders the Turnstile widget with the site key, sends its token, and offers Google sign-in', async () => {
+    const context = await browser.newContext({ baseURL: app.url });
+    const errors = watchConsole(context);
+    const page = await context.newPage();
+    // Cloudflare cannot be reached from here: a stand-in script speaking Turnstile's render() API.
+    const rendered: string[] = [];
+    await page.exposeFunction('turnstileRendered', (siteKey: string) => rendered.push(siteKey));
+    await page.route('https://challenges.cloudflare.com/turnstile/v0/api.js*', (route) =>
+      route.fulfill({
+        contentType: 'text/javascript',
+        body: `window.turnstile = {
+          render(el, options) { window.turnstileRendered(options.sitekey); el.textContent = 'bot check passed'; options.callback('token-from-widget'); return 'w1'; },
+          remove() {},
+        };`,
+      }),
+    );
+    await page.goto('/sign-in');
+    await shown(page.getByText('bot check passed'));
+    expect(rendered).toEqual(['test-site-key']);
+    expect(await page.getByRole('link', { name: 'Sign in with Google' }).getAttribute('href')).toBe(
+      '/v1/auth/google/start',
+    );
+
+    await page.getByLabel('Email').fill(uniqueEmail('turnstile'));
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+    const [login] = await Promise.all([
+      page.waitForRequest((request) => request.url().endsWith('/v1/auth/login')),
+      page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+    ]);
+    expect(login.postDataJSON()).toMatchObject({ turnstile_token: 'token-from-widget' });
+    // The server could not verify the token (its verify URL is closed): the refusal is on screen.
+    await shown(page.getByRole('alert'));
+    await context.close();
+    expect(errors).toEqual([]);
   });
 });
