@@ -1,4 +1,18 @@
 # One image for both process kinds: `npm run api` (default) and `npm run worker` (compose overrides).
+
+# The dashboard (web/) is built with the dev dependencies, then only its static files are kept.
+FROM node:20-bookworm-slim AS dashboard
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json ./
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+COPY temporal ./temporal
+COPY web ./web
+RUN npm run build:web
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -9,6 +23,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY temporal ./temporal
+COPY --from=dashboard /app/web/dist ./web/dist
 USER node
 EXPOSE 3000
 CMD ["npm", "run", "api"]

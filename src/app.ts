@@ -21,6 +21,7 @@ import { phoneRoutes } from './devices/phone.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
+import { serveDashboard } from './dashboard/serve-dashboard';
 
 export interface AppDeps {
   config: Config;
@@ -79,5 +80,6 @@ export function createApp(deps: AppDeps): Koa {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
+  app.use(serveDashboard());
   return app;
 }

@@ -1,0 +1,164 @@
+/// <reference lib="dom" />
+import { existsSync, readFileSync } from 'node:fs';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '../support/net';
+import { startSmtpServer } from '../support/smtp';
+
+export const root = path.resolve(__dirname, '..', '..');
+
+// Debian's chromium where it is installed (this machine, CI via .ci/run); elsewhere Playwright's own.
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+// Without the background-networking flags Chromium keeps calling Google's hosts, which a closed
+// network refuses; none of them changes what a page does.
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    headless: true,
+    executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+    args: FLAGS,
+  });
+}
+
+/** Console errors and uncaught exceptions of every page in a context. */
+export function watchConsole(context: BrowserContext): string[] {
+  const errors: string[] = [];
+  const watch = (page: Page) => {
+    page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
+    page.on('console', (message) => {
+      // The browser's own line for a 4xx answer is not a page error: the error states under test
+      // are made of those answers (401 before signing in, 422 for a bad form) and are checked on screen.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        errors.push(`${page.url()}: ${message.text()}`);
+      }
+    });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  return errors;
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** axe-core in the page: the serious and critical WCAG 2.1 A/AA violations of what is on screen. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } })
+      .axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
+    return result.violations as Array<{
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: Array<{ target: unknown[] }>;
+    }>;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`start command still running after ${timeoutMs} ms`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+export interface Stack {
+  base: string;
+  smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * What `npm start` runs, as a person would: the dashboard built if stale (the prestart step), then
+ * embedded Postgres, the Temporal dev server, api and worker on free ports with a temporary data
+ * folder, mail going to a local SMTP server.
+ */
+export async function startStack(label: string, env: Record<string, string> = {}): Promise<Stack> {
+  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+  const dataDir = path.join(root, '.test-data', `${label}-${process.pid}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const smtp = await startSmtpServer();
+  const port = await freePort();
+  // The browser opens this exact origin, so cookie-authenticated requests pass the Origin check.
+  const base = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
+      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
+      PORT: String(port),
+      PUBLIC_URL: base,
+      DATA_DIR: dataDir,
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      TEMPORAL_DEV_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      SMTP_URL: smtp.url,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const stop = async () => {
+    if (child.exitCode === null) {
+      // SIGTERM first: a SIGKILL would orphan the embedded Postgres and the dev server.
+      child.kill('SIGTERM');
+      await exited(child).catch(() => child.kill('SIGKILL'));
+    }
+    await smtp.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`start command exited with ${child.exitCode}\n${output}`);
+    }
+    const res = await fetch(`${base}/readyz`).catch(() => undefined);
+    if (res?.status === 200) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the stack was not ready after 150 s\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { base, smtp, output: () => output, stop };
+}

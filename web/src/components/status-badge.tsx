@@ -1,0 +1,31 @@
+import { Badge } from '@mantine/core';
+
+const COLORS: Record<string, string> = {
+  delivered: 'teal',
+  sent: 'blue',
+  dispatched: 'cyan',
+  queued: 'gray',
+  received: 'grape',
+  failed: 'red',
+  unknown: 'orange',
+  completed: 'teal',
+  processing: 'blue',
+  scheduled: 'violet',
+  pending: 'gray',
+  retrying: 'orange',
+  online: 'teal',
+  offline: 'gray',
+  paused: 'orange',
+  active: 'teal',
+  revoked: 'red',
+  expired: 'gray',
+};
+
+/** Dark text on a light badge: readable at any size (axe checks the contrast). */
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <Badge color={COLORS[status] ?? 'gray'} variant="light" autoContrast>
+      <span style={{ color: 'var(--mantine-color-dark-9)' }}>{status}</span>
+    </Badge>
+  );
+}

@@ -1,0 +1,216 @@
+import { Alert, Button, Card, Group, PasswordInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
+import { useState, type FormEvent } from 'react';
+import { api, ok } from '../api/client';
+import { useConfirm } from '../components/confirm';
+import { Page } from '../components/page';
+import { FormError, Load } from '../components/states';
+import { ago, when } from '../lib/format';
+import { useSession } from '../lib/session';
+import { useLoad } from '../lib/use-load';
+
+export function Account() {
+  return (
+    <Page title="Account">
+      <Profile />
+      <Password />
+      <Sessions />
+    </Page>
+  );
+}
+
+function Profile() {
+  const { me, refresh } = useSession();
+  const [name, setName] = useState(me.user.name ?? '');
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    setSaved(false);
+    try {
+      await ok(api.PATCH('/v1/auth/profile', { body: { name: name || null } }));
+      await refresh();
+      setSaved(true);
+    } catch (e) {
+      setError(e);
+    }
+  }
+  return (
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Profile">
+      <Stack maw={440}>
+        <Text fw={600} component="h2">
+          Profile
+        </Text>
+        <Text size="sm">
+          {me.user.email} · {me.user.email_verified_at ? `verified ${when(me.user.email_verified_at)}` : 'not verified'}
+          {me.user.google_linked ? ' · Google linked' : ''} · plan {me.limits.plan_name}
+        </Text>
+        <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <FormError error={error} />
+        {saved && (
+          <Text size="sm" c="teal.9" role="status">
+            Saved.
+          </Text>
+        )}
+        <Group>
+          <Button type="submit">Save profile</Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+function Password() {
+  const { me } = useSession();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [done, setDone] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    setDone(false);
+    try {
+      await ok(api.POST('/v1/auth/password', { body: { current_password: current, new_password: next } }));
+      setDone(true);
+      setCurrent('');
+      setNext('');
+    } catch (e) {
+      setError(e);
+    }
+  }
+  if (!me.user.has_password) {
+    return (
+      <Card withBorder>
+        <Text size="sm">
+          You sign in with Google. Use “Forgot your password?” on the sign-in page to add a password.
+        </Text>
+      </Card>
+    );
+  }
+  return (
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Password">
+      <Stack maw={440}>
+        <Text fw={600} component="h2">
+          Change password
+        </Text>
+        <PasswordInput
+          label="Current password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onChange={(e) => setCurrent(e.currentTarget.value)}
+        />
+        <PasswordInput
+          label="New password"
+          autoComplete="new-password"
+          required
+          value={next}
+          onChange={(e) => setNext(e.currentTarget.value)}
+        />
+        <FormError error={error} />
+        {done && (
+          <Alert color="teal" role="status" p="xs">
+            Password changed.
+          </Alert>
+        )}
+        <Group>
+          <Button type="submit">Change password</Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+function Sessions() {
+  const confirm = useConfirm();
+  const state = useLoad(() => ok(api.GET('/v1/auth/sessions')).then((r) => r.data), []);
+  const [error, setError] = useState<unknown>(null);
+  async function act(run: () => Promise<unknown>) {
+    setError(null);
+    try {
+      await run();
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+  return (
+    <Card withBorder component="section" aria-label="Sessions">
+      <Stack>
+        <Group justify="space-between">
+          <Text fw={600} component="h2">
+            Sessions
+          </Text>
+          <Button
+            variant="default"
+            size="xs"
+            onClick={async () => {
+              const yes = await confirm({
+                title: 'Sign out everywhere else?',
+                message: 'Every other browser signed in to this account is signed out.',
+                confirmLabel: 'Sign out others',
+              });
+              if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
+            }}
+          >
+            Sign out others
+          </Button>
+        </Group>
+        <FormError error={error} />
+        <Load state={state}>
+          {(sessions) => (
+            <TableScroll label="Sessions table" minWidth={480}>
+              <Table aria-label="Sessions">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Browser</Table.Th>
+                    <Table.Th>IP</Table.Th>
+                    <Table.Th>Last seen</Table.Th>
+                    <Table.Th>Actions</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {sessions.map((s) => (
+                    <Table.Tr key={s.id} data-testid="session-row">
+                      <Table.Td maw={260}>
+                        <Text size="xs" truncate title={s.user_agent ?? ''}>
+                          {s.current ? 'This browser · ' : ''}
+                          {s.user_agent ?? 'unknown'}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>{s.ip ?? '—'}</Table.Td>
+                      <Table.Td title={when(s.last_seen_at)}>{ago(s.last_seen_at)}</Table.Td>
+                      <Table.Td>
+                        {!s.current && (
+                          <Button
+                            size="compact-xs"
+                            variant="default"
+                            onClick={async () => {
+                              const yes = await confirm({
+                                title: 'Sign out this session?',
+                                message: 'That browser is signed out.',
+                                confirmLabel: 'Sign out',
+                              });
+                              if (yes)
+                                await act(() =>
+                                  ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
+                                );
+                            }}
+                          >
+                            Sign out
+                          </Button>
+                        )}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          )}
+        </Load>
+      </Stack>
+    </Card>
+  );
+}

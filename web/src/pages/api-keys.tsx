@@ -1,0 +1,262 @@
+import { Button, Checkbox, Group, Modal, Stack, Table, TextInput } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
+import { useState, type FormEvent } from 'react';
+import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useConfirm } from '../components/confirm';
+import { Page } from '../components/page';
+import { ShownOnce } from '../components/shown-once';
+import { StatusBadge } from '../components/status-badge';
+import { Empty, FormError, Load } from '../components/states';
+import { ago, localInputToIso, timeZone, when } from '../lib/format';
+import { useLoad } from '../lib/use-load';
+
+const SCOPES = [
+  { value: 'send', label: 'send: send texts' },
+  { value: 'read', label: 'read: read messages, batches and stats' },
+  { value: 'devices', label: 'devices: pair and manage phones' },
+  { value: 'webhooks', label: 'webhooks: manage webhooks' },
+] as const;
+type Scope = Schemas['APIKey']['scopes'][number];
+
+function keyStatus(k: Schemas['APIKey']): string {
+  if (k.revoked_at) return 'revoked';
+  if (k.expires_at && new Date(k.expires_at).getTime() <= Date.now()) return 'expired';
+  return 'active';
+}
+
+export function ApiKeys() {
+  const confirm = useConfirm();
+  const state = useLoad(
+    () => ok(api.GET('/v1/api-keys', { params: { query: { include_revoked: true } } })).then((r) => r.data),
+    [],
+  );
+  const [creating, setCreating] = useState(false);
+  const [renaming, setRenaming] = useState<Schemas['APIKey'] | null>(null);
+  const [shown, setShown] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const path = (k: Schemas['APIKey']) => ({ params: { path: { id: k.id } } });
+
+  async function act(run: () => Promise<unknown>) {
+    setError(null);
+    try {
+      await run();
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  return (
+    <Page title="API keys" actions={<Button onClick={() => setCreating(true)}>Create a key</Button>}>
+      {shown && <ShownOnce label="API key" value={shown} onDone={() => setShown(null)} />}
+      <FormError error={error} />
+      <Load state={state}>
+        {(keys) =>
+          keys.length === 0 ? (
+            <Empty title="No API keys yet">Create one to send texts from your own code.</Empty>
+          ) : (
+            <TableScroll label="API keys table" minWidth={640}>
+              <Table aria-label="API keys">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Name</Table.Th>
+                    <Table.Th>Key</Table.Th>
+                    <Table.Th>Scopes</Table.Th>
+                    <Table.Th>Used</Table.Th>
+                    <Table.Th>Expires</Table.Th>
+                    <Table.Th>Status</Table.Th>
+                    <Table.Th>Actions</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {keys.map((k) => (
+                    <Table.Tr key={k.id} data-testid="api-key-row">
+                      <Table.Td>{k.name}</Table.Td>
+                      <Table.Td>
+                        <code>{k.prefix}…</code>
+                      </Table.Td>
+                      <Table.Td>{k.scopes.join(', ')}</Table.Td>
+                      <Table.Td>
+                        {k.use_count}× · {ago(k.last_used_at)}
+                      </Table.Td>
+                      <Table.Td>{k.expires_at ? when(k.expires_at) : 'never'}</Table.Td>
+                      <Table.Td>
+                        <StatusBadge status={keyStatus(k)} />
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="nowrap">
+                          <Button
+                            size="compact-xs"
+                            variant="default"
+                            onClick={() => setRenaming(k)}
+                            aria-label={`Rename ${k.name}`}
+                          >
+                            Rename
+                          </Button>
+                          {!k.revoked_at && (
+                            <Button
+                              size="compact-xs"
+                              variant="default"
+                              aria-label={`Revoke ${k.name}`}
+                              onClick={async () => {
+                                const yes = await confirm({
+                                  title: `Revoke ${k.name}?`,
+                                  message:
+                                    'Requests with this key are refused from now on. It stays listed as revoked.',
+                                  confirmLabel: 'Revoke',
+                                });
+                                if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
+                              }}
+                            >
+                              Revoke
+                            </Button>
+                          )}
+                          <Button
+                            size="compact-xs"
+                            variant="light"
+                            color="red"
+                            aria-label={`Delete ${k.name}`}
+                            onClick={async () => {
+                              const yes = await confirm({
+                                title: `Delete ${k.name}?`,
+                                message: 'The key stops working and disappears from this list.',
+                                confirmLabel: 'Delete',
+                              });
+                              if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
+                            }}
+                          >
+                            <span style={{ color: 'var(--mantine-color-red-9)' }}>Delete</span>
+                          </Button>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          )
+        }
+      </Load>
+      {creating && (
+        <CreateKey
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setShown(key);
+            state.reload();
+          }}
+        />
+      )}
+      {renaming && (
+        <RenameKey
+          apiKey={renaming}
+          onClose={() => setRenaming(null)}
+          onSaved={() => {
+            setRenaming(null);
+            state.reload();
+          }}
+        />
+      )}
+    </Page>
+  );
+}
+
+function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: string): void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(SCOPES.map((s) => s.value));
+  const [expires, setExpires] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const field = (n: string) => (error instanceof ApiFailure ? error.field(n) : undefined);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await ok(
+        api.POST('/v1/api-keys', { body: { name, scopes: scopes as Scope[], expires_at: localInputToIso(expires) } }),
+      );
+      onCreated(created.key);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal opened onClose={onClose} title="Create an API key">
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <TextInput
+            label="Name"
+            required
+            value={name}
+            error={field('name')}
+            onChange={(e) => setName(e.currentTarget.value)}
+          />
+          <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} error={field('scopes')}>
+            <Stack gap={6} mt={6}>
+              {SCOPES.map((s) => (
+                <Checkbox key={s.value} value={s.value} label={s.label} />
+              ))}
+            </Stack>
+          </Checkbox.Group>
+          <TextInput
+            type="datetime-local"
+            label={`Expires (${timeZone}, optional)`}
+            value={expires}
+            error={field('expires_at')}
+            onChange={(e) => setExpires(e.currentTarget.value)}
+          />
+          <FormError error={error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy}>
+              Create
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function RenameKey({ apiKey, onClose, onSaved }: { apiKey: Schemas['APIKey']; onClose(): void; onSaved(): void }) {
+  const [name, setName] = useState(apiKey.name);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    try {
+      await ok(api.PATCH('/v1/api-keys/{id}', { params: { path: { id: apiKey.id } }, body: { name } }));
+      onSaved();
+    } catch (e) {
+      setError(e);
+    }
+  }
+  return (
+    <Modal opened onClose={onClose} title={`Rename ${apiKey.name}`}>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <TextInput
+            label="New name"
+            required
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            data-autofocus
+          />
+          <FormError error={error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit">Save</Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,71 @@
+import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { api, ok } from '../../api/client';
+import { FormError } from '../../components/states';
+import { Link, useLocation } from '../../lib/router';
+import { AuthExtras } from './auth-extras';
+
+export function SignIn() {
+  const { search } = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [token, setToken] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  document.title = 'Sign in · Phone-Gateway';
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await ok(api.POST('/v1/auth/login', { body: { email, password, turnstile_token: token } }));
+      window.dispatchEvent(new CustomEvent('signed-in', { detail: search.get('next') ?? '/' }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
+      <Stack>
+        <Title order={1} size="h2">
+          Sign in
+        </Title>
+        {search.get('error') && <FormError error={new Error('Signing in with Google failed. Try again.')} />}
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+        />
+        <PasswordInput
+          label="Password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+        />
+        <FormError error={error} />
+        <Button type="submit" loading={busy}>
+          Sign in
+        </Button>
+        <AuthExtras onToken={setToken} />
+        <Text size="sm">
+          No account?{' '}
+          <Anchor component={Link} href="/sign-up">
+            Sign up
+          </Anchor>{' '}
+          ·{' '}
+          <Anchor component={Link} href="/reset-password">
+            Forgot your password?
+          </Anchor>
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,74 @@
+import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { api, ApiFailure, ok } from '../../api/client';
+import { FormError } from '../../components/states';
+import { Link } from '../../lib/router';
+import { AuthExtras } from './auth-extras';
+
+export function SignUp() {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [token, setToken] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  document.title = 'Sign up · Phone-Gateway';
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await ok(
+        api.POST('/v1/auth/register', { body: { email, password, name: name || null, turnstile_token: token } }),
+      );
+      // Registering signs in; the mailed code is entered next.
+      window.dispatchEvent(new CustomEvent('signed-in', { detail: '/verify-email' }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
+      <Stack>
+        <Title order={1} size="h2">
+          Create your account
+        </Title>
+        <TextInput label="Name" autoComplete="name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          error={field('email')}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+        />
+        <PasswordInput
+          label="Password"
+          description="At least 8 characters"
+          autoComplete="new-password"
+          required
+          value={password}
+          error={field('password')}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+        />
+        <FormError error={error} />
+        <Button type="submit" loading={busy}>
+          Sign up
+        </Button>
+        <AuthExtras onToken={setToken} />
+        <Text size="sm">
+          Have an account?{' '}
+          <Anchor component={Link} href="/sign-in">
+            Sign in
+          </Anchor>
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,95 @@
+import { Alert, Button, Group, Paper, Stack, Text, TextInput } from '@mantine/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, ApiFailure, ok } from '../../api/client';
+import { Page } from '../../components/page';
+import { FormError } from '../../components/states';
+import { navigate } from '../../lib/router';
+import { useSession } from '../../lib/session';
+
+/** Resend is throttled by the API (429 with Retry-After); the button shows the wait. */
+const RESEND_COOLDOWN_SECONDS = 60;
+
+export function VerifyEmail() {
+  const { me, refresh } = useSession();
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [resendAt, setResendAt] = useState(() => Date.now() + RESEND_COOLDOWN_SECONDS * 1000);
+  const [resent, setResent] = useState(false);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const wait = Math.max(0, Math.ceil((resendAt - now) / 1000));
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await ok(api.POST('/v1/auth/verify-email', { body: { code } }));
+      await refresh();
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function resend() {
+    setError(null);
+    setResent(false);
+    try {
+      // 202 carries no JSON (the server's text "Accepted"): read it as text.
+      await ok(api.POST('/v1/auth/verify-email/send', { parseAs: 'text' }));
+      setResent(true);
+      setResendAt(Date.now() + RESEND_COOLDOWN_SECONDS * 1000);
+    } catch (e) {
+      if (e instanceof ApiFailure && e.retryAfterSeconds) setResendAt(Date.now() + e.retryAfterSeconds * 1000);
+      setError(e);
+    }
+  }
+
+  if (me.user.email_verified_at) {
+    return (
+      <Page title="Verify your email">
+        <Alert color="teal">{me.user.email} is verified.</Alert>
+      </Page>
+    );
+  }
+  return (
+    <Page title="Verify your email">
+      <Paper withBorder p="lg" maw={440} component="form" onSubmit={submit} noValidate>
+        <Stack>
+          <Text size="sm">
+            We sent a six-digit code to <strong>{me.user.email}</strong>. It expires in 10 minutes.
+          </Text>
+          <TextInput
+            label="Verification code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            required
+            value={code}
+            onChange={(e) => setCode(e.currentTarget.value.trim())}
+          />
+          <FormError error={error} />
+          {resent && (
+            <Text size="sm" role="status" c="teal.9">
+              A new code is on its way.
+            </Text>
+          )}
+          <Group>
+            <Button type="submit" loading={busy}>
+              Verify
+            </Button>
+            <Button variant="default" onClick={() => void resend()} disabled={wait > 0}>
+              {wait > 0 ? `Resend code in ${wait}s` : 'Resend code'}
+            </Button>
+          </Group>
+        </Stack>
+      </Paper>
+    </Page>
+  );
+}

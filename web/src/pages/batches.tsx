@@ -1,0 +1,110 @@
+import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
+import { BatchProgress } from '../components/batch-progress';
+import { Page } from '../components/page';
+import { StatusBadge } from '../components/status-badge';
+import { Empty, FormError, Load } from '../components/states';
+import { when } from '../lib/format';
+import { Link } from '../lib/router';
+import { useLoad } from '../lib/use-load';
+
+/** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
+export function Batches() {
+  const first = useLoad(() => ok(api.GET('/v1/batches', { params: { query: { limit: 25 } } })), [], 5000);
+  const [more, setMore] = useState<Schemas['Batch'][]>([]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+
+  async function loadMore(from: string) {
+    try {
+      const page = await ok(api.GET('/v1/batches', { params: { query: { limit: 25, cursor: from } } }));
+      setMore((m) => [...m, ...page.data]);
+      setCursor(page.next_cursor ?? undefined);
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  return (
+    <Page title="Batches">
+      <Load state={first}>
+        {(page) => {
+          const rows = [...page.data, ...more];
+          const next = more.length ? cursor : (page.next_cursor ?? undefined);
+          if (rows.length === 0)
+            return (
+              <Empty title="No batches yet">
+                Every send is a batch.{' '}
+                <Anchor component={Link} href="/send">
+                  Send a text
+                </Anchor>
+                .
+              </Empty>
+            );
+          return (
+            <Stack>
+              <TableScroll label="Batches table" minWidth={640}>
+                <Table>
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Created</Table.Th>
+                      <Table.Th>Message</Table.Th>
+                      <Table.Th>Status</Table.Th>
+                      <Table.Th>Progress</Table.Th>
+                      <Table.Th>Done by</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {rows.map((b) => (
+                      <Table.Tr key={b.id} data-testid="batch-row">
+                        <Table.Td>
+                          <Anchor component={Link} href={`/batches/${b.id}`} size="sm">
+                            {when(b.created_at)}
+                          </Anchor>
+                        </Table.Td>
+                        <Table.Td maw={240}>
+                          <Text size="sm" truncate>
+                            {b.body}
+                          </Text>
+                          <Text size="xs" c="dimmed">
+                            {b.recipient_preview}
+                          </Text>
+                        </Table.Td>
+                        <Table.Td>
+                          <StatusBadge status={b.status} />
+                        </Table.Td>
+                        <Table.Td miw={160}>
+                          <BatchProgress batch={b} />
+                        </Table.Td>
+                        <Table.Td>
+                          <Text size="sm">{estimate(b)}</Text>
+                        </Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </TableScroll>
+              <FormError error={error} />
+              {next && (
+                <Group>
+                  <Button variant="default" onClick={() => void loadMore(next)}>
+                    Load more
+                  </Button>
+                </Group>
+              )}
+            </Stack>
+          );
+        }}
+      </Load>
+    </Page>
+  );
+}
+
+export function estimate(b: Schemas['Batch']): string {
+  if (b.completed_at) return `done ${when(b.completed_at)}`;
+  if (b.scheduled_at && new Date(b.scheduled_at).getTime() > Date.now()) return `scheduled ${when(b.scheduled_at)}`;
+  if (b.estimated_completion_at) return `about ${when(b.estimated_completion_at)}`;
+  return '—';
+}

@@ -1,0 +1,117 @@
+import { Button, Code, Group, Modal, Select, Stack, Table, Text } from '@mantine/core';
+import { TableScroll } from '../components/table-scroll';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
+import { StatusBadge } from '../components/status-badge';
+import { Empty, Load } from '../components/states';
+import { when } from '../lib/format';
+import { useLoad } from '../lib/use-load';
+
+/** The delivery log: newest first, each row opens its attempts, answer and payload. */
+export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][]; tick: number }) {
+  const [webhookId, setWebhookId] = useState('');
+  const [status, setStatus] = useState('');
+  const [open, setOpen] = useState<Schemas['Delivery'] | null>(null);
+  const state = useLoad(
+    () =>
+      ok(
+        api.GET('/v1/webhooks/deliveries', {
+          params: {
+            query: {
+              limit: 50,
+              webhook_id: webhookId || undefined,
+              status: (status || undefined) as Schemas['Delivery']['status'] | undefined,
+            },
+          },
+        }),
+      ).then((r) => r.data),
+    [webhookId, status, tick],
+    3000,
+  );
+  return (
+    <Stack component="section" aria-label="Delivery log">
+      <Text fw={600} component="h2" size="lg">
+        Delivery log
+      </Text>
+      <Group grow wrap="wrap">
+        <Select
+          label="Webhook"
+          data={[
+            { value: '', label: 'All webhooks' },
+            ...webhooks.map((w) => ({ value: w.id, label: w.name ?? w.url })),
+          ]}
+          value={webhookId}
+          onChange={(v) => setWebhookId(v ?? '')}
+          allowDeselect={false}
+        />
+        <Select
+          label="Delivery status"
+          data={[
+            { value: '', label: 'Any' },
+            ...['pending', 'retrying', 'delivered', 'failed'].map((s) => ({ value: s, label: s })),
+          ]}
+          value={status}
+          onChange={(v) => setStatus(v ?? '')}
+          allowDeselect={false}
+        />
+      </Group>
+      <Load state={state}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
+          ) : (
+            <TableScroll label="Deliveries table" minWidth={560}>
+              <Table aria-label="Deliveries">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Created</Table.Th>
+                    <Table.Th>Event</Table.Th>
+                    <Table.Th>Status</Table.Th>
+                    <Table.Th>Attempts</Table.Th>
+                    <Table.Th>Answer</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rows.map((d) => (
+                    <Table.Tr key={d.id} data-testid="delivery-row">
+                      <Table.Td>
+                        <Button variant="subtle" size="compact-sm" onClick={() => setOpen(d)}>
+                          {when(d.created_at)}
+                        </Button>
+                      </Table.Td>
+                      <Table.Td>{d.event}</Table.Td>
+                      <Table.Td>
+                        <StatusBadge status={d.status} />
+                      </Table.Td>
+                      <Table.Td>{d.attempt_count}</Table.Td>
+                      <Table.Td>{d.http_status ?? d.error ?? '—'}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          )
+        }
+      </Load>
+      {open && (
+        <Modal opened onClose={() => setOpen(null)} title={`Delivery of ${open.event}`} size="lg">
+          <Stack gap="xs">
+            <Text size="sm">To {open.url}</Text>
+            <Text size="sm">
+              {open.attempt_count} attempt{open.attempt_count === 1 ? '' : 's'} · last {when(open.last_attempt_at)}
+              {open.next_attempt_at && ` · next ${when(open.next_attempt_at)}`}
+            </Text>
+            <Text size="sm">
+              Answer: {open.http_status ?? '—'} {open.error && `· ${open.error}`}
+            </Text>
+            {open.response_excerpt && <Code block>{open.response_excerpt}</Code>}
+            <Text size="sm" fw={600}>
+              Payload
+            </Text>
+            <Code block>{JSON.stringify(open.payload, null, 2)}</Code>
+          </Stack>
+        </Modal>
+      )}
+    </Stack>
+  );
+}

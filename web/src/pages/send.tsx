@@ -1,0 +1,214 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { countSegments } from '../../../src/messages/segments';
+import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { Page } from '../components/page';
+import { Empty, FormError, Load } from '../components/states';
+import { localInputToIso, timeZone } from '../lib/format';
+import { checkRecipients } from '../lib/recipients';
+import { Link, navigate } from '../lib/router';
+import { useLoad } from '../lib/use-load';
+import { simLabel } from './device-settings';
+import { simsOf } from './phones';
+
+export function Send() {
+  const devices = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), []);
+  return (
+    <Page title="Send a text">
+      <Load state={devices}>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty title="No phone to send with">
+              <Anchor component={Link} href="/phones">
+                Pair a phone
+              </Anchor>{' '}
+              first: texts go out through it.
+            </Empty>
+          ) : (
+            <SendForm devices={list} />
+          )
+        }
+      </Load>
+    </Page>
+  );
+}
+
+function SendForm({ devices }: { devices: Schemas['Device'][] }) {
+  const [to, setTo] = useState('');
+  const [body, setBody] = useState('');
+  const [deviceId, setDeviceId] = useState<string>('');
+  const [sim, setSim] = useState<string>('');
+  const [scheduled, setScheduled] = useState(false);
+  const [at, setAt] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const checks = useMemo(() => checkRecipients(to), [to]);
+  const valid = checks.filter((c) => c.e164 && c.duplicateOf === undefined);
+  const invalid = checks.filter((c) => c.error);
+  const duplicates = checks.filter((c) => c.duplicateOf !== undefined);
+  const segments = countSegments(body);
+  const chars = [...body].length;
+  const device = devices.find((d) => d.id === deviceId) ?? devices.find((d) => d.is_default) ?? devices[0];
+  const sims = device ? simsOf(device) : [];
+  const fieldErrors = error instanceof ApiFailure ? (error.problem.errors ?? []) : [];
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const sent = await ok(
+        api.POST('/v1/messages', {
+          body: {
+            body,
+            to: valid.map((c) => c.e164!),
+            device_id: deviceId || null,
+            sim_subscription_id: sim ? Number(sim) : null,
+            scheduled_at: scheduled ? localInputToIso(at) : null,
+          },
+        }),
+      );
+      navigate(`/batches/${sent.batch.id}`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const blocked = valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
+  return (
+    <Card withBorder component="form" onSubmit={submit} noValidate maw={720}>
+      <Stack>
+        <Textarea
+          label="Recipients"
+          description="One or more numbers with their country code, separated by commas, spaces or new lines"
+          placeholder="+14155550123, +14155550124"
+          autosize
+          minRows={2}
+          value={to}
+          onChange={(e) => setTo(e.currentTarget.value)}
+        />
+        {checks.length > 0 && (
+          <div aria-live="polite">
+            <Text size="sm" data-testid="recipient-summary">
+              {valid.length} valid recipient{valid.length === 1 ? '' : 's'}
+              {invalid.length > 0 && `, ${invalid.length} invalid`}
+              {duplicates.length > 0 &&
+                `, ${duplicates.length} duplicate${duplicates.length === 1 ? '' : 's'} (sent once)`}
+            </Text>
+            <Group
+              gap={4}
+              mt={4}
+              component="ul"
+              style={{ listStyle: 'none', padding: 0 }}
+              aria-label="Recipients as checked"
+            >
+              {checks.map((c, i) => (
+                <li key={i}>
+                  <Badge
+                    variant="light"
+                    color={c.error ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
+                    title={c.error ?? (c.duplicateOf !== undefined ? 'duplicate' : c.e164)}
+                  >
+                    <span style={{ color: 'var(--mantine-color-dark-9)', textTransform: 'none' }}>
+                      {c.raw}
+                      {c.error ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
+                    </span>
+                  </Badge>
+                </li>
+              ))}
+            </Group>
+            {invalid.length > 0 && (
+              <Text size="xs" c="red.9" role="alert">
+                {invalid[0].raw} is {invalid[0].error}
+              </Text>
+            )}
+          </div>
+        )}
+        <Textarea
+          label="Message"
+          required
+          autosize
+          minRows={3}
+          value={body}
+          onChange={(e) => setBody(e.currentTarget.value)}
+          description={
+            <span data-testid="segment-counter">
+              {chars} character{chars === 1 ? '' : 's'} · {segments.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'} ·{' '}
+              {segments.segments} segment{segments.segments === 1 ? '' : 's'}
+            </span>
+          }
+        />
+        <Group grow wrap="wrap">
+          <Select
+            label="Phone"
+            data={[
+              { value: '', label: 'Default phone' },
+              ...devices.map((d) => ({ value: d.id, label: `${d.name}${d.online ? '' : ' (offline)'}` })),
+            ]}
+            value={deviceId}
+            onChange={(v) => {
+              setDeviceId(v ?? '');
+              setSim('');
+            }}
+            allowDeselect={false}
+          />
+          <Select
+            label="SIM"
+            data={[
+              { value: '', label: 'Phone default' },
+              ...sims.map((s) => ({ value: String(s.subscription_id), label: simLabel(s) })),
+            ]}
+            value={sim}
+            onChange={(v) => setSim(v ?? '')}
+            allowDeselect={false}
+          />
+        </Group>
+        <Switch
+          label="Schedule for later"
+          checked={scheduled}
+          onChange={(e) => setScheduled(e.currentTarget.checked)}
+        />
+        {scheduled && (
+          <TextInput
+            type="datetime-local"
+            label={`Send at (${timeZone})`}
+            value={at}
+            onChange={(e) => setAt(e.currentTarget.value)}
+            required
+          />
+        )}
+        <FormError error={error} />
+        {fieldErrors.length > 0 && (
+          <Alert color="red" p="xs">
+            <ul style={{ margin: 0, paddingLeft: 16 }}>
+              {fieldErrors.map((f) => (
+                <li key={f.field}>{f.message}</li>
+              ))}
+            </ul>
+          </Alert>
+        )}
+        <Group>
+          <Button type="submit" loading={busy} disabled={blocked}>
+            {valid.length > 1 ? `Send to ${valid.length} recipients` : 'Send'}
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
