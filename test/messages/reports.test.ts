@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { eventsOf as storedEvents } from '../support/factories';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
@@ -30,13 +31,8 @@ describe('POST /v1/device/messages/status: many outcome reports in one request',
   const reportMany = (phone: PairedPhone, reports: unknown[]) =>
     app.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(phone.token)));
   /** Events are the transactional outbox of webhooks: storage is where a test sees them. */
-  const eventsOf = (userId: string) =>
-    app.orm.em
-      .fork()
-      .execute<{ name: string; message_id: string }[]>(
-        'select name, message_id from events where user_id = ? order by created_at, name',
-        [userId],
-      );
+  const eventsOf = async (userId: string) =>
+    (await storedEvents(app.orm, { userId })).map((e) => ({ name: e.name, message_id: e.messageId }));
 
   it('applies every report with the single report’s rules and answers each in order', async () => {
     const mine = await tenant();
