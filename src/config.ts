@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
 import * as yup from 'yup';
 import { parseDuration, parseDurationList } from './lib/duration';
 
@@ -71,6 +73,8 @@ export const envSchema = yup.object({
   TEMPORAL_TASK_QUEUE: yup.string().default('phone-gateway'),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
+  PHONE_GATEWAY_CACHE: yup.string(),
+  XDG_CACHE_HOME: yup.string(),
   SMTP_URL: url(['smtp', 'smtps']),
   MAIL_FROM: yup.string().default('Phone Gateway <no-reply@localhost>'),
   TURNSTILE_SITE_KEY: yup.string(),
@@ -143,6 +147,7 @@ function build(env: Env) {
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       devPort: env.TEMPORAL_DEV_PORT,
       uiPort: env.TEMPORAL_UI_PORT,
+      cacheDir: temporalCacheDir(env),
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     turnstile: {
@@ -178,6 +183,19 @@ function build(env: Env) {
 }
 
 export type Config = Readonly<ReturnType<typeof build>>;
+
+/**
+ * Where temporal/install.sh installs the pinned Temporal CLI and test server: outside the repo, shared
+ * by every clone. Also read on its own (process.env by default) by tests and tools that need the
+ * servers without a full configuration.
+ */
+export function temporalCacheDir(
+  source: { PHONE_GATEWAY_CACHE?: string; XDG_CACHE_HOME?: string } = process.env,
+): string {
+  return (
+    source.PHONE_GATEWAY_CACHE || path.join(source.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'phone-gateway')
+  );
+}
 
 function deepFreeze<T>(value: T): T {
   // Keys are Buffers, which cannot be frozen; they are never handed out for writing.

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
+import { temporalCacheDir } from '../src/config';
 
-// Where temporal/install.sh puts the pinned servers (outside the repo, shared by every clone).
+// The pinned servers temporal/install.sh installs under the cache folder (config.temporal.cacheDir).
 const here = __dirname;
 
 function pinned(): { cli: string; testServer: string } {
@@ -15,23 +15,16 @@ function pinned(): { cli: string; testServer: string } {
   return { cli: get('TEMPORAL_CLI_VERSION'), testServer: get('TEMPORAL_TEST_SERVER_VERSION') };
 }
 
-export function cacheDir(): string {
-  return (
-    process.env.PHONE_GATEWAY_CACHE ??
-    path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'phone-gateway')
-  );
-}
-
 export const installScript = path.join(here, 'install.sh');
 
 /** The installed Temporal CLI, or undefined when it could not be built here (no Go). */
-export function temporalCliPath(): string | undefined {
-  const file = path.join(cacheDir(), `temporal-cli-${pinned().cli}`, 'temporal');
+export function temporalCliPath(cacheDir = temporalCacheDir()): string | undefined {
+  const file = path.join(cacheDir, `temporal-cli-${pinned().cli}`, 'temporal');
   return existsSync(file) ? file : undefined;
 }
 
 /** The launcher of the Java time-skipping test server, or undefined without Java and Maven. */
-export function testServerPath(): string | undefined {
-  const file = path.join(cacheDir(), `temporal-test-server-${pinned().testServer}`, 'temporal-test-server');
+export function testServerPath(cacheDir = temporalCacheDir()): string | undefined {
+  const file = path.join(cacheDir, `temporal-test-server-${pinned().testServer}`, 'temporal-test-server');
   return existsSync(file) ? file : undefined;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, temporalCacheDir } from '../src/config';
 
 describe('config', () => {
   it('fills the documented defaults', () => {
@@ -15,6 +17,15 @@ describe('config', () => {
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
     expect(config.defaultPlan).toBe('free');
     expect(config.rateLimits).toEqual({ key: { perSecond: 50, burst: 100 }, device: { perSecond: 50, burst: 200 } });
+    expect(config.temporal.cacheDir).toBe(path.join(homedir(), '.cache', 'phone-gateway'));
+  });
+
+  it('finds the Temporal servers where temporal/install.sh puts them', () => {
+    expect(loadConfig({ PHONE_GATEWAY_CACHE: '/opt/pg-cache', XDG_CACHE_HOME: '/xdg' }).temporal.cacheDir).toBe(
+      '/opt/pg-cache',
+    );
+    expect(loadConfig({ XDG_CACHE_HOME: '/xdg' }).temporal.cacheDir).toBe('/xdg/phone-gateway');
+    expect(temporalCacheDir({ PHONE_GATEWAY_CACHE: '', XDG_CACHE_HOME: '/xdg' })).toBe('/xdg/phone-gateway');
   });
 
   it('reads values from the environment, treating empty ones as unset', () => {

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { randomDigits, safeEqual, sha256 } from '../lib/crypto';
+import { accountsRepository } from './accounts.repository';
 import { EmailCode } from './email-code.entity';
 
 export const CODE_TTL_MS = 10 * 60_000;
@@ -49,8 +50,7 @@ export function createEmailCodesService({ em, clock }: { em: () => EntityManager
       );
       if (!current) throw invalidCode();
       if (!safeEqual(current.codeHash, hashCode(userId, purpose, code))) {
-        // Counted in SQL so concurrent guesses cannot share one attempt.
-        await em().execute('update email_codes set attempts = attempts + 1 where id = ?', [current.id]);
+        await accountsRepository.countWrongCode(em(), current.id);
         throw invalidCode();
       }
       const burned = await em().nativeUpdate(

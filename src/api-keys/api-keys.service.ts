@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock';
 import { randomBase62, sha256 } from '../lib/crypto';
 import type { Logger } from '../lib/logger';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity';
+import { apiKeysRepository } from './api-keys.repository';
 
 const KEY_PREFIX = 'sk_';
 const KEY_RANDOM_CHARS = 40;
@@ -68,12 +69,7 @@ export function createApiKeysService({ em, clock }: { em: () => EntityManager; c
       if (!presented.startsWith(KEY_PREFIX) || presented.length > 200) return null;
       // Looked up by hash: the secret itself is never compared, so its timing leaks nothing. Plain SQL:
       // this runs on every request, and the three columns it needs want no entity.
-      const [key] = await em().execute<{ id: string; user_id: string; scopes: Scope[] }[]>(
-        `select id, user_id, scopes from api_keys
-          where key_hash = ? and revoked_at is null and (expires_at is null or expires_at > ?)`,
-        [sha256(presented), clock.now()],
-      );
-      return key ? { id: key.id, userId: key.user_id, scopes: key.scopes } : null;
+      return apiKeysRepository.usableByHash(em(), sha256(presented), clock.now());
     },
   };
 }
@@ -100,14 +96,10 @@ export function createKeyUsageRecorder({
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    const rows = [...batch.entries()];
     try {
-      const values = rows.map(() => '(?::uuid, ?::int, ?::timestamptz)').join(', ');
-      await orm.em.fork().execute(
-        `update api_keys as k set use_count = k.use_count + v.n, last_used_at = greatest(k.last_used_at, v.at)
-           from (values ${values}) as v (id, n, at)
-          where k.id = v.id`,
-        rows.flatMap(([id, use]) => [id, use.count, use.lastUsedAt]),
+      await apiKeysRepository.addUses(
+        orm.em.fork(),
+        [...batch.entries()].map(([id, use]) => ({ id, count: use.count, lastUsedAt: use.lastUsedAt })),
       );
     } catch (error) {
       logger.error({ err: error }, 'could not record API key usage');

@@ -1,6 +1,6 @@
 // `npm run migrate` applies pending migrations; `npm run migration:create` writes a new one from the
-// difference between the entities and the last snapshot. Without DATABASE_URL both use the start
-// command's embedded Postgres (its data folder).
+// difference between the entities and the migrated database (snapshots are off). Without
+// DATABASE_URL both use the start command's embedded Postgres (its data folder).
 import path from 'node:path';
 import { loadConfigOrExit } from '../config';
 import { createLogger } from '../lib/logger';

@@ -85,11 +85,15 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   const { dir, dbFile, pidFile } = files(config);
   mkdirSync(dir, { recursive: true });
 
-  let cli = temporalCliPath();
+  const { cacheDir } = config.temporal;
+  let cli = temporalCliPath(cacheDir);
   if (!cli) {
-    const install = spawnSync('bash', [installScript, 'cli'], { stdio: 'inherit' });
+    const install = spawnSync('bash', [installScript, 'cli'], {
+      stdio: 'inherit',
+      env: { ...process.env, PHONE_GATEWAY_CACHE: cacheDir },
+    });
     if (install.status !== 0) throw new Error('installing the Temporal CLI failed (see above)');
-    cli = temporalCliPath();
+    cli = temporalCliPath(cacheDir);
   }
   if (!cli) return startWithSdkDownload(config, dbFile, logger);
 

@@ -138,4 +138,51 @@ export const devicesRepository = {
         where unpaired_at is null and last_signal_at is null and paired_at < ? order by paired_at limit ?`,
       [before, limit],
     ),
+
+  /** Locks every paired phone of an account, in one order: changes of the default queue, never deadlock. */
+  async lockAllOf(tx: EntityManager, userId: string): Promise<void> {
+    await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [userId]);
+  },
+
+  async clearDefaultExcept(tx: EntityManager, userId: string, deviceId: string, at: Date): Promise<void> {
+    await tx.execute('update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?', [
+      at,
+      userId,
+      deviceId,
+    ]);
+  },
+
+  /**
+   * Offline only when neither the caller (`lastHeartbeatAt`) nor the row knows of a heartbeat within
+   * `missed` × the row's interval before `now`; true when this call moved it.
+   */
+  async markOffline(
+    tx: EntityManager,
+    deviceId: string,
+    lastHeartbeatAt: Date,
+    now: Date,
+    missed: number,
+    at: Date,
+  ): Promise<boolean> {
+    const rows = await tx.execute<{ id: string }[]>(
+      `update devices set online = false, updated_at = ?
+        where id = ? and online and unpaired_at is null
+          and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ?::timestamptz)
+              <= ?::timestamptz - make_interval(mins => heartbeat_interval_minutes * ?::int)
+        returning id`,
+      [at, deviceId, lastHeartbeatAt, now, missed],
+    );
+    return rows.length > 0;
+  },
+
+  /** True when this call moved a paired, offline phone online. */
+  async markOnline(tx: EntityManager, deviceId: string, at: Date): Promise<boolean> {
+    const rows = await tx.execute<{ id: string }[]>(
+      `update devices set online = true, updated_at = ?
+        where id = ? and not online and unpaired_at is null
+        returning id`,
+      [at, deviceId],
+    );
+    return rows.length > 0;
+  },
 };

@@ -121,15 +121,9 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
     /** Exactly one default per account: the others are cleared in the same transaction. */
     async setDefault(userId: string, id: string): Promise<Device> {
       return em().transactional(async (tx) => {
-        // Every phone of the account, in one order: concurrent changes of the default queue, never deadlock.
-        await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [
-          userId,
-        ]);
+        await devicesRepository.lockAllOf(tx, userId);
         const device = await lockOwned(tx, userId, id);
-        await tx.execute(
-          'update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?',
-          [clock.now(), userId, id],
-        );
+        await devicesRepository.clearDefaultExcept(tx, userId, id, clock.now());
         device.isDefault = true;
         await tx.flush();
         return device;

@@ -10,6 +10,7 @@ import type { PlansService } from '../plans/plans.service';
 import { Device, PairingCode } from './device.entity';
 import type { Liveness } from './liveness';
 import { deviceView } from './devices.views';
+import { pairingRepository } from './pairing.repository';
 
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: codes are read off a screen and typed on a phone.
@@ -114,14 +115,9 @@ export function createPairingService(deps: PairingDeps) {
       let device: Device;
       try {
         device = await transaction(em(), async (tx) => {
-          const rows = await tx.execute<{ id: string; user_id: string }[]>(
-            `update pairing_codes set consumed_at = ?
-              where code_hash = ? and consumed_at is null and expires_at > ?
-              returning id, user_id`,
-            [now, hashCode(normalizeCode(input.code)), now],
-          );
-          if (rows.length === 0) throw invalidCode();
-          const userId = rows[0].user_id;
+          const code = await pairingRepository.consume(tx, hashCode(normalizeCode(input.code)), now);
+          if (!code) throw invalidCode();
+          const userId = code.user_id;
           // Pairings of one account queue here, so two racing for one handset find one device.
           await plans.lockAccount(tx, userId);
           const { device, cameBack } = await deviceFor(tx, userId, input, now);
@@ -141,7 +137,7 @@ export function createPairingService(deps: PairingDeps) {
           device.online = true;
           device.lastHeartbeatAt = now;
           await tx.flush();
-          await tx.execute('update pairing_codes set device_id = ? where id = ?', [device.id, rows[0].id]);
+          await pairingRepository.linkDevice(tx, code.id, device.id);
           if (cameBack) {
             await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id });
           }

@@ -4,6 +4,7 @@ import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
 import { Device } from './device.entity';
+import { devicesRepository } from './devices.repository';
 import { deviceView } from './devices.views';
 
 export interface OfflineInput {
@@ -49,15 +50,15 @@ export function createPresenceService({
      */
     async markOffline(input: OfflineInput): Promise<OfflineResult> {
       return transaction(em(), async (tx): Promise<OfflineResult> => {
-        const rows = await tx.execute<{ id: string }[]>(
-          `update devices set online = false, updated_at = ?
-            where id = ? and online and unpaired_at is null
-              and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ?::timestamptz)
-                  <= ?::timestamptz - make_interval(mins => heartbeat_interval_minutes * ?::int)
-            returning id`,
-          [clock.now(), input.deviceId, new Date(input.lastHeartbeatAt), new Date(input.now), input.missedHeartbeats],
+        const moved = await devicesRepository.markOffline(
+          tx,
+          input.deviceId,
+          new Date(input.lastHeartbeatAt),
+          new Date(input.now),
+          input.missedHeartbeats,
+          clock.now(),
         );
-        if (rows.length > 0) {
+        if (moved) {
           await transition(tx, input.deviceId, 'device.offline');
           return { status: 'offline' };
         }
@@ -75,14 +76,9 @@ export function createPresenceService({
     /** Online again; a no-op when the heartbeat's own request already did it. */
     async markOnline(deviceId: string): Promise<boolean> {
       return transaction(em(), async (tx) => {
-        const rows = await tx.execute<{ id: string }[]>(
-          `update devices set online = true, updated_at = ?
-            where id = ? and not online and unpaired_at is null
-            returning id`,
-          [clock.now(), deviceId],
-        );
-        if (rows.length > 0) await transition(tx, deviceId, 'device.online');
-        return rows.length > 0;
+        const moved = await devicesRepository.markOnline(tx, deviceId, clock.now());
+        if (moved) await transition(tx, deviceId, 'device.online');
+        return moved;
       });
     },
   };

@@ -7,6 +7,9 @@ import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgres
 //
 // Rows must be written with millisecond timestamps (the services' clock): the cursor keeps
 // milliseconds, as JavaScript dates do.
+//
+// Every list is a MikroORM FilterQuery handed to `findPage`: filters are object properties, never
+// SQL text put together by hand.
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -72,19 +75,10 @@ export function afterCursor(cursor: Cursor, order: Order): FilterQuery<{ created
   } as FilterQuery<{ createdAt: Date; id: string }>;
 }
 
-/**
- * The same condition for raw SQL: `(created_at, id) < (?, ?)` (or `>` ascending), for queries the
- * ORM cannot express. `columns` names the two columns, e.g. `m.created_at` and `m.id`.
- */
-export function afterCursorSql(
-  cursor: Cursor,
-  order: Order,
-  columns: { createdAt: string; id: string } = { createdAt: 'created_at', id: 'id' },
-): { sql: string; params: unknown[] } {
-  return {
-    sql: `(${columns.createdAt}, ${columns.id}) ${order === 'desc' ? '<' : '>'} (?, ?)`,
-    params: [cursor.createdAt, cursor.id],
-  };
+/** The `from` (inclusive) .. `to` (exclusive) filter every list offers on created_at; empty when neither is given. */
+export function createdWithin(from?: Date, to?: Date): { createdAt?: { $gte?: Date; $lt?: Date } } {
+  if (!from && !to) return {};
+  return { createdAt: { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) } };
 }
 
 /** Cuts `limit + 1` fetched rows into a page: the extra row only says that another page exists. */

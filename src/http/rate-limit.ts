@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
 import { rateLimited } from './errors';
+import { rateLimitRepository } from './rate-limit.repository';
 
 export interface Window {
   limit: number;
@@ -21,28 +22,17 @@ export function createRateLimiter({ em, clock }: { em: () => EntityManager; cloc
   return {
     async hit(key: string, { limit, windowMs }: Window): Promise<void> {
       const { start, retryAfterSeconds } = windowOf(windowMs);
-      const [row] = await em().execute<{ hits: number }[]>(
-        `insert into rate_limit_windows (key, window_start, hits) values (?, ?, 1)
-           on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
-           returning hits`,
-        [key, start],
-      );
+      const hits = await rateLimitRepository.hit(em(), key, start);
       // Old windows are dropped now and then by whoever happens to pass.
       if (Math.random() < 0.01) {
-        await em().execute('delete from rate_limit_windows where window_start < ?', [
-          new Date(start.getTime() - 86_400_000),
-        ]);
+        await rateLimitRepository.dropBefore(em(), new Date(start.getTime() - 86_400_000));
       }
-      if (row.hits > limit) throw rateLimited(retryAfterSeconds);
+      if (hits > limit) throw rateLimited(retryAfterSeconds);
     },
 
     async check(key: string, { limit, windowMs }: Window): Promise<void> {
       const { start, retryAfterSeconds } = windowOf(windowMs);
-      const rows = await em().execute<{ hits: number }[]>(
-        'select hits from rate_limit_windows where key = ? and window_start = ?',
-        [key, start],
-      );
-      if ((rows[0]?.hits ?? 0) >= limit) throw rateLimited(retryAfterSeconds);
+      if ((await rateLimitRepository.hits(em(), key, start)) >= limit) throw rateLimited(retryAfterSeconds);
     },
   };
 }

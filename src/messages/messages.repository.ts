@@ -1,5 +1,5 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { findPage, type Page } from '../http/pagination';
+import { createdWithin, findPage, type Page } from '../http/pagination';
 import { Batch, type BatchStatus } from './batch.entity';
 import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
@@ -388,15 +388,12 @@ export const messagesRepository = {
     },
     page: { cursor?: string; limit: number; order?: 'asc' | 'desc' },
   ): Promise<Page<Message>> {
-    const where: FilterQuery<Message> = {};
+    const where: FilterQuery<Message> = createdWithin(filter.from, filter.to);
     if (filter.userId) where.userId = filter.userId;
     if (filter.deviceIds) where.deviceId = filter.deviceIds.length === 1 ? filter.deviceIds[0] : { $in: filter.deviceIds };
     if (filter.direction) where.direction = filter.direction as Message['direction'];
     if (filter.status) where.status = filter.status as MessageStatus;
     if (filter.batchId) where.batchId = filter.batchId;
-    if (filter.from || filter.to) {
-      where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
-    }
     if (filter.q) {
       // The same expression as the trigram index (messages_search_idx), so the index serves it.
       const text = raw((alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`);

@@ -10,7 +10,7 @@ import { object, ref } from './resources';
 import type { JsonSchema } from './yup-to-json-schema';
 
 // Every endpoint of the API, with the same schemas its route validates with and the auth its
-// route declares. test/openapi/routes.test.ts checks this list against the app's routers.
+// route declares. test/openapi/served.test.ts checks this list against the app's routers and their auth.
 
 export type OperationAuth = 'none' | 'session' | 'optionalSession' | 'sessionOrKey' | 'device' | { scope: Scope };
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { accountsRepository } from '../accounts/accounts.repository';
 import { notFound, planLimit } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { Plan } from './plan.entity';
@@ -24,9 +25,9 @@ export interface PlansDeps {
 
 export function createPlansService({ em, clock }: PlansDeps) {
   async function planOf(userId: string): Promise<Plan> {
-    const rows = await em().execute<{ plan_id: string }[]>('select plan_id from users where id = ?', [userId]);
-    if (rows.length === 0) throw notFound('account');
-    return em().findOneOrFail(Plan, { id: rows[0].plan_id });
+    const planId = await accountsRepository.planIdOf(em(), userId);
+    if (planId === undefined) throw notFound('account');
+    return em().findOneOrFail(Plan, { id: planId });
   }
 
   async function usage(userId: string, at = clock.now()): Promise<Usage> {

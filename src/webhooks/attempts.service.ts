@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
 import { postOnce, type PostOptions, type PostResult } from './outbound';
 import { signatureHeader } from './signature';
+import { attemptsRepository, type AttemptTarget } from './attempts.repository';
 import { webhooksRepository } from './webhooks.repository';
 import type { SecretBox } from '../lib/secret-box';
 
@@ -32,19 +33,6 @@ export interface AttemptsDeps {
   post?: (options: PostOptions) => Promise<PostResult>;
 }
 
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  status: string;
-  attempt_count: number;
-  event: string;
-  body: string;
-  url: string;
-  enabled: boolean;
-  deleted_at: Date | null;
-  secret: string | null;
-}
-
 const outcomeOf = (status: string): DeliveryAttemptOutcome =>
   status === 'delivered' ? 'delivered' : status === 'retrying' ? 'retry' : 'stopped';
 
@@ -59,11 +47,11 @@ export function createAttemptsService(deps: AttemptsDeps) {
 
   /** Pauses the webhook when the rule holds; returns whether it did. Runs with the webhook row locked. */
   async function pauseIfFailing(tx: EntityManager, webhookId: string, deliveryId: string, now: Date) {
-    const [counts] = await tx.execute<{ failed: number; total: number; recent_ok: number }[]>(
-      `select count(*) filter (where not ok)::int as failed, count(*)::int as total,
-              count(*) filter (where ok and started_at > ?)::int as recent_ok
-         from webhook_attempts where webhook_id = ? and started_at > ?`,
-      [new Date(now.getTime() - AUTO_PAUSE.quietMs), webhookId, new Date(now.getTime() - AUTO_PAUSE.windowMs)],
+    const counts = await attemptsRepository.countsOf(
+      tx,
+      webhookId,
+      new Date(now.getTime() - AUTO_PAUSE.windowMs),
+      new Date(now.getTime() - AUTO_PAUSE.quietMs),
     );
     const failing =
       counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recent_ok === 0;
@@ -71,10 +59,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
     const reason =
       `Paused automatically: ${counts.failed} of ${counts.total} attempts failed in the last 7 days ` +
       'and none succeeded in the last 24 hours.';
-    await tx.execute(
-      'update webhooks set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled',
-      [reason, now, webhookId],
-    );
+    await attemptsRepository.pauseWebhook(tx, webhookId, reason, now);
     // The delivery being recorded ends with its own attempt's record.
     await webhooksRepository.abandonOpen(tx, webhookId, 'the webhook was paused automatically', now, deliveryId);
     deps.logger.warn({ webhook_id: webhookId, failed: counts.failed, total: counts.total }, 'webhook paused');
@@ -83,52 +68,33 @@ export function createAttemptsService(deps: AttemptsDeps) {
 
   async function record(
     input: DeliveryAttemptInput,
-    row: DeliveryRow,
+    row: AttemptTarget,
     startedAt: Date,
     result: PostResult,
   ): Promise<DeliveryAttemptOutcome> {
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     return deps.em().transactional(async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
-      const [webhook] = await tx.execute<{ enabled: boolean; deleted_at: Date | null }[]>(
-        'select enabled, deleted_at from webhooks where id = ? for update',
-        [row.webhook_id],
-      );
-      const inserted = await tx.execute<{ id: string }[]>(
-        `insert into webhook_attempts
-           (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
-         values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (delivery_id, attempt_number) do nothing returning id`,
-        [
-          row.id,
-          row.webhook_id,
-          input.attempt,
-          row.url,
-          ok,
-          result.status,
-          result.excerpt,
-          result.error,
-          startedAt,
-          result.durationMs,
-        ],
-      );
-      if (inserted.length === 0) {
+      const webhook = await attemptsRepository.lockWebhook(tx, row.webhook_id);
+      const inserted = await attemptsRepository.insert(tx, {
+        deliveryId: row.id,
+        webhookId: row.webhook_id,
+        attempt: input.attempt,
+        url: row.url,
+        ok,
+        httpStatus: result.status,
+        excerpt: result.excerpt,
+        error: result.error,
+        startedAt,
+        durationMs: result.durationMs,
+      });
+      if (!inserted) {
         // Another execution of this very attempt recorded it first: its outcome stands.
-        const [current] = await tx.execute<{ status: string }[]>('select status from webhook_deliveries where id = ?', [
-          row.id,
-        ]);
-        return outcomeOf(current?.status ?? 'failed');
+        return outcomeOf((await attemptsRepository.deliveryStatus(tx, row.id)) ?? 'failed');
       }
 
       const now = deps.clock.now();
-      await tx.execute(
-        `update webhooks set last_attempt_at = ?,
-                success_count = success_count + ?, failure_count = failure_count + ?,
-                last_success_at = case when ? then ? else last_success_at end,
-                last_failure_at = case when ? then last_failure_at else ? end
-          where id = ?`,
-        [startedAt, ok ? 1 : 0, ok ? 0 : 1, ok, startedAt, ok, startedAt, row.webhook_id],
-      );
+      await attemptsRepository.countOnWebhook(tx, row.webhook_id, ok, startedAt);
 
       let status: 'delivered' | 'retrying' | 'failed';
       let error = result.error;
@@ -147,48 +113,28 @@ export function createAttemptsService(deps: AttemptsDeps) {
         if (paused) error ??= 'the webhook was paused automatically';
       }
 
-      // Guarded: only the expected next attempt of a delivery still open moves it (a success
-      // also closes one that a pause or delete abandoned while the request was in flight).
-      await tx.execute(
-        `update webhook_deliveries
-            set status = ?, attempt_count = ?, url = ?, http_status = ?, response_excerpt = ?, error = ?,
-                last_attempt_at = ?, next_attempt_at = ?, delivered_at = ?, abandoned_at = ?
-          where id = ? and attempt_count = ?
-            and (status in ('pending', 'retrying') or (? and status = 'failed'))`,
-        [
-          status,
-          input.attempt,
-          row.url,
-          result.status,
-          result.excerpt,
-          error,
-          startedAt,
-          status === 'retrying' ? new Date(input.nextAttemptAtMs!) : null,
-          status === 'delivered' ? now : null,
-          status === 'failed' ? now : null,
-          row.id,
-          input.attempt - 1,
-          ok,
-        ],
-      );
-      const [current] = await tx.execute<{ status: string }[]>('select status from webhook_deliveries where id = ?', [
-        row.id,
-      ]);
-      return outcomeOf(current?.status ?? 'failed');
+      await attemptsRepository.recordOnDelivery(tx, {
+        deliveryId: row.id,
+        status,
+        attempt: input.attempt,
+        url: row.url,
+        httpStatus: result.status,
+        excerpt: result.excerpt,
+        error,
+        lastAttemptAt: startedAt,
+        nextAttemptAt: status === 'retrying' ? new Date(input.nextAttemptAtMs!) : null,
+        deliveredAt: status === 'delivered' ? now : null,
+        abandonedAt: status === 'failed' ? now : null,
+        ok,
+      });
+      return outcomeOf((await attemptsRepository.deliveryStatus(tx, row.id)) ?? 'failed');
     });
   }
 
   return {
     async attempt(input: DeliveryAttemptInput, signal?: AbortSignal): Promise<DeliveryAttemptOutcome> {
       const em = deps.em();
-      const [row] = await em.execute<DeliveryRow[]>(
-        `select d.id, d.webhook_id, d.status, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret
-           from webhook_deliveries d
-           join webhooks w on w.id = d.webhook_id
-           left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
-          where d.id = ?`,
-        [input.deliveryId],
-      );
+      const row = await attemptsRepository.target(em, input.deliveryId);
       if (!row) return 'stopped';
       if (row.status === 'delivered' || row.status === 'failed') return outcomeOf(row.status);
       // Recorded already (the activity is retried after its record committed): nothing is sent twice.

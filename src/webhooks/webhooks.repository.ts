@@ -1,5 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EventName } from '../events/event.entity';
+import { createdWithin, findPage, type Page } from '../http/pagination';
+import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
 
 // The SQL of `webhooks`, `webhook_secrets` and `webhook_deliveries` that more than one module needs.
 
@@ -25,7 +27,26 @@ export interface NewDelivery {
   createdAt: Date;
 }
 
+export interface DeliveryFilter {
+  webhookId?: string;
+  status?: DeliveryStatus;
+  event?: EventName;
+  from?: Date;
+  to?: Date;
+  cursor?: string;
+  limit: number;
+}
+
 export const webhooksRepository = {
+  /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
+  listDeliveries(em: EntityManager, userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+    const where: FilterQuery<WebhookDelivery> = { userId, ...createdWithin(filter.from, filter.to) };
+    if (filter.webhookId) where.webhookId = filter.webhookId;
+    if (filter.status) where.status = filter.status;
+    if (filter.event) where.event = filter.event;
+    return findPage(em, WebhookDelivery, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });
+  },
+
   /** The enabled, live webhooks of these accounts (fan-out matches events to them in memory). */
   enabledOf: (tx: EntityManager, userIds: string[]) =>
     tx.execute<Target[]>(

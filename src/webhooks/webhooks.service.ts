@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StartKind, Starter } from '../../temporal/starter';
 import { afterCommit, transaction } from '../db/transaction';
 import type { Event, EventName } from '../events/event.entity';
 import type { Emitted, EventsService } from '../events/events.service';
 import { notFound, validationFailed } from '../http/errors';
-import { findPage, type Page } from '../http/pagination';
+import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
 import type { PlansService } from '../plans/plans.service';
-import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
+import { WebhookDelivery } from './delivery.entity';
 import { urlProblem } from './outbound';
 import { newSecret } from './signature';
 import { Webhook } from './webhook.entity';
 import type { SecretBox } from '../lib/secret-box';
-import { webhooksRepository, type NewDelivery, type Target } from './webhooks.repository';
+import { webhooksRepository, type DeliveryFilter, type NewDelivery, type Target } from './webhooks.repository';
 
 export interface WebhooksDeps {
   em: () => EntityManager;
@@ -39,16 +39,6 @@ export interface UpdateWebhookInput {
   events?: EventName[];
   name?: string | null;
   enabled?: boolean;
-}
-
-export interface DeliveryFilter {
-  webhookId?: string;
-  status?: DeliveryStatus;
-  event?: EventName;
-  from?: Date;
-  to?: Date;
-  cursor?: string;
-  limit: number;
 }
 
 /** The body every attempt of a delivery sends, byte for byte. */
@@ -196,16 +186,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     },
 
     /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
-    listDeliveries(userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
-      const where: FilterQuery<WebhookDelivery> = { userId };
-      if (filter.webhookId) where.webhookId = filter.webhookId;
-      if (filter.status) where.status = filter.status;
-      if (filter.event) where.event = filter.event;
-      if (filter.from || filter.to) {
-        where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
-      }
-      return findPage(em(), WebhookDelivery, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });
-    },
+    listDeliveries: (userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> =>
+      webhooksRepository.listDeliveries(em(), userId, filter),
 
     async getDelivery(userId: string, id: string): Promise<WebhookDelivery> {
       const delivery = await em().findOne(WebhookDelivery, { id, userId });

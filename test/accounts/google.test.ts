@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowsInsecureIssuer } from '../../src/accounts/google.service';
+import { User } from '../../src/accounts/user.entity';
 import { sha256 } from '../../src/lib/crypto';
 import { createLogger } from '../../src/lib/logger';
 import { registerAccount, uniqueEmail } from '../support/accounts';
@@ -106,8 +107,7 @@ describe('Google sign-in', () => {
       has_password: false,
       email_verified_at: expect.any(String),
     });
-    const [row] = await app.orm.em.fork().execute('select plan_id from users where id = ?', [user.id]);
-    expect(row.plan_id).toBe(app.config.defaultPlan);
+    expect((await app.orm.em.fork().findOneOrFail(User, { id: user.id })).planId).toBe(app.config.defaultPlan);
   });
 
   it('links an existing password account with the same verified email, then finds it by sub', async () => {
@@ -138,8 +138,7 @@ describe('Google sign-in', () => {
     expect(res.headers.get('location')).toBe(FAILED);
     expect(lastFailure()).toBe('unverified email matches an existing account');
     expect(sid).toBeUndefined();
-    const [row] = await app.orm.em.fork().execute('select google_sub from users where id = ?', [account.userId]);
-    expect(row.google_sub).toBeNull();
+    expect((await app.orm.em.fork().findOneOrFail(User, { id: account.userId })).googleSub).toBeNull();
   });
 
   it('creates an unverified account when Google has not verified a new email', async () => {
@@ -175,7 +174,7 @@ describe('Google sign-in', () => {
     expect(sidOf(forged)).toBeUndefined();
 
     const elsewhere = await reachCallback(`sub-${email}`);
-    // Kept server-side by hash only, for ten minutes.
+    // Kept server-side by hash only, for ten minutes (storage itself: no column holds the state).
     const state = new URL(elsewhere.callbackUrl).searchParams.get('state')!;
     const stateRow = async () =>
       (await app.orm.em.fork().execute('select * from oauth_states where state_hash = ?', [sha256(state)]))[0];

@@ -38,6 +38,7 @@ describe('API keys', () => {
       last_used_at: null,
       revoked_at: null,
     });
+    // Storage itself: only the key's SHA-256 is kept.
     const [row] = await app.orm.em.fork().execute('select key_hash from api_keys where id = ?', [api_key.id]);
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.key_hash).not.toContain(key.slice(3));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { createKey, json } from '../support/accounts';
+import { deviceRow, eventsOf, updateDeviceRow } from '../support/factories';
 import { readJson } from '../support/http';
 import { accountWithKey, bearer, pairPhone } from './helpers';
 
@@ -203,11 +204,10 @@ describe('phones through the API and the phone’s own endpoints', () => {
     expect((await app.fetch(`/v1/devices/${phone.id}`, withKey(key))).status).toBe(404);
     expect((await app.fetch(`/v1/devices/${phone.id}`, withKey(key, 'DELETE'))).status).toBe(404);
     expect((await readJson(await app.fetch('/v1/devices', withKey(key)))).data).toEqual([]);
-    const [row] = await app.orm.em
-      .fork()
-      .execute('select unpaired_at, token_hash, is_default from devices where id = ?', [phone.id]);
-    expect(row.unpaired_at).not.toBeNull();
-    expect(row.token_hash).toBeNull();
+    // Storage itself: the row stays (its history and counters carry on), without a token.
+    const row = await deviceRow(app.orm, phone.id);
+    expect(row.unpairedAt).not.toBeNull();
+    expect(row.tokenHash).toBeNull();
   });
 
   it('unpairs from the phone itself with DELETE /v1/device', async () => {
@@ -316,17 +316,14 @@ describe('phones through the API and the phone’s own endpoints', () => {
   it('marks an offline phone online on its next heartbeat, with one device.online event', async () => {
     const { account, key } = await accountWithKey(app);
     const phone = await pairPhone(app, key);
-    const em = app.orm.em.fork();
-    await em.execute('update devices set online = false where id = ?', [phone.id]);
+    await updateDeviceRow(app.orm, phone.id, { online: false });
     const beats = await Promise.all(
       [1, 2, 3].map(() => app.fetch('/v1/device/heartbeat', json('POST', {}, bearer(phone.token)))),
     );
     for (const beat of beats) expect((await readJson(beat)).device.online).toBe(true);
-    const events = await em.execute('select name, data, device_id from events where user_id = ? order by created_at', [
-      account.userId,
-    ]);
+    const events = await eventsOf(app.orm, { userId: account.userId });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ name: 'device.online', device_id: phone.id });
+    expect(events[0]).toMatchObject({ name: 'device.online', deviceId: phone.id });
     expect(events[0].data).toMatchObject({ id: phone.id, online: true });
   });
 });

@@ -4,6 +4,7 @@ import type { Worker } from '@temporalio/worker';
 import { deviceHeartbeatSignal, deviceLivenessQuery, deviceWorkflowId } from '../../workflows/definitions';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { json } from '../support/accounts';
+import { deviceRow, eventsOf as storedEvents, updateDeviceRow } from '../support/factories';
 import { readJson } from '../support/http';
 import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
 import { accountWithKey, bearer, pairPhone, type PairedPhone } from './helpers';
@@ -32,16 +33,8 @@ describe('device liveness workflow', () => {
 
   const handleOf = (phone: PairedPhone) => env.client.workflow.getHandle(deviceWorkflowId(phone.id));
   const eventsOf = async (phone: PairedPhone) =>
-    (
-      await app.orm.em
-        .fork()
-        .execute<{ name: string; data: { online: boolean } }[]>(
-          'select name, data from events where device_id = ? order by created_at, id',
-          [phone.id],
-        )
-    ).map((e) => e.name);
-  const onlineOf = async (phone: PairedPhone) =>
-    (await app.orm.em.fork().execute('select online from devices where id = ?', [phone.id]))[0].online as boolean;
+    (await storedEvents(app.orm, { deviceId: phone.id })).map((e) => e.name);
+  const onlineOf = async (phone: PairedPhone) => (await deviceRow(app.orm, phone.id)).online;
   const heartbeat = (phone: PairedPhone) => app.fetch('/v1/device/heartbeat', json('POST', {}, bearer(phone.token)));
   const paired = async (plan?: string) => {
     const { key } = await accountWithKey(app, plan);
@@ -61,9 +54,7 @@ describe('device liveness workflow', () => {
     await env.sleep(20_000);
     await eventually(async () => expect(await eventsOf(phone)).toEqual(['device.offline']));
     expect(await onlineOf(phone)).toBe(false);
-    const [event] = await app.orm.em
-      .fork()
-      .execute('select data from events where device_id = ? and name = ?', [phone.id, 'device.offline']);
+    const [event] = await storedEvents(app.orm, { deviceId: phone.id, name: 'device.offline' });
     expect(event.data).toMatchObject({ id: phone.id, online: false });
 
     // Silence goes on: no second event.
@@ -116,7 +107,7 @@ describe('device liveness workflow', () => {
   it('applies a longer heartbeat interval, even when the signal was lost', async () => {
     const { phone } = await paired();
     // Written to the database only, as if the settings signal had been lost.
-    await app.orm.em.fork().execute('update devices set heartbeat_interval_minutes = 60 where id = ?', [phone.id]);
+    await updateDeviceRow(app.orm, phone.id, { heartbeatIntervalMinutes: 60 });
     await env.sleep(31 * MINUTE);
     expect(await onlineOf(phone)).toBe(true);
     await eventually(async () =>

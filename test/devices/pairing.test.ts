@@ -81,7 +81,7 @@ describe('pairing phones', () => {
     expect(status.consumed).toBe(true);
     expect(status.device.id).toBe(body.device.id);
 
-    // Only the hash is stored.
+    // Storage itself: only the hash is stored.
     const [row] = await app.orm.em.fork().execute('select token_hash from devices where id = ?', [body.device.id]);
     expect(row.token_hash).not.toContain(body.device_token);
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/events/event.entity';
 import {
-  afterCursorSql,
+  createdWithin,
   decodeCursor,
   encodeCursor,
   findPage,
@@ -93,12 +93,12 @@ describe('cursor pagination', () => {
     expect(exact.nextCursor).toBeUndefined();
   });
 
-  it('offers the same condition for raw SQL', () => {
-    const cursor = { createdAt: new Date(0), id: randomUUID() };
-    expect(afterCursorSql(cursor, 'desc', { createdAt: 'm.created_at', id: 'm.id' })).toEqual({
-      sql: '(m.created_at, m.id) < (?, ?)',
-      params: [cursor.createdAt, cursor.id],
-    });
-    expect(afterCursorSql(cursor, 'asc').sql).toBe('(created_at, id) > (?, ?)');
+  it('filters created_at from (inclusive) to (exclusive), and not at all without bounds', () => {
+    const from = new Date('2026-01-01T00:00:00Z');
+    const to = new Date('2026-02-01T00:00:00Z');
+    expect(createdWithin(from, to)).toEqual({ createdAt: { $gte: from, $lt: to } });
+    expect(createdWithin(from)).toEqual({ createdAt: { $gte: from } });
+    expect(createdWithin(undefined, to)).toEqual({ createdAt: { $lt: to } });
+    expect(createdWithin()).toEqual({});
   });
 });

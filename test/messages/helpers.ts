@@ -1,6 +1,7 @@
 import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { pairPhone } from '../devices/helpers';
+import { eventsOf as storedEvents } from '../support/factories';
 
 /** A verified account on a plan with room, an all-scopes key, one paired phone, and a caller with the key. */
 export async function sendingTenant(app: TestApp, options: { plan?: string; verified?: boolean } = {}) {
@@ -12,10 +13,5 @@ export async function sendingTenant(app: TestApp, options: { plan?: string; veri
 }
 
 /** The events an account's changes recorded: storage is where the webhooks' outbox is seen. */
-export const eventsOf = (app: TestApp, userId: string) =>
-  app.orm.em
-    .fork()
-    .execute<{ name: string; message_id: string }[]>(
-      'select name, message_id from events where user_id = ? order by created_at, name',
-      [userId],
-    );
+export const eventsOf = async (app: TestApp, userId: string) =>
+  (await storedEvents(app.orm, { userId })).map((e) => ({ name: e.name, message_id: e.messageId }));

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { batchWorkflowId } from '../../workflows/definitions';
+import { Message } from '../../src/messages/message.entity';
 import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
+import { ensurePlan } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, pairPhone } from '../devices/helpers';
@@ -16,10 +18,17 @@ describe('a 10,000-recipient batch', () => {
     stack = await startWorkflowStack({ env: { TEMPORAL_TASK_QUEUE: 'large-batch-test' } });
     ({ env, app } = stack);
     // Not in the public catalogue: a plan large enough for the test.
-    await app.orm.em.fork().execute(
-      `insert into plans (id, name, active, sort_order, batch_limit, daily_limit, monthly_limit, device_limit, webhook_limit, monthly_price_cents, yearly_price_cents)
-       values ('test-10k', 'Test 10k', false, 99, 10000, 100000, 1000000, 5, 5, 0, 0) on conflict (id) do nothing`,
-    );
+    await ensurePlan(app.orm, {
+      id: 'test-10k',
+      name: 'Test 10k',
+      batchLimit: 10_000,
+      dailyLimit: 100_000,
+      monthlyLimit: 1_000_000,
+      deviceLimit: 5,
+      webhookLimit: 5,
+      monthlyPriceCents: 0,
+      yearlyPriceCents: 0,
+    });
   });
   afterAll(async () => {
     await stack?.close();
@@ -37,10 +46,7 @@ describe('a 10,000-recipient batch', () => {
     const { batch, message_ids } = await readJson(res);
     expect(message_ids).toHaveLength(10_000);
     expect(batch.recipient_count).toBe(10_000);
-    const [{ n }] = await app.orm.em
-      .fork()
-      .execute('select count(*)::int as n from messages where batch_id = ?', [batch.id]);
-    expect(n).toBe(10_000);
+    expect(await app.orm.em.fork().count(Message, { batchId: batch.id })).toBe(10_000);
 
     // The phone sends the first 100; the rest lapse over the next ~14 hours of workflow time.
     const { data } = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { batchWorkflowId } from '../../workflows/definitions';
+import { Batch } from '../../src/messages/batch.entity';
+import { Message } from '../../src/messages/message.entity';
 import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
@@ -259,10 +261,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     );
     expect(scope.status).toBe(403);
     expect(await readJson(scope)).toMatchObject({ code: 'insufficient_scope' });
-    const [{ n }] = await app.orm.em
-      .fork()
-      .execute('select count(*)::int as n from batches where user_id = ?', [account.userId]);
-    expect(n).toBe(0);
+    expect(await app.orm.em.fork().count(Batch, { userId: account.userId })).toBe(0);
   });
 
   it('fails what is queued for a disabled phone, saying why, and stops sends to an unpaired one', async () => {
@@ -310,10 +309,7 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     for (const res of results.filter((r) => r.status === 429))
       expect(await readJson(res)).toMatchObject({ code: 'plan_limit_daily' });
-    const [{ n }] = await app.orm.em
-      .fork()
-      .execute('select count(*)::int as n from messages where user_id = ?', [account.userId]);
-    expect(n).toBe(50);
+    expect(await app.orm.em.fork().count(Message, { userId: account.userId })).toBe(50);
   });
 
   it('repairs a crash between the commit and the workflow start through the reconciler sweep', async () => {
@@ -328,26 +324,19 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       );
       expect(res.status).toBe(202);
       const { batch } = await readJson(res);
-      const [row] = await app.orm.em.fork().execute('select workflow_started_at from batches where id = ?', [batch.id]);
-      expect(row.workflow_started_at).toBeNull();
+      // When the workflow started is not part of the API: the stored batch says.
+      const stored = () => app.orm.em.fork().findOneOrFail(Batch, { id: batch.id });
+      expect((await stored()).workflowStartedAt).toBeNull();
 
       app.clock.set(new Date(Date.now() + 1000));
       const sweep = app.services.starter.sweep(app.services.starts.batches, 0);
       const repaired = await sweep.run();
       expect(repaired).toBeGreaterThanOrEqual(1);
       expect((await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name).toBe('RUNNING');
-      const [after] = await app.orm.em
-        .fork()
-        .execute('select workflow_started_at from batches where id = ?', [batch.id]);
-      expect(after.workflow_started_at).not.toBeNull();
+      expect((await stored()).workflowStartedAt).not.toBeNull();
       // A second pass finds nothing of this account left to repair.
       await sweep.run();
-      const [{ n }] = await app.orm.em
-        .fork()
-        .execute('select count(*)::int as n from batches where user_id = ? and workflow_started_at is null', [
-          account.userId,
-        ]);
-      expect(n).toBe(0);
+      expect(await app.orm.em.fork().count(Batch, { userId: account.userId, workflowStartedAt: null })).toBe(0);
     } finally {
       await cut.close();
     }

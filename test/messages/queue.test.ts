@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Device } from '../../src/devices/device.entity';
+import { Message } from '../../src/messages/message.entity';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { json } from '../support/accounts';
 import { readJson } from '../support/http';
@@ -37,25 +39,23 @@ describe("a phone's queue: positions, stale deadlines and estimates", () => {
 
   /** What storage says of a batch's messages (the deadlines are not part of the API's resources). */
   const placed = async (batchId: string) =>
-    (
-      await app.orm.em
-        .fork()
-        .execute<
-          { available_at: string | null; stale_at: string | null }[]
-        >('select available_at, stale_at from messages where batch_id = ? order by position', [batchId])
-    ).map((row) => ({ available: ms(row.available_at), stale: ms(row.stale_at) }));
-  const ms = (at: string | Date | null) => (at === null ? null : new Date(at).getTime());
+    (await app.orm.em.fork().find(Message, { batchId }, { orderBy: { position: 'asc' } })).map((message) => ({
+      available: ms(message.availableAt),
+      stale: ms(message.staleAt),
+    }));
+  const ms = (at: Date | null | undefined) => (at == null ? null : at.getTime());
 
   /** The queue counter a send reads, beside what a count of the queue says. */
   const depth = async (phone: PairedPhone) => {
-    const [row] = await app.orm.em.fork().execute<{ kept: number; counted: number }[]>(
-      `select d.queue_depth as kept,
-              (select count(*)::int from messages m where m.device_id = d.id and m.direction = 'outbound'
-                  and m.status in ('queued', 'dispatched') and m.stale_at is not null) as counted
-         from devices d where d.id = ?`,
-      [phone.id],
-    );
-    return row;
+    const em = app.orm.em.fork();
+    const kept = (await em.findOneOrFail(Device, { id: phone.id })).queueDepth;
+    const counted = await em.count(Message, {
+      deviceId: phone.id,
+      direction: 'outbound',
+      status: { $in: ['queued', 'dispatched'] },
+      staleAt: { $ne: null },
+    });
+    return { kept, counted };
   };
 
   const reportMany = (phone: PairedPhone, reports: unknown[]) =>

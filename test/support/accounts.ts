@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app';
+import { setPlan, verifyUser } from './factories';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -32,9 +33,8 @@ export async function registerAccount(
   });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
   const { user } = (await res.json()) as { user: { id: string } };
-  const em = app.orm.em.fork();
-  if (options.verified) await em.execute('update users set email_verified_at = now() where id = ?', [user.id]);
-  if (options.plan) await em.execute('update users set plan_id = ? where id = ?', [options.plan, user.id]);
+  if (options.verified) await verifyUser(app.orm, user.id);
+  if (options.plan) await setPlan(app.orm, user.id, options.plan);
   return { email, userId: user.id, cookie: sessionCookie(res) };
 }
 

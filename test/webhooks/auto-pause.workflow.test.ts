@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { seedAttempts } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import {
@@ -43,28 +44,13 @@ describe('webhook auto-pause (time-skipping)', () => {
 
   /** Attempt history on the server's clock: `failed` and `succeeded` list how long ago each was. */
   async function seed(tenant: Tenant, webhookId: string, failed: number[], succeeded: number[]) {
-    const now = await env.currentTimeMs();
-    const em = app.orm.em.fork();
-    const eventId = randomUUID();
-    const deliveryId = randomUUID();
-    await em.execute("insert into events (id, user_id, name, data, created_at) values (?, ?, 'ping', '{}', ?)", [
-      eventId,
-      tenant.userId,
-      new Date(now - 8 * 24 * HOUR),
-    ]);
-    await em.execute(
-      `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, body, secret_version, status, attempt_count, created_at, workflow_started_at)
-       values (?, ?, ?, ?, 'ping', 'https://seed.invalid', '{}', 1, 'failed', 0, ?, ?)`,
-      [deliveryId, tenant.userId, webhookId, eventId, new Date(now - 8 * 24 * HOUR), new Date(now)],
-    );
-    const history = [...failed.map((ago) => ({ ok: false, ago })), ...succeeded.map((ago) => ({ ok: true, ago }))];
-    for (const [index, { ok, ago }] of history.entries()) {
-      await em.execute(
-        `insert into webhook_attempts (id, delivery_id, webhook_id, attempt_number, url, ok, started_at, duration_ms)
-         values (gen_random_uuid(), ?, ?, ?, 'https://seed.invalid', ?, ?, 5)`,
-        [deliveryId, webhookId, index + 1, ok, new Date(now - ago)],
-      );
-    }
+    await seedAttempts(app.orm, {
+      userId: tenant.userId,
+      webhookId,
+      now: await env.currentTimeMs(),
+      failed,
+      succeeded,
+    });
   }
 
   /** A receiver failing every request with 500 until told otherwise; notes the webhook's state at each. */

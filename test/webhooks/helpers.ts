@@ -63,7 +63,10 @@ export async function emitEvent(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
 
-/** Rows as the database has them, with `*_at` columns as dates. */
+/**
+ * Rows as the database has them, with `*_at` columns as dates. Webhook tests check storage itself
+ * here: the delivery log and attempt records are what the delivery workflow leaves behind.
+ */
 export async function rows(app: TestApp, sql: string, params: unknown[] = []): Promise<Row[]> {
   const result = await app.orm.em.fork().execute<Row[]>(sql, params);
   return result.map((row) =>

@@ -4,6 +4,7 @@ import { createSecretBox } from '../../src/lib/secret-box';
 import { createLogger } from '../../src/lib/logger';
 import type { PostOptions } from '../../src/webhooks/outbound';
 import { createAttemptsService } from '../../src/webhooks/attempts.service';
+import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTenant, createWebhook, emitEvent, verifyByHand } from './helpers';
 
@@ -31,12 +32,13 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
   it('stores only the sealed secret, and deliveries are signed with the opened one', async () => {
     const tenant = await createTenant(app);
     const { id, secret } = await createWebhook(tenant, 'https://127.0.0.1:9/hook');
+    // Storage itself: the secret at rest is sealed.
     const [row] = await app.orm.em.fork().execute('select secret from webhook_secrets where webhook_id = ?', [id]);
     expect(row.secret).toMatch(/^sealed:v1:/);
     expect(row.secret).not.toContain(secret);
 
     await emitEvent(app, tenant.userId);
-    const [delivery] = await app.orm.em.fork().execute('select id from webhook_deliveries where webhook_id = ?', [id]);
+    const delivery = await app.orm.em.fork().findOneOrFail(WebhookDelivery, { webhookId: id });
     const sent: PostOptions[] = [];
     const attempts = createAttemptsService({
       em: () => app.orm.em.fork(),

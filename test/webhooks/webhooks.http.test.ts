@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { pauseWebhookAutomatically } from '../support/factories';
 import { readJson } from '../support/http';
 import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
 import {
@@ -195,11 +196,7 @@ describe('webhooks API', () => {
     });
 
     // An automatic pause, as the delivery workflow leaves it; PATCH enabled=true clears it.
-    await app.orm.em
-      .fork()
-      .execute("update webhooks set enabled = false, disabled_reason = 'Paused automatically' where id = ?", [
-        created.id,
-      ]);
+    await pauseWebhookAutomatically(app.orm, created.id, 'Paused automatically');
     const cleared = await readJson(await tenant.call('PATCH', `/v1/webhooks/${created.id}`, { enabled: true }));
     expect(cleared.webhook).toMatchObject({ enabled: true, disabled_reason: null });
 

@@ -3,12 +3,14 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createPairingCode } from '../../devices/helpers';
 import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
+import { eventsOf, updateDeviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
 import { freePort } from '../../support/net';
 import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createStreamHub, type StreamHub } from '../../../src/compat/smsgate/events.stream';
+import { Message } from '../../../src/messages/message.entity';
 import { createNotifier } from '../../../src/events/notifier';
 import { createLogger } from '../../../src/lib/logger';
 import {
@@ -187,7 +189,7 @@ describe('the SMSGate app as a phone', () => {
     const updated = await deviceOf(call, registration.id);
     expect(new Date(updated.last_heartbeat_at).getTime()).toBeGreaterThan(new Date(pinged.last_heartbeat_at).getTime());
     // A phone its liveness workflow had marked offline is back with its next ping: device.online.
-    await app.orm.em.fork().execute('update devices set online = false where id = ?', [registration.id]);
+    await updateDeviceRow(app.orm, registration.id, { online: false });
     expect((await phone.sendWebhook(await hookFor(phone, 'system:ping'), systemPing())).status).toBe(204);
     expect((await deviceOf(call, registration.id)).online).toBe(true);
     await expect
@@ -311,13 +313,7 @@ describe('the SMSGate app as a phone', () => {
             .length,
       )
       .toBe(1);
-    const events = await app.orm.em
-      .fork()
-      .execute('select count(*)::int as n from events where user_id = ? and name = ?', [
-        account.userId,
-        'message.received',
-      ]);
-    expect(events[0].n).toBe(1);
+    expect(await eventsOf(app.orm, { userId: account.userId, name: 'message.received' })).toHaveLength(1);
 
     // Comment lines keep the stream alive through proxies, as theirs do (server modules/sse/service.go
     // writes ":keepalive" every 15 s); the first one goes out at once so the headers do too.
@@ -435,10 +431,7 @@ describe('the SMSGate app as a phone', () => {
     expect(
       (await phone.sendWebhook(sentHook, { messageId: 'x', recipient: '+1555', sentAt: gsonDate(receivedAt) })).status,
     ).toBe(204);
-    const [{ n }] = await app.orm.em
-      .fork()
-      .execute("select count(*)::int as n from messages where device_id = ? and direction = 'inbound'", [id]);
-    expect(n).toBe(1);
+    expect(await app.orm.em.fork().count(Message, { deviceId: id, direction: 'inbound' })).toBe(1);
   });
 
   describe('the event stream behind /events', () => {

@@ -1,0 +1,87 @@
+// The dependency direction of ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`):
+//
+//   workflows/  → @temporalio/workflow, workflows/**, the pure modules below, and types
+//   activities/ → src/, workflows/definitions
+//   src/        → workflows/definitions (ids, signals, types), temporal/ (client, starter); never activities/
+//   temporal/   → anything (it boots the worker and bundles the workflows)
+//
+// Cycles: a runtime cycle (every edge a value import) is an error. Cycles that close only through
+// `import type` are erased by the compiler and cannot misorder module initialisation; they are
+// reported as warnings so they stay visible. They are common on purpose in one place: a workflow
+// types its activity proxy with `import type` from activities/, which are built on src/, which
+// imports workflows/definitions for ids and signals.
+
+/** Modules without Node or I/O imports that workflow code may use (each must import nothing at runtime). */
+const PURE = ['^src/lib/duration\\.ts$'];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-runtime-cycle',
+      severity: 'error',
+      comment: 'A cycle of value imports: module initialisation order depends on who is imported first.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'type-only-cycle',
+      severity: 'warn',
+      comment: 'A cycle that closes through `import type` only: harmless at run time, worth knowing.',
+      from: {},
+      to: { circular: true, via: { dependencyTypes: ['type-only'] } },
+    },
+    {
+      name: 'workflows-deterministic',
+      severity: 'error',
+      comment:
+        'Workflow code runs in the deterministic sandbox: only @temporalio/workflow, workflows/**, the pure ' +
+        'modules listed in PURE, and types (erased at compile time).',
+      from: { path: '^workflows/' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^workflows/', '^node_modules/@temporalio/workflow/', ...PURE],
+      },
+    },
+    {
+      name: 'pure-modules-stay-pure',
+      severity: 'error',
+      comment: 'A module workflows may import must not pull anything in at run time.',
+      from: { path: PURE },
+      to: { dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'src-not-activities',
+      severity: 'error',
+      comment: 'Activities are built on src/ services; src/ never reaches back into activities/.',
+      from: { path: '^src/' },
+      to: { path: '^activities/' },
+    },
+    {
+      name: 'src-only-workflow-definitions',
+      severity: 'error',
+      comment: 'src/ starts and signals workflows by id and name (workflows/definitions), never loads workflow code.',
+      from: { path: '^src/' },
+      to: { path: '^workflows/', pathNot: '^workflows/definitions\\.ts$' },
+    },
+    {
+      name: 'activities-not-workflow-code',
+      severity: 'error',
+      comment: 'Activities share ids and types with workflows through workflows/definitions only.',
+      from: { path: '^activities/' },
+      to: { path: '^workflows/', pathNot: '^workflows/definitions\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // `import type` is seen and marked type-only, so the rules above can tell types from values.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mts', '.js', '.mjs', '.json'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

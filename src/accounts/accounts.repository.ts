@@ -1,0 +1,16 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+// The SQL of `users` and `email_codes` that is not a plain entity read or write.
+
+export const accountsRepository = {
+  /** The plan an account is on; undefined for an unknown account. */
+  async planIdOf(em: EntityManager, userId: string): Promise<string | undefined> {
+    const [row] = await em.execute<{ plan_id: string }[]>('select plan_id from users where id = ?', [userId]);
+    return row?.plan_id;
+  },
+
+  /** Counts a wrong try in SQL, so concurrent guesses cannot share one attempt. */
+  async countWrongCode(em: EntityManager, codeId: string): Promise<void> {
+    await em.execute('update email_codes set attempts = attempts + 1 where id = ?', [codeId]);
+  },
+};

@@ -1,0 +1,28 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+// The SQL of `rate_limit_windows`: one counter per key and fixed window.
+
+export const rateLimitRepository = {
+  /** Counts one hit in the window and returns the window's hits so far. */
+  async hit(em: EntityManager, key: string, windowStart: Date): Promise<number> {
+    const [row] = await em.execute<{ hits: number }[]>(
+      `insert into rate_limit_windows (key, window_start, hits) values (?, ?, 1)
+         on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
+         returning hits`,
+      [key, windowStart],
+    );
+    return row.hits;
+  },
+
+  async hits(em: EntityManager, key: string, windowStart: Date): Promise<number> {
+    const [row] = await em.execute<{ hits: number }[]>(
+      'select hits from rate_limit_windows where key = ? and window_start = ?',
+      [key, windowStart],
+    );
+    return row?.hits ?? 0;
+  },
+
+  async dropBefore(em: EntityManager, before: Date): Promise<void> {
+    await em.execute('delete from rate_limit_windows where window_start < ?', [before]);
+  },
+};
