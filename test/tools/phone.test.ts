@@ -279,7 +279,7 @@ describe('simulated phones against the API', () => {
       expect([...phone.sendCounts.keys()].sort()).toEqual([...ids].sort());
       expect([...phone.sendCounts.values()]).toEqual([1, 1, 1]);
       for (const id of ids) expect(lines.filter((l) => l.startsWith(`sent ${id} `))).toHaveLength(1);
-      expect(lines.some((l) => /report for .* accepted after \d+ failed attempt/.test(l))).toBe(true);
+      expect(lines.some((l) => /reports? for .* accepted after \d+ failed attempt/.test(l))).toBe(true);
     } finally {
       await phone.stop();
       await proxy.close();

@@ -10,6 +10,8 @@ export type { DeviceSettings, OutboxRow, PhoneOptions };
 export const FAILURE_CODE = 'RESULT_ERROR_GENERIC_FAILURE';
 // Reports wait for the service this long at most between tries (they never give up while running).
 const REPORT_BACKOFF_MAX_MS = 10_000;
+// The service's batched report endpoint takes at most 500; one request per tick of outcomes.
+const REPORTS_PER_REQUEST = 500;
 const INBOUND_ATTEMPTS = 5;
 
 type Outcome = 'sent' | 'delivered' | 'failed';
@@ -314,27 +316,30 @@ export class SimulatedPhone {
   }
 
   /**
-   * Delivers the queued reports in order. While the service cannot be reached (network error, 5xx,
-   * 429) the head waits and is tried again, 0.5 s later at first and up to 10 s apart; a report the
-   * service refuses for good (another 4xx, e.g. the message is gone) is dropped.
+   * Delivers the queued reports in order, up to REPORTS_PER_REQUEST in one request (the service
+   * applies them in order, a message's later report after its earlier one). While the service cannot
+   * be reached (network error, 5xx, 429) the head waits and is tried again, 0.5 s later at first and
+   * up to 10 s apart; a report the service refuses for good (its message is gone) is dropped.
    */
   private async reportAll(): Promise<void> {
     let failures = 0;
     while (this.reports.length > 0 && !this.stopped) {
-      const next = this.reports[0];
-      const what = `${next.status} report for ${next.id}`;
+      const chunk = this.reports.slice(0, REPORTS_PER_REQUEST);
+      const what = chunk.length === 1 ? `${chunk[0].status} report for ${chunk[0].id}` : `${chunk.length} reports for ${chunk[0].id}…`;
       try {
-        await this.call('POST', `/v1/device/messages/${next.id}/status`, {
-          status: next.status,
-          at: next.at,
-          ...next.extra,
-        });
-        this.reports.shift();
+        const answer = await this.call<{ data: Array<{ id: string; error?: { code: string } }> }>(
+          'POST',
+          '/v1/device/messages/status',
+          { reports: chunk.map((report) => ({ id: report.id, status: report.status, at: report.at, ...report.extra })) },
+        );
+        this.reports.splice(0, chunk.length);
+        for (const refused of answer.body.data.filter((item) => item.error))
+          this.log(`report for ${refused.id} refused (${refused.error?.code}): dropped`);
         if (failures > 0) this.log(`${what} accepted after ${failures} failed attempt${failures === 1 ? '' : 's'}`);
         failures = 0;
       } catch (error) {
         if (!retryable(error)) {
-          this.reports.shift();
+          this.reports.splice(0, chunk.length);
           this.failed(what, error);
           if (error instanceof HttpError && error.status === 401) return;
           continue;
