@@ -90,6 +90,8 @@ export const envSchema = yup.object({
   FCM_TOKEN_URL: url(['http', 'https']).default('https://oauth2.googleapis.com/token'),
   STALE_WINDOW: duration('1h'),
   OFFLINE_AFTER_MISSED_HEARTBEATS: int(2, 1, 100),
+  /** How often an open phone event stream carries a heartbeat comment, so proxies keep it open. */
+  PHONE_EVENTS_HEARTBEAT: duration('15s'),
   WEBHOOK_RETRY_SCHEDULE: yup
     .string()
     .default('1m,5m,15m,1h,3h,6h,12h,24h')
@@ -165,6 +167,7 @@ function build(env: Env) {
     },
     staleWindowMs: parseDuration(env.STALE_WINDOW),
     offlineAfterMissedHeartbeats: env.OFFLINE_AFTER_MISSED_HEARTBEATS,
+    phoneEventsHeartbeatMs: parseDuration(env.PHONE_EVENTS_HEARTBEAT),
     webhooks: {
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,

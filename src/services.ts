@@ -14,6 +14,8 @@ import { createPairingService } from './devices/pairing.service';
 import { createPresenceService } from './devices/presence.service';
 import { createPush, pushProviderFor } from './devices/push';
 import { createEventsService } from './events/events.service';
+import { createNotifier } from './events/notifier';
+import { createPhoneChannel } from './devices/phone-channel';
 import { createAuth } from './http/auth';
 import { createRateLimiter } from './http/rate-limit';
 import { createBackground } from './lib/background';
@@ -114,6 +116,15 @@ export function buildServices(deps: ServiceDeps) {
   const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
   const devices = createDevicesService({ em, clock, events, liveness, push });
   const presence = createPresenceService({ em, events, clock });
+  // Told by Postgres (LISTEN/NOTIFY) when a phone has work or settings; listens only while streams are open.
+  const notifier = createNotifier({ orm: deps.orm, logger });
+  const phoneChannel = createPhoneChannel({
+    orm: deps.orm,
+    clock,
+    logger,
+    notifier,
+    keepAliveMs: config.phoneEventsHeartbeatMs,
+  });
   const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const auth = createAuth({
@@ -173,6 +184,8 @@ export function buildServices(deps: ServiceDeps) {
     push,
     devices,
     presence,
+    notifier,
+    phoneChannel,
     pairing,
     outcomes,
     messages,

@@ -8,6 +8,8 @@ import { settingsPatch } from './devices.routes';
 import { heartbeatBody, pairBody, patchOwnDeviceBody, pushTokenBody } from './devices.schemas';
 import { deviceView } from './devices.views';
 import type { PairingService } from './pairing.service';
+import type { PhoneChannel } from './phone-channel';
+import { eventStream } from '../http/sse';
 
 /** The phone calling with its device token. */
 function phoneOf(ctx: Context) {
@@ -21,10 +23,12 @@ export function phoneRoutes({
   auth,
   devices,
   pairing,
+  phoneChannel,
 }: {
   auth: Auth;
   devices: DevicesService;
   pairing: PairingService;
+  phoneChannel: PhoneChannel;
 }): Router {
   const router = new Router({ prefix: '/device' });
 
@@ -89,6 +93,29 @@ export function phoneRoutes({
     const { body } = await validate(ctx, { body: pushTokenBody });
     await devices.setPushToken(phone.userId, phone.deviceId, body.token);
     ctx.status = 204;
+  });
+
+  // The live channel (Server-Sent Events): `outbox` when there is new work to fetch, `settings` when
+  // a setting changed (the phone fetches GET /v1/device), `unpaired` before the stream ends for good;
+  // a heartbeat comment keeps proxies from closing it. A dropped stream loses nothing: the phone
+  // fetches its outbox when it reconnects, and polls while it cannot.
+  router.get('/events', auth.device(), async (ctx) => {
+    const phone = phoneOf(ctx);
+    const sse = eventStream(ctx);
+    const tell = (event: string) => sse.write(`event: ${event}\ndata: ${JSON.stringify({ type: event })}\n\n`);
+    const unregister = await phoneChannel.open(phone.deviceId, {
+      send: (event) => tell(event === 'outbox' ? 'outbox' : 'settings'),
+      keepAlive: () => sse.write(': heartbeat\n\n'),
+      end: () => {
+        tell('unpaired');
+        sse.end();
+      },
+    });
+    sse.onClose(unregister);
+    // Reconnect after 2 s (EventSource's default is 3); `ready` tells the phone to fetch what is waiting.
+    sse.write('retry: 2000\n\n');
+    tell('ready');
+    sse.start();
   });
 
   return router;

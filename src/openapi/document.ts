@@ -78,7 +78,7 @@ function responses(op: Operation): Record<string, unknown> {
     out[status] = {
       description: schema ? 'Success.' : 'Success, no body.',
       ...(op.setsCookie ? { headers: setCookie } : {}),
-      ...(schema ? { content: { 'application/json': { schema } } } : {}),
+      ...(schema ? { content: { [op.contentType ?? 'application/json']: { schema } } } : {}),
     };
   }
   if (op.redirect) {

@@ -26,13 +26,17 @@ export interface Operation {
   ok: Record<number, JsonSchema | null>;
   /** Error statuses beyond those implied by auth, path id and validation. */
   errors?: number[];
+  /** The success body's media type when it is not JSON. */
+  contentType?: string;
   /** Extra notes, e.g. the error codes of this operation. */
   description?: string;
   setsCookie?: boolean;
   redirect?: boolean;
 }
 
-type Details = Partial<Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect'>>;
+type Details = Partial<
+  Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType'>
+>;
 
 /** `op('GET /v1/x', auth, summary, ok, details)`; the tag is set by the group the operation is in. */
 const op = (
@@ -151,6 +155,23 @@ export const operations: Operation[] = [
     }),
     op('POST /v1/device/push-token', 'device', 'Replace the push token', noBody, { body: devices.pushTokenBody }),
     op(
+      'GET /v1/device/events',
+      'device',
+      'The live channel: Server-Sent Events telling the phone when to fetch',
+      { 200: { type: 'string', description: 'A text/event-stream.' } },
+      {
+        contentType: 'text/event-stream',
+        description:
+          'A `text/event-stream` that stays open. Events (each `data` is `{"type": <event>}`): `ready` once ' +
+          'the stream is open (fetch the outbox now), `outbox` when new messages are ready to send (within ' +
+          '100 ms of the send, from any API process), `settings` when a setting the phone applies changed ' +
+          '(fetch `GET /v1/device`), `unpaired` just before the server ends the stream for good (its token ' +
+          'is refused from then on). A `: heartbeat` comment every 15 s (PHONE_EVENTS_HEARTBEAT) keeps ' +
+          'proxies from closing it; `retry: 2000` asks clients to reconnect after 2 s. When the stream ' +
+          'drops, fetch the outbox and poll until it is open again.',
+      },
+    ),
+    op(
       'GET /v1/device/outbox',
       'device',
       'Messages to send, oldest first',
@@ -190,7 +211,7 @@ export const operations: Operation[] = [
         description:
           'Up to 500 reports applied as one set, each with the rules of the single report (idempotent, never ' +
           'backwards, only for the calling phone). `data` answers each report in order: the message after the set, ' +
-          'or an error (`not_found` for another phone\'s message or none).',
+          "or an error (`not_found` for another phone's message or none).",
       },
     ),
     op(

@@ -22,7 +22,8 @@ Pairing:
 
 Behaviour:
   --heartbeat-seconds S               heartbeat every S seconds (default: the device's heartbeat_interval_minutes)
-  --poll-seconds S                    fetch the outbox every S seconds (default 5)
+  --poll-seconds S                    without the live channel, fetch the outbox every S seconds (default 5)
+  --no-live                           do not open the live channel (GET /v1/device/events); poll only
   --settings-seconds S                re-read settings with GET /v1/device every S seconds (default 30)
   --sent-after-ms MS                  report "sent" MS after picking a message up (default 500)
   --delivered-after-ms MS             report "delivered" MS after "sent" (default 2000)
@@ -46,6 +47,7 @@ export interface CliOptions {
   printToken: boolean;
   heartbeatSeconds?: number;
   pollSeconds: number;
+  live: boolean;
   settingsSeconds: number;
   sentAfterMs: number;
   deliveredAfterMs: number;
@@ -88,6 +90,7 @@ export function parseCli(argv: string[]): CliOptions | null {
         'print-token': { type: 'boolean' },
         'heartbeat-seconds': { type: 'string' },
         'poll-seconds': { type: 'string' },
+        'no-live': { type: 'boolean' },
         'settings-seconds': { type: 'string' },
         'sent-after-ms': { type: 'string' },
         'delivered-after-ms': { type: 'string' },
@@ -151,6 +154,7 @@ export function parseCli(argv: string[]): CliOptions | null {
     printToken: values['print-token'] ?? false,
     heartbeatSeconds: number('heartbeat-seconds', values['heartbeat-seconds'], 1),
     pollSeconds: number('poll-seconds', values['poll-seconds'], 0.1) ?? 5,
+    live: !values['no-live'],
     settingsSeconds: number('settings-seconds', values['settings-seconds'], 1) ?? 30,
     sentAfterMs: number('sent-after-ms', values['sent-after-ms'], 0) ?? 500,
     deliveredAfterMs: number('delivered-after-ms', values['delivered-after-ms'], 0) ?? 2000,

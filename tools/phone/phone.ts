@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, HttpError, request } from './api';
+import { openEvents } from './events';
 import { createTelemetry, HANDSET, SIMS } from './telemetry';
 import type { DeviceSettings, OutboxRow, PhoneOptions } from './types';
 
@@ -13,6 +14,9 @@ const REPORT_BACKOFF_MAX_MS = 10_000;
 // The service's batched report endpoint takes at most 500; one request per tick of outcomes.
 const REPORTS_PER_REQUEST = 500;
 const INBOUND_ATTEMPTS = 5;
+// With the live channel open, the outbox is still fetched this often in case an event was lost.
+const LIVE_POLL_SECONDS = 60;
+const LIVE_RETRY_MAX_MS = 10_000;
 
 type Outcome = 'sent' | 'delivered' | 'failed';
 
@@ -55,6 +59,12 @@ export class SimulatedPhone {
   private lastSettingsAt = 0;
   private lastSendAt = 0;
   private heartbeatsStopped = false;
+  /** The live channel is open: the outbox is fetched when it says so, polling is only a safety net. */
+  live = false;
+  /** Ends the poll loop's current wait (the live channel said there is work). */
+  private wakePoll: (() => void) | undefined;
+  /** Work was announced while a fetch ran: fetch again at once. */
+  private wakeRequested = false;
 
   constructor(options: PhoneOptions) {
     this.options = {
@@ -106,6 +116,7 @@ export class SimulatedPhone {
     if (this.options.printToken) this.log(`device token: ${this.token}`);
     await this.heartbeat();
     void this.pollLoop();
+    if (this.options.live !== false) void this.liveLoop();
     const silentAfter = this.options.stopHeartbeatsAfterSeconds;
     if (silentAfter !== undefined) {
       this.track(sleep(silentAfter * 1000, undefined, { signal: this.abort.signal }).then(() => this.stopHeartbeats()));
@@ -214,12 +225,75 @@ export class SimulatedPhone {
 
   private async pollLoop(): Promise<void> {
     while (!this.stopped) {
+      this.wakeRequested = false;
       await this.track(this.poll());
+      if (this.wakeRequested) continue;
+      // With the live channel open the outbox is fetched when it says so; polling is a safety net.
+      const waitMs = (this.live ? LIVE_POLL_SECONDS : this.options.pollSeconds) * 1000;
+      const woken = new Promise<void>((resolve) => (this.wakePoll = resolve));
       try {
-        await sleep(this.options.pollSeconds * 1000, undefined, { signal: this.abort.signal });
+        await Promise.race([sleep(waitMs, undefined, { signal: this.abort.signal }), woken]);
       } catch {
         return;
+      } finally {
+        this.wakePoll = undefined;
       }
+    }
+  }
+
+  /**
+   * Keeps GET /v1/device/events open: `ready` and `outbox` fetch the outbox at once, `settings` reads
+   * the settings, `unpaired` stops the phone. While it is down the phone polls, and reconnects with
+   * backoff.
+   */
+  private async liveLoop(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopped) {
+      try {
+        const events = await openEvents(this.options.server, this.token, this.abort.signal);
+        for await (const { event } of events) {
+          if (!this.live) {
+            this.live = true;
+            attempt = 0;
+            this.log('live channel open: fetching when told, polling every minute as a safety net');
+          }
+          if (event === 'ready' || event === 'outbox') this.wake();
+          else if (event === 'settings') this.track(this.refreshSettings());
+          else if (event === 'unpaired') {
+            this.log('live channel: unpaired by the service, this phone is no longer paired; stopping');
+            void this.stop();
+            return;
+          }
+        }
+        throw new Error('the stream ended');
+      } catch (error) {
+        if (this.stopped) return;
+        if (error instanceof HttpError && error.status === 401) return this.failed('live channel', error);
+        if (this.live)
+          this.log(`live channel dropped (${describeError(error)}); polling every ${this.options.pollSeconds} s`);
+        this.live = false;
+        // Whatever was announced while it was down is fetched now.
+        this.wake();
+        try {
+          await sleep(Math.min(backoffMs(attempt++), LIVE_RETRY_MAX_MS), undefined, { signal: this.abort.signal });
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  private wake(): void {
+    this.wakeRequested = true;
+    this.wakePoll?.();
+  }
+
+  private async refreshSettings(): Promise<void> {
+    try {
+      const { body } = await this.call<{ device: DeviceSettings }>('GET', '/v1/device');
+      this.apply(body.device, 'live channel');
+    } catch (error) {
+      this.failed('settings fetch', error);
     }
   }
 
@@ -325,12 +399,17 @@ export class SimulatedPhone {
     let failures = 0;
     while (this.reports.length > 0 && !this.stopped) {
       const chunk = this.reports.slice(0, REPORTS_PER_REQUEST);
-      const what = chunk.length === 1 ? `${chunk[0].status} report for ${chunk[0].id}` : `${chunk.length} reports for ${chunk[0].id}…`;
+      const what =
+        chunk.length === 1
+          ? `${chunk[0].status} report for ${chunk[0].id}`
+          : `${chunk.length} reports for ${chunk[0].id}…`;
       try {
         const answer = await this.call<{ data: Array<{ id: string; error?: { code: string } }> }>(
           'POST',
           '/v1/device/messages/status',
-          { reports: chunk.map((report) => ({ id: report.id, status: report.status, at: report.at, ...report.extra })) },
+          {
+            reports: chunk.map((report) => ({ id: report.id, status: report.status, at: report.at, ...report.extra })),
+          },
         );
         this.reports.splice(0, chunk.length);
         for (const refused of answer.body.data.filter((item) => item.error))

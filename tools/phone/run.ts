@@ -31,6 +31,7 @@ export async function runPhones(options: CliOptions, log?: (line: string) => voi
         label: `phone ${i + 1}`,
         heartbeatSeconds: options.heartbeatSeconds,
         pollSeconds: options.pollSeconds,
+        live: options.live,
         settingsSeconds: options.settingsSeconds,
         sentAfterMs: options.sentAfterMs,
         deliveredAfterMs: options.deliveredAfterMs,

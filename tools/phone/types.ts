@@ -13,7 +13,12 @@ export interface PhoneOptions {
   label?: string;
   /** Heartbeat every this many seconds instead of the device's heartbeat_interval_minutes. */
   heartbeatSeconds?: number;
-  /** How often the outbox is fetched (seconds, default 5). */
+  /**
+   * Keep the live channel (GET /v1/device/events) open and fetch when it says so (default true);
+   * `pollSeconds` applies only while it is down.
+   */
+  live?: boolean;
+  /** How often the outbox is fetched without the live channel (seconds, default 5). */
   pollSeconds?: number;
   /** How often settings are re-read with GET /v1/device (seconds, default 30); a real phone gets a push. */
   settingsSeconds?: number;

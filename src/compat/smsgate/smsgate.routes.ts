@@ -1,15 +1,14 @@
-import { PassThrough } from 'node:stream';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { Services } from '../../services';
-import { createNotifier } from '../../events/notifier';
+import { eventStream } from '../../http/sse';
+import type { PhoneEvent } from '../../devices/phone-channel';
 import { callerOf } from '../../http/auth';
 import { ApiError, badRequest, forbidden, unauthenticated } from '../../http/errors';
 import { validate } from '../../http/validate';
 import { messageView } from '../../messages/messages.views';
-import { createStreamHub, type StreamEvent } from './events.stream';
 import {
   mmsDownloadedPayload,
   patchMessagesBody,
@@ -57,17 +56,21 @@ function phoneOf(ctx: Context) {
   return { userId: caller.userId, deviceId: caller.deviceId };
 }
 
+/** The push events the app acts on (client-go domain_upstream.go PushEventType); receive_enabled decides whether the sms:received webhook is listed. */
+const THEIR_EVENTS: Record<PhoneEvent, string> = {
+  outbox: 'MessageEnqueued',
+  settings: 'SettingsUpdated',
+  receiving: 'WebhooksUpdated',
+};
+
 /**
  * The SMSGate Android app's mobile API (android-sms-gateway/server, internal/sms-gateway/handlers/
  * mobile.go and the controllers it mounts), so that app can pair with us as its private server; plus
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices } = services;
+  const { auth, devices, phoneChannel } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
-  // The live channel across api processes (src/events/notifier.ts); it listens only while streams are open.
-  const notifier = createNotifier({ orm, logger });
-  const hub = createStreamHub({ orm, clock: services.clock, logger, notifier });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
   const router = new Router({ prefix: SMSGATE_PREFIX });
@@ -169,37 +172,16 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
   router.get('/api/mobile/v1/events', auth.device(), async (ctx) => {
     const phone = phoneOf(ctx);
     await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
-    const stream = new PassThrough();
-    const write = (text: string) => {
-      if (!stream.writableEnded) stream.write(text);
-    };
+    const sse = eventStream(ctx);
     // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
     // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
-    const unregister = await hub.open(phone.deviceId, {
-      send: (event: StreamEvent) => write(`event: ${event}\ndata: null\n\n`),
-      keepAlive: () => write(':keepalive\n\n'),
-      end: () => stream.end(),
+    const unregister = await phoneChannel.open(phone.deviceId, {
+      send: (event) => sse.write(`event: ${THEIR_EVENTS[event]}\ndata: null\n\n`),
+      keepAlive: () => sse.write(':keepalive\n\n'),
+      end: () => sse.end(),
     });
-    const done = () => {
-      unregister();
-      stream.end();
-    };
-    ctx.req.on('close', done);
-    stream.on('close', unregister);
-    // Gone while its snapshot was being taken: 'close' has already fired.
-    if (ctx.req.socket.destroyed) done();
-    ctx.req.socket.setTimeout(0);
-    ctx.req.socket.setNoDelay(true);
-    ctx.set({
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-      // nginx would otherwise hold events back in its buffer.
-      'X-Accel-Buffering': 'no',
-    });
-    ctx.status = 200;
-    ctx.body = stream;
-    write(':connected\n\n');
+    sse.onClose(unregister);
+    sse.start();
   });
 
   // The webhooks the app is given call back here, signed with the key from its settings.

@@ -9,7 +9,7 @@ import { freePort } from '../../support/net';
 import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
-import { createStreamHub, type StreamHub } from '../../../src/compat/smsgate/events.stream';
+import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
 import { Message } from '../../../src/messages/message.entity';
 import { createNotifier } from '../../../src/events/notifier';
 import { createLogger } from '../../../src/lib/logger';
@@ -434,10 +434,10 @@ describe('the SMSGate app as a phone', () => {
     expect(await app.orm.em.fork().count(Message, { deviceId: id, direction: 'inbound' })).toBe(1);
   });
 
-  describe('the event stream behind /events', () => {
+  describe('the phone channel behind /events', () => {
     const HOUR = 3_600_000;
 
-    async function watch(hub: StreamHub, deviceId: string) {
+    async function watch(hub: PhoneChannel, deviceId: string) {
       const events: string[] = [];
       let ended = false;
       const unregister = await hub.open(deviceId, {
@@ -455,7 +455,7 @@ describe('the SMSGate app as a phone', () => {
       const id = phone.state.registration!.id;
       // No poll within the test's time: only a notification can bring the news.
       const notifier = createNotifier({ orm: app.orm, logger: createLogger('silent') });
-      const hub = createStreamHub({
+      const hub = createPhoneChannel({
         orm: app.orm,
         clock: app.clock,
         logger: createLogger('silent'),
@@ -468,14 +468,14 @@ describe('the SMSGate app as a phone', () => {
       expect(notifier.listening()).toBe(true);
 
       expect((await call('POST', '/v1/messages', { body: 'Now', to: ['+14155550196'] })).status).toBe(202);
-      await expect.poll(() => stream.events).toEqual(['MessageEnqueued']);
+      await expect.poll(() => stream.events).toEqual(['outbox']);
       await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 3 });
-      await expect.poll(() => stream.events).toEqual(['MessageEnqueued', 'SettingsUpdated']);
+      await expect.poll(() => stream.events).toEqual(['outbox', 'settings']);
       // A heartbeat changes nothing the phone applies: no event.
       expect((await phone.patchDevice()).status).toBe(204);
       await call('DELETE', `/v1/devices/${id}`);
       await expect.poll(() => stream.ended()).toBe(true);
-      expect(stream.events).toEqual(['MessageEnqueued', 'SettingsUpdated']);
+      expect(stream.events).toEqual(['outbox', 'settings']);
 
       stream.unregister();
       // The last stream gone, the listening connection goes back to the pool.
@@ -488,7 +488,7 @@ describe('the SMSGate app as a phone', () => {
       const { key, call } = await tenant();
       const phone = await paired(key);
       const id = phone.state.registration!.id;
-      const hub = createStreamHub({
+      const hub = createPhoneChannel({
         orm: app.orm,
         clock: app.clock,
         logger: createLogger('silent'),
@@ -497,16 +497,16 @@ describe('the SMSGate app as a phone', () => {
       });
       const stream = await watch(hub, id);
       await call('POST', '/v1/messages', { body: 'Later', to: ['+14155550197'] });
-      await expect.poll(() => stream.events).toContain('MessageEnqueued');
+      await expect.poll(() => stream.events).toContain('outbox');
       await expect.poll(() => stream.events).toContain(':keepalive');
       // Once fetched, nothing new is announced again.
       await phone.getMessages();
       const count = (name: string) => stream.events.filter((e) => e === name).length;
-      const announced = count('MessageEnqueued');
+      const announced = count('outbox');
       // Two more keep-alives (600 ms) span at least two more looks.
       const alive = count(':keepalive');
       await expect.poll(() => count(':keepalive')).toBeGreaterThanOrEqual(alive + 2);
-      expect(count('MessageEnqueued')).toBe(announced);
+      expect(count('outbox')).toBe(announced);
       stream.unregister();
       expect(hub.size()).toBe(0);
     });

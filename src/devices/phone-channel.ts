@@ -1,17 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Clock } from '../../lib/clock';
-import { devicesRepository } from '../../devices/devices.repository';
-import { messagesRepository } from '../../messages/messages.repository';
-import type { Notifier } from '../../events/notifier';
-import type { Logger } from '../../lib/logger';
+import type { Clock } from '../lib/clock';
+import { devicesRepository } from './devices.repository';
+import { messagesRepository } from '../messages/messages.repository';
+import type { Notifier } from '../events/notifier';
+import type { Logger } from '../lib/logger';
 
 /** What the database triggers NOTIFY when a phone has new work or settings (Migration…PhoneChannel). */
 export const DEVICES_CHANNEL = 'phone_gateway_devices';
 
-/** The push events the app acts on (client-go domain_upstream.go PushEventType). */
-export type StreamEvent = 'MessageEnqueued' | 'SettingsUpdated' | 'WebhooksUpdated';
+/**
+ * What a phone is told: new sendable work in its outbox, a changed setting it applies, a change of
+ * whether it forwards received texts. Each route names them in its own protocol.
+ */
+export type PhoneEvent = 'outbox' | 'settings' | 'receiving';
 
-export interface StreamHubOptions {
+export interface PhoneChannelOptions {
   orm: MikroORM;
   clock: Clock;
   logger: Logger;
@@ -25,8 +28,8 @@ export interface StreamHubOptions {
   keepAliveMs?: number;
 }
 
-export interface StreamConnection {
-  send(event: StreamEvent): void;
+export interface PhoneConnection {
+  send(event: PhoneEvent): void;
   keepAlive(): void;
   /** The phone was unpaired: its stream ends (the app reconnects, and its token is refused). */
   end(): void;
@@ -42,15 +45,15 @@ interface Snapshot {
 }
 
 /**
- * The app's Server-Sent Events channel (server modules/sse/service.go), fed by what the database
- * says rather than by in-process calls. A phone with an open stream is looked at again as soon as
+ * The phones' live channel (our `GET /v1/device/events` and the SMSGate app's event stream), fed by
+ * what the database says rather than by in-process calls. A phone with an open stream is looked at again as soon as
  * the database NOTIFYs that it changed (a send accepted by any process, a scheduled batch coming due
  * in the worker, a settings change anywhere), and all of them periodically in one indexed query, so
  * a lost notification costs at most `listeningPollMs` (or `pollMs` while nothing listens). Each look
  * compares with the last one and tells the phone what changed: new sendable messages, settings, the
  * webhook list.
  */
-export function createStreamHub({
+export function createPhoneChannel({
   orm,
   clock,
   logger,
@@ -58,8 +61,8 @@ export function createStreamHub({
   pollMs = 2_000,
   listeningPollMs = 15_000,
   keepAliveMs = 15_000,
-}: StreamHubOptions) {
-  const connections = new Map<string, Set<StreamConnection>>();
+}: PhoneChannelOptions) {
+  const connections = new Map<string, Set<PhoneConnection>>();
   const known = new Map<string, Snapshot>();
   let poller: NodeJS.Timeout | undefined;
   let keeper: NodeJS.Timeout | undefined;
@@ -84,7 +87,7 @@ export function createStreamHub({
     );
   }
 
-  function tell(deviceId: string, event: StreamEvent) {
+  function tell(deviceId: string, event: PhoneEvent) {
     for (const connection of connections.get(deviceId) ?? []) connection.send(event);
   }
 
@@ -103,13 +106,12 @@ export function createStreamHub({
         }
         known.set(deviceId, after);
         if (!before) continue;
-        if (after.newestQueued && after.newestQueued !== before.newestQueued) tell(deviceId, 'MessageEnqueued');
-        if (after.settings !== before.settings) tell(deviceId, 'SettingsUpdated');
-        // receive_enabled decides whether the sms:received webhook is listed.
-        if (after.receiving !== before.receiving) tell(deviceId, 'WebhooksUpdated');
+        if (after.newestQueued && after.newestQueued !== before.newestQueued) tell(deviceId, 'outbox');
+        if (after.settings !== before.settings) tell(deviceId, 'settings');
+        if (after.receiving !== before.receiving) tell(deviceId, 'receiving');
       }
     } catch (error) {
-      logger.warn({ err: error }, 'smsgate event stream: could not look at the phones');
+      logger.warn({ err: error }, 'phone channel: could not look at the phones');
     }
   }
 
@@ -154,7 +156,7 @@ export function createStreamHub({
         if (listening) void serially();
       });
       unsubscribe = notifier.subscribe(DEVICES_CHANNEL, noticed).catch((error) => {
-        logger.warn({ err: error }, 'smsgate event stream: could not subscribe');
+        logger.warn({ err: error }, 'phone channel: could not subscribe');
         return null;
       });
     }
@@ -179,7 +181,7 @@ export function createStreamHub({
      * Registers a phone's stream: first listening, then its snapshot, so anything queued from then on
      * is news (the app pulls its messages as soon as the stream opens). Returns the unregister function.
      */
-    async open(deviceId: string, connection: StreamConnection): Promise<() => void> {
+    async open(deviceId: string, connection: PhoneConnection): Promise<() => void> {
       const set = connections.get(deviceId) ?? new Set();
       set.add(connection);
       connections.set(deviceId, set);
@@ -211,4 +213,4 @@ export function createStreamHub({
   };
 }
 
-export type StreamHub = ReturnType<typeof createStreamHub>;
+export type PhoneChannel = ReturnType<typeof createPhoneChannel>;

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { createKey, json, registerAccount } from '../support/accounts';
+import { readJson } from '../support/http';
+import { bearer, pairPhone } from './helpers';
+import { SimulatedPhone } from '../../tools/phone/phone';
+
+/** An open GET /v1/device/events: every line it received, and the events parsed from them. */
+async function listen(app: TestApp, token: string) {
+  const abort = new AbortController();
+  const res = await app.fetch('/v1/device/events', { headers: bearer(token), signal: abort.signal });
+  const lines: string[] = [];
+  let ended = false;
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        const parts = buffer.split('\n');
+        buffer = parts.pop()!;
+        lines.push(...parts);
+      }
+    } catch {
+      // aborted by the test
+    }
+    ended = true;
+  })();
+  const events = () => lines.filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
+  return {
+    res,
+    lines,
+    events,
+    ended: () => ended,
+    async close() {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+/** A verified account (it may send) with an all-scopes key. */
+async function sender(app: TestApp): Promise<{ key: string }> {
+  const account = await registerAccount(app, { verified: true });
+  return { key: await createKey(app, account) };
+}
+
+describe('the phone’s live channel, GET /v1/device/events', () => {
+  // Two api processes over one database: what one accepts, a phone listening on the other hears.
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startTestApp({ env: { PHONE_EVENTS_HEARTBEAT: '200ms' } });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('tells the phone of new work and changed settings from any api process, then that it was unpaired', async () => {
+    const { key } = await sender(a);
+    const phone = await pairPhone(a, key);
+    const stream = await listen(b, phone.token);
+    expect(stream.res.status).toBe(200);
+    expect(stream.res.headers.get('content-type')).toBe('text/event-stream');
+    await expect.poll(() => stream.events()).toEqual(['ready']);
+    expect(stream.lines).toContain('data: {"type":"ready"}');
+    expect(b.services.notifier.listening()).toBe(true);
+
+    const sent = await a.fetch(
+      '/v1/messages',
+      json('POST', { body: 'Your code is 1234', to: ['+14155550140'], device_id: phone.id }, { 'x-api-key': key }),
+    );
+    expect(sent.status).toBe(202);
+    await expect.poll(() => stream.events()).toEqual(['ready', 'outbox']);
+
+    // A heartbeat changes nothing the phone applies: no event.
+    expect(
+      (await a.fetch('/v1/device/heartbeat', json('POST', { app_version_code: 7 }, bearer(phone.token)))).status,
+    ).toBe(200);
+    const patched = await a.fetch(
+      `/v1/devices/${phone.id}`,
+      json('PATCH', { send_delay_seconds: 4 }, { 'x-api-key': key }),
+    );
+    expect(patched.status).toBe(200);
+    await expect.poll(() => stream.events()).toEqual(['ready', 'outbox', 'settings']);
+
+    expect((await a.fetch(`/v1/devices/${phone.id}`, json('DELETE', undefined, { 'x-api-key': key }))).status).toBe(
+      204,
+    );
+    await expect.poll(() => stream.ended()).toBe(true);
+    expect(stream.events()).toEqual(['ready', 'outbox', 'settings', 'unpaired']);
+    // The phone's stream is gone from the process, and its token no longer opens one.
+    await expect.poll(() => b.services.phoneChannel.size()).toBe(0);
+    const again = await b.fetch('/v1/device/events', { headers: bearer(phone.token) });
+    expect(again.status).toBe(401);
+    expect(await readJson(again)).toMatchObject({ code: 'unauthenticated', status: 401 });
+  });
+
+  it('keeps an idle stream open with heartbeat comments', async () => {
+    const { key } = await sender(a);
+    const phone = await pairPhone(a, key);
+    const stream = await listen(b, phone.token);
+    await expect.poll(() => stream.lines.filter((line) => line === ': heartbeat').length).toBeGreaterThanOrEqual(2);
+    expect(stream.events()).toEqual(['ready']);
+    expect(stream.lines).toContain('retry: 2000');
+    await stream.close();
+    await expect.poll(() => b.services.phoneChannel.size()).toBe(0);
+  });
+
+  it('is for phones only: no token, another kind of credential or a wrong token is a 401', async () => {
+    const { key } = await sender(a);
+    const attempts: Record<string, string>[] = [{}, { 'x-api-key': key }, bearer('dt_not-a-token')];
+    for (const headers of attempts) {
+      const res = await b.fetch('/v1/device/events', { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(await readJson(res)).toMatchObject({ code: 'unauthenticated' });
+    }
+  });
+
+  it('lets the simulator fetch as soon as it is told, without polling', async () => {
+    const { key } = await sender(a);
+    const { code } = await readJson(
+      await a.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })),
+    );
+    const lines: string[] = [];
+    const simulated = new SimulatedPhone({
+      server: b.url,
+      code,
+      // An hour between polls: only the live channel can bring the work in the test's time.
+      pollSeconds: 3600,
+      sentAfterMs: 0,
+      deliveredAfterMs: 0,
+      log: (line) => lines.push(line),
+    });
+    await simulated.start();
+    try {
+      await expect.poll(() => simulated.live).toBe(true);
+      const sent = await readJson(
+        await a.fetch(
+          '/v1/messages',
+          json('POST', { body: 'Live', to: ['+14155550141'], device_id: simulated.deviceId }, { 'x-api-key': key }),
+        ),
+      );
+      await expect
+        .poll(
+          async () =>
+            (await readJson(await a.fetch(`/v1/messages/${sent.message_ids[0]}`, { headers: { 'x-api-key': key } })))
+              .message.status,
+        )
+        .toBe('delivered');
+      expect(simulated.sendCounts.get(sent.message_ids[0])).toBe(1);
+    } finally {
+      await simulated.stop();
+    }
+    expect(lines.some((line) => line.startsWith('live channel open'))).toBe(true);
+  });
+});
