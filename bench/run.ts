@@ -21,6 +21,7 @@ import {
   type Layout,
   type PostgresLog,
 } from './stack';
+import { openEvents } from '../tools/phone/events';
 import { int, latencyLine, mib, ms, ratio, summarize, type Summary } from './stats';
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +313,47 @@ async function main() {
     target: { op: '<=', value: 1000 },
     vs: `describe ${ms(describe.p50)}`,
   });
+
+  // The live channel: from the send until the phone is told (SSE `outbox`), and until its outbox fetch
+  // returns the message, as a phone without push credentials would do it.
+  {
+    const live = new AbortController();
+    const stream = await openEvents(service.base, bench.phones.idle.token, live.signal);
+    const next = async (name: string) => {
+      for (;;) {
+        const { value, done } = await stream.next();
+        if (done) throw new Error('the phone event stream ended');
+        if (value.event === name) return;
+      }
+    };
+    await next('ready');
+    await http.expect(200, 'GET', '/v1/device/outbox?limit=100', { headers: bench.phones.idle.auth });
+    const told = await series(
+      'send → phone told (SSE outbox event); its fetch then checked',
+      { warmup: 3, samples: 20 },
+      async () => {
+        const from = performance.now();
+        const reply = await send(bench, bench.phones.idle, 1);
+        await next('outbox');
+        const elapsedMs = performance.now() - from;
+        const rows = await http.expect(200, 'GET', '/v1/device/outbox?limit=100', { headers: bench.phones.idle.auth });
+        const messageId = reply.json<{ message_ids: string[] }>().message_ids[0];
+        if (!rows.json<{ data: { id: string }[] }>().data.some((row) => row.id === messageId)) {
+          throw new Error('the message the phone was told of is not in its outbox');
+        }
+        return elapsedMs;
+      },
+    );
+    console.log(`  minus the send itself (${ms(accept1.p50)}): told ${ms(Math.max(0, told.p50 - accept1.p50))} after the 202`);
+    record('live-channel', {
+      label: 'send → phone told p50 (SSE, incl. the send)',
+      value: told.p50,
+      unit: 'ms',
+      target: { op: '<=', value: 100 },
+      vs: `send alone ${ms(accept1.p50)}`,
+    });
+    live.abort();
+  }
 
   // ---------------------------------------------------------------------------------------------
   section(`filling: ${int(ROWS)} history rows (SQL), ${int(QUEUE)} queued on the bench phone (API)`);
