@@ -344,7 +344,9 @@ async function main() {
         return elapsedMs;
       },
     );
-    console.log(`  minus the send itself (${ms(accept1.p50)}): told ${ms(Math.max(0, told.p50 - accept1.p50))} after the 202`);
+    console.log(
+      `  minus the send itself (${ms(accept1.p50)}): told ${ms(Math.max(0, told.p50 - accept1.p50))} after the 202`,
+    );
     record('live-channel', {
       label: 'send → phone told p50 (SSE, incl. the send)',
       value: told.p50,
