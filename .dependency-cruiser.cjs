@@ -11,7 +11,10 @@
 // types its activity proxy with `import type` from activities/, which are built on src/, which
 // imports workflows/definitions for ids and signals.
 
-/** Modules without Node or I/O imports that workflow code may use (each must import nothing at runtime). */
+/**
+ * Modules without Node or I/O imports that workflow code may use (each must import nothing at runtime).
+ * Keep in step with PURE_HELPERS in eslint.config.mjs (the import rule on workflows/**).
+ */
 const PURE = ['^src/lib/duration\\.ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -9,7 +9,15 @@ const root = path.resolve(__dirname, '..');
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<
     string,
-    { image?: string; build?: string; command?: string[]; environment?: Record<string, string>; depends_on?: unknown }
+    {
+      image?: string;
+      build?: string;
+      command?: string[];
+      environment?: Record<string, string>;
+      depends_on?: unknown;
+      restart?: string;
+      healthcheck?: { test: string[] };
+    }
   >;
 };
 
@@ -36,6 +44,12 @@ describe('docker-compose.yml', () => {
     const config = loadConfig(resolved);
     expect(config.databaseUrl).toContain('phone_gateway');
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
+  });
+
+  it('restarts api and worker when they exit, and marks the api healthy when it is ready', () => {
+    expect(compose.services.api.restart).toBe('unless-stopped');
+    expect(compose.services.worker.restart).toBe('unless-stopped');
+    expect(compose.services.api.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/readyz');
   });
 
   it('gives api and worker the same environment', () => {

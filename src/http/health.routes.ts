@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 
@@ -22,12 +22,18 @@ async function check(probe: () => Promise<unknown>, timeoutMs = 2000): Promise<'
   }
 }
 
-/** /healthz: the process is alive. /readyz: it can reach Postgres and Temporal (503 otherwise). */
+/**
+ * /livez (and its older name /healthz): the process is up and serving; it checks no dependency, so an
+ * orchestrator restarts the process only when the process itself is stuck, never during an outage.
+ * /readyz: it can reach Postgres and Temporal (503 otherwise): take it out of the load balancer.
+ */
 export function healthRoutes({ orm, temporal }: HealthDeps): Router {
   const router = new Router();
-  router.get('/healthz', (ctx) => {
+  const live: RouterMiddleware = (ctx) => {
     ctx.body = { status: 'ok' };
-  });
+  };
+  router.get('/livez', live);
+  router.get('/healthz', live);
   router.get('/readyz', async (ctx) => {
     const [postgres, temporalStatus] = await Promise.all([
       check(() => orm.em.getConnection().execute('select 1')),

@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp, type AppDeps } from '../app';
@@ -42,12 +42,15 @@ function answerFor(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): strin
   return rawError(400, 'bad_request', 'The request could not be read.');
 }
 
+/** Koa's app.callback(): it answers its own errors (ctx.onerror), so the promise it returns never rejects. */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
 /**
  * The API's HTTP server: requests Node's parser refuses (headers or URL too long, unknown methods,
  * malformed requests) and CONNECT get the interface's error body instead of a reset connection.
  */
-export function createHttpServer(listener: RequestListener): Server {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, listener);
+export function createHttpServer(handler: RequestHandler): Server {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handler(req, res));
   const answered = new WeakSet<Duplex>();
   const answer = (socket: Duplex, response: string) => {
     if (answered.has(socket)) return;

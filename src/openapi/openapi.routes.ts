@@ -5,7 +5,7 @@ import { notFound } from '../http/errors';
 import { buildDocument } from './document';
 
 // swagger-ui-dist's own helper (getAbsoluteFSPath) without loading its 1 MB bundle into Node.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS helper that returns its folder
 const swaggerUiDir: string = require('swagger-ui-dist/absolute-path.js')();
 
 // Only these files are served, so no request path ever reaches the file system.

@@ -87,6 +87,7 @@ describe('the dashboard inside the API app', () => {
     expect(await docs.text()).toContain('swagger-ui');
     expect((await app.fetch('/docs/init.js')).headers.get('content-type')).toMatch(/javascript/);
     expect((await app.fetch('/healthz')).headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await app.fetch('/livez')).headers.get('content-type')).toMatch(/^application\/json/);
     expect((await app.fetch('/readyz')).headers.get('content-type')).toMatch(/^application\/json/);
     expect((await app.fetch('/v1/auth/config')).status).toBe(200);
   });

@@ -1,5 +1,5 @@
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -46,7 +46,7 @@ export async function startFakeFcm(projectId = 'test-project') {
     );
   }
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await read(req);
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -97,6 +97,13 @@ export async function startFakeFcm(projectId = 'test-project') {
       return send(200, { name: `projects/${projectId}/messages/${randomBytes(4).toString('hex')}` });
     }
     send(404, { error: { code: 404, status: 'NOT_FOUND', message: 'no such route' } });
+  };
+  // A request the fake cannot handle (say, a body that is not JSON) gets a 500, as from a real server.
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

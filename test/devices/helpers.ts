@@ -7,7 +7,6 @@ export interface PairedPhone {
   id: string;
   token: string;
   hardwareKey: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   device: any;
 }
 

@@ -46,6 +46,14 @@ describe('health endpoints', () => {
     expect(await readJson(res)).toEqual({ status: 'ok' });
   });
 
+  it('/livez answers 200 while the process is up, whatever its dependencies say', async () => {
+    for (const app of [ready, temporalDown]) {
+      const res = await app.fetch('/livez');
+      expect(res.status).toBe(200);
+      expect(await readJson(res)).toEqual({ status: 'ok' });
+    }
+  });
+
   it('/readyz is 200 when Postgres and Temporal answer', async () => {
     const res = await ready.fetch('/readyz');
     expect(res.status).toBe(200);

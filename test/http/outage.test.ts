@@ -68,6 +68,9 @@ describe('a database outage', () => {
 
   it('stays alive and says it is not ready', async () => {
     expect((await app.fetch('/healthz')).status).toBe(200);
+    const live = await app.fetch('/livez');
+    expect(live.status).toBe(200);
+    expect(await readJson(live)).toEqual({ status: 'ok' });
     const ready = await app.fetch('/readyz');
     expect(ready.status).toBe(503);
     expect(await readJson(ready)).toMatchObject({ checks: { postgres: 'unreachable' } });

@@ -25,5 +25,4 @@ export async function serve(app: Koa, port = 0): Promise<Served> {
 }
 
 /** A response body as JSON, typed loosely: tests assert its shape. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const readJson = (res: Response): Promise<any> => res.json();

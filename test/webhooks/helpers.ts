@@ -60,7 +60,6 @@ export async function emitEvent(
   return event;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
 
 /**

@@ -38,7 +38,7 @@ export async function startReceiver(
   const server: Server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
+    const answerRequest = async () => {
       const received: Received = {
         headers: req.headers,
         raw: Buffer.concat(chunks).toString('utf8'),
@@ -53,6 +53,10 @@ export async function startReceiver(
       received.answered = answer.status;
       res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
       res.end(answer.body ?? '');
+    };
+    // A throwing respond() cuts the connection: the gateway sees a failed attempt.
+    req.on('end', () => {
+      answerRequest().catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

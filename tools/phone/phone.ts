@@ -119,7 +119,9 @@ export class SimulatedPhone {
     if (this.options.live !== false) void this.liveLoop();
     const silentAfter = this.options.stopHeartbeatsAfterSeconds;
     if (silentAfter !== undefined) {
-      this.track(sleep(silentAfter * 1000, undefined, { signal: this.abort.signal }).then(() => this.stopHeartbeats()));
+      void this.track(
+        sleep(silentAfter * 1000, undefined, { signal: this.abort.signal }).then(() => this.stopHeartbeats()),
+      );
     }
   }
 
@@ -206,7 +208,7 @@ export class SimulatedPhone {
     clearTimeout(this.heartbeatTimer);
     if (this.stopped || this.heartbeatsStopped) return;
     const wait = Math.max(0, this.lastHeartbeatAt + this.heartbeatMs() - Date.now());
-    this.heartbeatTimer = setTimeout(() => this.track(this.heartbeat()), wait);
+    this.heartbeatTimer = setTimeout(() => void this.track(this.heartbeat()), wait);
   }
 
   /** New settings from the service; a changed heartbeat interval re-times the next heartbeat. */
@@ -370,7 +372,7 @@ export class SimulatedPhone {
     this.outcomes.set(row.id, { status: 'sent', extra: {} });
     this.log(`sent ${row.id} to ${row.to}`);
     this.enqueue({ id: row.id, status: 'sent', at, extra: {} });
-    this.track(this.deliverLater(row));
+    void this.track(this.deliverLater(row));
   }
 
   private async deliverLater(row: OutboxRow): Promise<void> {
@@ -449,6 +451,7 @@ export class SimulatedPhone {
     this.log(`${what} failed: ${describeError(error)}`);
   }
 
+  /** A task in the background: its failure is reported, never thrown (the promise never rejects); stop() waits for it. */
   private track<T>(promise: Promise<T>): Promise<T | undefined> {
     const tracked = promise.catch((error) => {
       if (!this.stopped) this.failed('task', error);

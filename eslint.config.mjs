@@ -1,0 +1,91 @@
+// ESLint, run by `npm run lint` (part of `npm test`). A focused rule set with type information:
+// promises that nobody awaits, the workflow sandbox's import boundary, and disable comments that say why.
+// The dependency direction between folders is dependency-cruiser's job (.dependency-cruiser.cjs).
+import eslintComments from '@eslint-community/eslint-plugin-eslint-comments';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Modules without Node or I/O imports that workflow code may import at run time, as workflows/*.ts
+ * spell them. Keep in step with PURE in .dependency-cruiser.cjs.
+ */
+const PURE_HELPERS = ['../src/lib/duration'];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * Workflow code is replayed in Temporal's deterministic sandbox: at run time it may import only the
+ * workflow API, its own folder and the pure helpers. Anything may be imported with `import type`
+ * (erased at compile time), e.g. an activity interface or @temporalio/common types.
+ */
+const workflowBoundary = {
+  files: ['workflows/**/*.ts'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(?!(@temporalio/workflow|\\./[\\w-]+(/[\\w-]+)*|${PURE_HELPERS.map(escape).join('|')})$)`,
+            allowTypeImports: true,
+            message:
+              'Workflow code runs in the deterministic sandbox: import only @temporalio/workflow, workflows/ ' +
+              'and the pure helpers (PURE_HELPERS in eslint.config.mjs) at run time; anything else as `import type`.',
+          },
+        ],
+      },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      // require() is refused by no-require-imports (production code, below).
+      { selector: 'ImportExpression', message: 'No dynamic import in workflow code.' },
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: 'Read the time with Date.now() (replayed by the sandbox) or take it from the input.',
+      },
+    ],
+    'no-restricted-globals': [
+      'error',
+      { name: 'process', message: 'No process in workflow code: pass configuration in the input.' },
+      { name: 'setTimeout', message: 'Use sleep() or condition() from @temporalio/workflow.' },
+      { name: 'setInterval', message: 'Use sleep() or condition() from @temporalio/workflow.' },
+    ],
+    'no-restricted-properties': [
+      'error',
+      {
+        object: 'Math',
+        property: 'random',
+        message: 'Use uuid4() from @temporalio/workflow, or take it from the input.',
+      },
+    ],
+  },
+};
+
+export default defineConfig(
+  { ignores: ['**/node_modules/**', 'dist/**', 'web/**', '.test-data/**', '**/*.mjs', '**/*.cjs'] },
+  {
+    files: ['**/*.ts', '**/*.mts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { '@typescript-eslint': tseslint.plugin, '@eslint-community/eslint-comments': eslintComments },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@eslint-community/eslint-comments/require-description': 'error',
+      '@eslint-community/eslint-comments/no-unlimited-disable': 'error',
+      '@eslint-community/eslint-comments/disable-enable-pair': ['error', { allowWholeFile: true }],
+    },
+  },
+  {
+    // Production code states its types; tests, the bench and tools read loose JSON (`any`) on purpose.
+    files: ['src/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'temporal/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-require-imports': 'error',
+    },
+  },
+  workflowBoundary,
+);
