@@ -260,7 +260,7 @@ export class SimulatedPhone {
             this.log('live channel open: fetching when told, polling every minute as a safety net');
           }
           if (event === 'ready' || event === 'outbox') this.wake();
-          else if (event === 'settings') this.track(this.refreshSettings());
+          else if (event === 'settings') void this.track(this.refreshSettings());
           else if (event === 'unpaired') {
             this.log('live channel: unpaired by the service, this phone is no longer paired; stopping');
             void this.stop();
