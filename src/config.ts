@@ -71,6 +71,12 @@ export const envSchema = yup.object({
   TEMPORAL_ADDRESS: yup.string().matches(/^[^\s:]+:\d+$/, '${path} must be host:port'),
   TEMPORAL_NAMESPACE: yup.string().default('default'),
   TEMPORAL_TASK_QUEUE: yup.string().default('phone-gateway'),
+  /**
+   * Workflows the worker keeps in memory between tasks. The SDK's default follows the heap limit
+   * (thousands on a large machine), so a burst of batches grew the worker without bound; an evicted
+   * workflow is replayed from its short history on its next task.
+   */
+  TEMPORAL_MAX_CACHED_WORKFLOWS: int(250, 0, 100_000),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
   PHONE_GATEWAY_CACHE: yup.string(),
@@ -147,6 +153,7 @@ function build(env: Env) {
       address: env.TEMPORAL_ADDRESS,
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueue: env.TEMPORAL_TASK_QUEUE,
+      maxCachedWorkflows: env.TEMPORAL_MAX_CACHED_WORKFLOWS,
       devPort: env.TEMPORAL_DEV_PORT,
       uiPort: env.TEMPORAL_UI_PORT,
       cacheDir: temporalCacheDir(env),

@@ -62,6 +62,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
     workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
     activities: createActivities(deps.services, deps.orm),
+    maxCachedWorkflows: deps.config.temporal.maxCachedWorkflows,
     // A stop (Ctrl-C, SIGTERM) cancels running activities at once; one that ignores the
     // cancellation is abandoned after a few seconds (its retry runs after the next start).
     shutdownForceTime: '4s',
