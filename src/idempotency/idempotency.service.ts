@@ -62,7 +62,9 @@ function canonical(value: unknown): string {
 
 /** The fingerprint a key is bound to: the same key on another endpoint or with another body differs. */
 export const requestHash = (method: string, path: string, body: unknown): string =>
-  createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body ?? {})}`).digest('hex');
+  createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonical(body ?? {})}`)
+    .digest('hex');
 
 /**
  * Stripe's Idempotency-Key semantics. The work and the stored answer commit in one transaction
