@@ -1,13 +1,10 @@
 import type { Middleware } from 'koa';
 import { callerOf } from '../http/auth';
 import { validationFailed } from '../http/errors';
+import { IDEMPOTENCY_KEY_HEADER, KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER } from './idempotency.schemas';
 import { requestHash, type IdempotencyService } from './idempotency.service';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
-export const MAX_KEY_LENGTH = 255;
-/** Printable ASCII and spaces: what a UUID, a ULID or an order number is made of. */
-const KEY = new RegExp(`^[\\x20-\\x7e]{1,${MAX_KEY_LENGTH}}$`);
+const KEY = new RegExp(KEY_PATTERN);
 
 /**
  * Idempotency-Key on the routes that declare it, after their auth (keys belong to the caller's

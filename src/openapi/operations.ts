@@ -30,9 +30,13 @@ export interface Operation {
   description?: string;
   setsCookie?: boolean;
   redirect?: boolean;
+  /** Accepts an Idempotency-Key header (src/idempotency/). */
+  idempotent?: boolean;
 }
 
-type Details = Partial<Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect'>>;
+type Details = Partial<
+  Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'idempotent'>
+>;
 
 /** `op('GET /v1/x', auth, summary, ok, details)`; the tag is set by the group the operation is in. */
 const op = (
@@ -99,6 +103,7 @@ export const operations: Operation[] = [
       {
         body: messages.sendBody,
         errors: [403, 409],
+        idempotent: true,
         description:
           'Acceptance is not delivery: follow the batch or webhooks. Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
@@ -121,6 +126,7 @@ export const operations: Operation[] = [
       { 201: ref('PairingCode') },
       {
         description: 'Errors: plan_limit_devices (429).',
+        idempotent: true,
       },
     ),
     op('GET /v1/devices/pairing-codes/{id}', devicesScope, 'Whether a pairing code was used', {
@@ -190,7 +196,7 @@ export const operations: Operation[] = [
         description:
           'Up to 500 reports applied as one set, each with the rules of the single report (idempotent, never ' +
           'backwards, only for the calling phone). `data` answers each report in order: the message after the set, ' +
-          'or an error (`not_found` for another phone\'s message or none).',
+          "or an error (`not_found` for another phone's message or none).",
       },
     ),
     op(
@@ -225,7 +231,7 @@ export const operations: Operation[] = [
       hooks,
       'Subscribe an https URL to events',
       { 201: object({ secret: text('The signing secret, shown once.'), webhook: ref('Webhook') }) },
-      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).' },
+      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).', idempotent: true },
     ),
     op('GET /v1/webhooks/{id}', hooks, 'A webhook', webhook),
     op('PATCH /v1/webhooks/{id}', hooks, 'Change a webhook; enabled true clears an automatic pause', webhook, {
@@ -255,7 +261,7 @@ export const operations: Operation[] = [
       'session',
       'Create an API key',
       { 201: object({ api_key: ref('APIKey'), key: text('The full key, shown once, never stored.') }) },
-      { body: apiKeys.createKeyBody },
+      { body: apiKeys.createKeyBody, idempotent: true },
     ),
     op('PATCH /v1/api-keys/{id}', 'session', 'Rename an API key', noBody, { body: apiKeys.renameKeyBody }),
     op('DELETE /v1/api-keys/{id}', 'session', 'Delete an API key', noBody),
