@@ -196,7 +196,7 @@ export const operations: Operation[] = [
         description:
           'Up to 500 reports applied as one set, each with the rules of the single report (idempotent, never ' +
           'backwards, only for the calling phone). `data` answers each report in order: the message after the set, ' +
-          "or an error (`not_found` for another phone's message or none).",
+          'or an error (`not_found` for another phone\'s message or none).',
       },
     ),
     op(
@@ -252,6 +252,20 @@ export const operations: Operation[] = [
       },
     ),
     op('GET /v1/webhooks/deliveries/{id}', hooks, 'A delivery', { 200: wrap('delivery', ref('Delivery')) }),
+    op(
+      'POST /v1/webhooks/deliveries/{id}/redeliver',
+      hooks,
+      'Send a delivery again',
+      { 202: wrap('delivery', ref('Delivery')) },
+      {
+        errors: [409],
+        description:
+          'Any delivery, delivered or failed (also those abandoned while the webhook was paused): a new delivery ' +
+          'of the same event (same body and event id) to the same webhook, with a new delivery id, signed with the ' +
+          "webhook's current secret, through the normal retry schedule and delivery log. " +
+          'Errors: webhook_deleted, webhook_disabled (409).',
+      },
+    ),
   ]),
 
   ...tagged('API keys', [

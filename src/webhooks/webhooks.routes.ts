@@ -43,6 +43,14 @@ export function webhooksRoutes({
     ctx.body = { delivery: deliveryView(await webhooks.getDelivery(callerOf(ctx).userId, params.id)) };
   });
 
+  // Any delivery, whatever its status: a new delivery of the same event to the same webhook.
+  router.post('/deliveries/:id/redeliver', scope, async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    const delivery = await webhooks.redeliver(callerOf(ctx).userId, params.id);
+    ctx.status = 202;
+    ctx.body = { delivery: deliveryView(delivery) };
+  });
+
   router.get('/', scope, async (ctx) => {
     ctx.body = { data: (await webhooks.list(callerOf(ctx).userId)).map(webhookView) };
   });
