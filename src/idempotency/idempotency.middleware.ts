@@ -9,7 +9,9 @@ const KEY = new RegExp(KEY_PATTERN);
 /**
  * Idempotency-Key on the routes that declare it, after their auth (keys belong to the caller's
  * account): `router.post('/x', auth.scope('send'), idempotency.key(), handler)`. Without the header
- * the route runs as usual.
+ * the route runs as usual. With it, the route runs inside the key's transaction: its services must
+ * read and write through the context's EntityManager (`em()`), whose transactions nest as
+ * savepoints; a fork of its own would neither see nor join the work.
  */
 export function createIdempotency(service: IdempotencyService) {
   return {
