@@ -17,6 +17,8 @@ import { createEventsService } from './events/events.service';
 import { createNotifier } from './events/notifier';
 import { createPhoneChannel } from './devices/phone-channel';
 import { createAuth } from './http/auth';
+import { createIdempotency } from './idempotency/idempotency.middleware';
+import { createIdempotencyService } from './idempotency/idempotency.service';
 import { createRateLimiter } from './http/rate-limit';
 import { createBackground } from './lib/background';
 import type { Clock } from './lib/clock';
@@ -44,6 +46,8 @@ export interface ServiceDeps {
   mailer?: Mailer;
   /** Replaces the reconciler's sweeps (tests: a sweep over the shared test database would reach other files' rows). */
   sweeps?: Sweep[];
+  /** Test-only: runs after an idempotent request commits, before it answers (the crash test kills there). */
+  afterIdempotentCommit?: () => void;
 }
 
 /**
@@ -136,6 +140,9 @@ export function buildServices(deps: ServiceDeps) {
     devices: devices.authenticate,
     rates: config.rateLimits,
   });
+  const idempotency = createIdempotency(
+    createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
+  );
   const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
   const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const messages = createMessagesService({
@@ -158,7 +165,12 @@ export function buildServices(deps: ServiceDeps) {
   });
   const reconciler = createReconcilerService({
     logger,
-    sweeps: deps.sweeps ?? [starter.sweep(batches), starter.sweep(webhookDeliveries), starter.sweep(liveness.starts)],
+    sweeps: deps.sweeps ?? [
+      starter.sweep(batches),
+      starter.sweep(webhookDeliveries),
+      starter.sweep(liveness.starts),
+      idempotency.service.sweep(),
+    ],
   });
   return {
     clock,
@@ -176,6 +188,7 @@ export function buildServices(deps: ServiceDeps) {
     accounts,
     google,
     auth,
+    idempotency,
     events,
     secretBox,
     webhooks,

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
 import { validate } from '../http/validate';
+import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import type { Scope } from './api-key.entity';
 import type { ApiKeysService } from './api-keys.service';
@@ -8,7 +9,15 @@ import { createKeyBody, listKeysQuery, renameKeyBody } from './api-keys.schemas'
 import { apiKeyView } from './api-keys.views';
 
 /** API-key management: dashboard sessions only, never a key. */
-export function apiKeysRoutes({ auth, apiKeys }: { auth: Auth; apiKeys: ApiKeysService }): Router {
+export function apiKeysRoutes({
+  auth,
+  apiKeys,
+  idempotency,
+}: {
+  auth: Auth;
+  apiKeys: ApiKeysService;
+  idempotency: Idempotency;
+}): Router {
   const router = new Router({ prefix: '/api-keys' });
 
   router.get('/', auth.session(), async (ctx) => {
@@ -16,7 +25,7 @@ export function apiKeysRoutes({ auth, apiKeys }: { auth: Auth; apiKeys: ApiKeysS
     ctx.body = { data: (await apiKeys.list(callerOf(ctx).userId, query.include_revoked)).map(apiKeyView) };
   });
 
-  router.post('/', auth.session(), async (ctx) => {
+  router.post('/', auth.session(), idempotency.key(), async (ctx) => {
     const { body } = await validate(ctx, { body: createKeyBody });
     const { apiKey, key } = await apiKeys.create(callerOf(ctx).userId, {
       name: body.name,

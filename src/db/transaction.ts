@@ -1,20 +1,40 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 // The one way to run work after a commit. Code inside a transaction registers what must follow it
 // (`afterCommit(tx, task)`: a workflow start enqueued, a signal sent in the background); the
 // tasks run once the transaction has committed, and never if it rolls back. Tasks only hand work
 // over (starter.enqueue, background.run): they are synchronous and must not throw.
+//
+// Transactions nest: a `transaction()` opened on an EntityManager that is already inside one (a
+// service called within an idempotent request, src/idempotency/) is a savepoint of the outer one,
+// and its tasks wait for the outermost commit: a savepoint's release commits nothing.
 
 const pending = new WeakMap<EntityManager, Array<() => void>>();
 
+interface Open {
+  tasks: Array<() => void>;
+  /** False once the transaction has ended: work it spawned that outlives it must not join it. */
+  open: boolean;
+}
+const current = new AsyncLocalStorage<Open>();
+
 /** Runs `work` in a transaction, then the tasks it registered with `afterCommit`. */
 export async function transaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-  const tasks: Array<() => void> = [];
-  const result = await em.transactional(async (tx) => {
-    pending.set(tx, tasks);
-    return work(tx);
-  });
-  for (const task of tasks) task();
+  const outer = current.getStore();
+  const joins = outer?.open === true && em.isInTransaction();
+  const mine: Open = { tasks: [], open: true };
+  let result: T;
+  try {
+    result = await em.transactional(async (tx) => {
+      pending.set(tx, mine.tasks);
+      return current.run(mine, () => work(tx));
+    });
+  } finally {
+    mine.open = false;
+  }
+  if (joins) outer!.tasks.push(...mine.tasks);
+  else for (const task of mine.tasks) task();
   return result;
 }
 

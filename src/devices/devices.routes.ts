@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
 import { validate } from '../http/validate';
+import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import type { DevicesService, SettingsPatch } from './devices.service';
 import { patchDeviceBody, type PatchDeviceBody } from './devices.schemas';
@@ -25,15 +26,17 @@ export function devicesRoutes({
   auth,
   devices,
   pairing,
+  idempotency,
 }: {
   auth: Auth;
   devices: DevicesService;
   pairing: PairingService;
+  idempotency: Idempotency;
 }): Router {
   const router = new Router({ prefix: '/devices' });
 
   // Before '/:id' so "pairing-codes" is never taken for a device id.
-  router.post('/pairing-codes', auth.scope('devices'), async (ctx) => {
+  router.post('/pairing-codes', auth.scope('devices'), idempotency.key(), async (ctx) => {
     const { code, plain, pairUrl } = await pairing.createCode(callerOf(ctx).userId);
     ctx.status = 201;
     ctx.body = pairingCodeCreatedView(code, plain, pairUrl);

@@ -2,15 +2,24 @@ import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
 import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
+import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import type { MessagesService } from './messages.service';
 import { listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
 import { batchView, messageView } from './messages.views';
 
-export function messagesRoutes({ auth, messages }: { auth: Auth; messages: MessagesService }): Router {
+export function messagesRoutes({
+  auth,
+  messages,
+  idempotency,
+}: {
+  auth: Auth;
+  messages: MessagesService;
+  idempotency: Idempotency;
+}): Router {
   const router = new Router();
 
-  router.post('/messages', auth.scope('send'), async (ctx) => {
+  router.post('/messages', auth.scope('send'), idempotency.key(), async (ctx) => {
     const { body } = await validate(ctx, { body: sendBody });
     const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
     ctx.status = 202;

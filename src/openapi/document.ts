@@ -1,4 +1,10 @@
 import { EVENT_NAMES } from '../events/event.entity';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  KEY_PATTERN,
+  MAX_KEY_LENGTH,
+  REPLAYED_HEADER,
+} from '../idempotency/idempotency.schemas';
 import { pathId } from '../lib/fields';
 import { operations, type Operation, type OperationAuth } from './operations';
 import { object, ref, resources } from './resources';
@@ -40,10 +46,15 @@ const errorResponses: Record<number, { name: string; description: string }> = {
     description: 'Refused: insufficient_scope, origin_mismatch, or an operation-specific code.',
   },
   404: { name: 'NotFound', description: 'The resource does not exist (not_found).' },
-  409: { name: 'Conflict', description: 'Conflicts with the current state (for example no_device, email_taken).' },
+  409: {
+    name: 'Conflict',
+    description: 'Conflicts with the current state (for example no_device, email_taken, idempotency_key_in_use).',
+  },
   422: {
     name: 'ValidationFailed',
-    description: 'The request is invalid (validation_failed); `errors` lists the fields.',
+    description:
+      'The request is invalid (validation_failed; `errors` lists the fields), or its Idempotency-Key was used ' +
+      'with another request (idempotency_key_reused).',
   },
   429: {
     name: 'TooManyRequests',
@@ -65,11 +76,31 @@ function errorStatuses(op: Operation): number[] {
   if (op.auth === 'session' && op.method !== 'get') statuses.add(403);
   if (op.auth === 'sessionOrKey' || op.auth === 'device') statuses.add(429);
   if (op.path !== '/v1/openapi.json') statuses.add(503);
+  if (op.idempotent) statuses.add(409).add(422);
   return [...statuses].sort((a, b) => a - b);
 }
 
 const setCookie = {
   'Set-Cookie': { description: 'The `sid` session cookie (HttpOnly, SameSite=Lax).', schema: { type: 'string' } },
+};
+
+const idempotencyKey = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Any unique value (a UUID) that makes a retry safe: a repeat with the same key and the same body within ' +
+    '24 hours answers the first response again, with `Idempotent-Replayed: true`, and does nothing else. ' +
+    'Keys are per account. The same key with another body: 422 idempotency_key_reused; while the first ' +
+    'request is still running: 409 idempotency_key_in_use. A refused request (4xx, 5xx) stores nothing.',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH, pattern: KEY_PATTERN },
+};
+
+const replayed = {
+  [REPLAYED_HEADER]: {
+    description: '`true` when this is the stored first response to the same Idempotency-Key.',
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
 function responses(op: Operation): Record<string, unknown> {
@@ -78,6 +109,7 @@ function responses(op: Operation): Record<string, unknown> {
     out[status] = {
       description: schema ? 'Success.' : 'Success, no body.',
       ...(op.setsCookie ? { headers: setCookie } : {}),
+      ...(op.idempotent ? { headers: replayed } : {}),
       ...(schema ? { content: { [op.contentType ?? 'application/json']: { schema } } } : {}),
     };
   }
@@ -98,6 +130,7 @@ function operation(op: Operation): Record<string, unknown> {
   const parameters = [
     ...(op.path.includes('{id}') ? toParameters(pathId(), 'path') : []),
     ...(op.query ? toParameters(op.query, 'query') : []),
+    ...(op.idempotent ? [idempotencyKey] : []),
   ];
   const body = op.body ? toJsonSchema(op.body) : undefined;
   return {

@@ -32,10 +32,15 @@ export interface Operation {
   description?: string;
   setsCookie?: boolean;
   redirect?: boolean;
+  /** Accepts an Idempotency-Key header (src/idempotency/). */
+  idempotent?: boolean;
 }
 
 type Details = Partial<
-  Pick<Operation, 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType'>
+  Pick<
+    Operation,
+    'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType' | 'idempotent'
+  >
 >;
 
 /** `op('GET /v1/x', auth, summary, ok, details)`; the tag is set by the group the operation is in. */
@@ -103,6 +108,7 @@ export const operations: Operation[] = [
       {
         body: messages.sendBody,
         errors: [403, 409],
+        idempotent: true,
         description:
           'Acceptance is not delivery: follow the batch or webhooks. Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
@@ -125,6 +131,7 @@ export const operations: Operation[] = [
       { 201: ref('PairingCode') },
       {
         description: 'Errors: plan_limit_devices (429).',
+        idempotent: true,
       },
     ),
     op('GET /v1/devices/pairing-codes/{id}', devicesScope, 'Whether a pairing code was used', {
@@ -246,7 +253,7 @@ export const operations: Operation[] = [
       hooks,
       'Subscribe an https URL to events',
       { 201: object({ secret: text('The signing secret, shown once.'), webhook: ref('Webhook') }) },
-      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).' },
+      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).', idempotent: true },
     ),
     op('GET /v1/webhooks/{id}', hooks, 'A webhook', webhook),
     op('PATCH /v1/webhooks/{id}', hooks, 'Change a webhook; enabled true clears an automatic pause', webhook, {
@@ -267,6 +274,20 @@ export const operations: Operation[] = [
       },
     ),
     op('GET /v1/webhooks/deliveries/{id}', hooks, 'A delivery', { 200: wrap('delivery', ref('Delivery')) }),
+    op(
+      'POST /v1/webhooks/deliveries/{id}/redeliver',
+      hooks,
+      'Send a delivery again',
+      { 202: wrap('delivery', ref('Delivery')) },
+      {
+        errors: [409],
+        description:
+          'Any delivery, delivered or failed (also those abandoned while the webhook was paused): a new delivery ' +
+          'of the same event (same body and event id) to the same webhook, with a new delivery id, signed with the ' +
+          "webhook's current secret, through the normal retry schedule and delivery log. " +
+          'Errors: webhook_deleted, webhook_disabled (409).',
+      },
+    ),
   ]),
 
   ...tagged('API keys', [
@@ -276,7 +297,7 @@ export const operations: Operation[] = [
       'session',
       'Create an API key',
       { 201: object({ api_key: ref('APIKey'), key: text('The full key, shown once, never stored.') }) },
-      { body: apiKeys.createKeyBody },
+      { body: apiKeys.createKeyBody, idempotent: true },
     ),
     op('PATCH /v1/api-keys/{id}', 'session', 'Rename an API key', noBody, { body: apiKeys.renameKeyBody }),
     op('DELETE /v1/api-keys/{id}', 'session', 'Delete an API key', noBody),

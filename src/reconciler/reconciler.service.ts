@@ -3,11 +3,14 @@ import type { Logger } from '../lib/logger';
 /**
  * A sweep finds rows whose workflow should exist but was never started (the process died between
  * the commit and the start) and starts it; it returns how many it repaired. Starts are idempotent
- * (ids derived from rows), so a sweep may safely race with the normal path.
+ * (ids derived from rows), so a sweep may safely race with the normal path. A `routine` sweep is
+ * housekeeping instead (expired idempotency keys removed), run on the same beat.
  */
 export interface Sweep {
   name: string;
   run(): Promise<number>;
+  /** Housekeeping (expired rows removed) rather than a repair: its counts are routine, not warnings. */
+  routine?: boolean;
 }
 
 export interface ReconcilerDeps {
@@ -24,7 +27,7 @@ export function createReconcilerService({ sweeps, logger }: ReconcilerDeps) {
       for (const sweep of sweeps) {
         try {
           report[sweep.name] = await sweep.run();
-          if (report[sweep.name] > 0)
+          if (report[sweep.name] > 0 && !sweep.routine)
             logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
         } catch (error) {
           logger.error({ err: error, sweep: sweep.name }, 'reconciler sweep failed');

@@ -62,6 +62,16 @@ export const webhooksRepository = {
       [webhookId, userId],
     ),
 
+  /** A webhook of an account, deleted or not, locked against a concurrent delete or disable. */
+  async lockForRedelivery(tx: EntityManager, userId: string, webhookId: string) {
+    const [row] = await tx.execute<(Target & { enabled: boolean; deleted_at: Date | null })[]>(
+      `select id, user_id, url, secret_version, events, enabled, deleted_at from webhooks
+        where id = ? and user_id = ? for share`,
+      [webhookId, userId],
+    );
+    return row as (Target & { enabled: boolean; deleted_at: Date | null }) | undefined;
+  },
+
   /** Many deliveries in one statement: their rows travel as one JSON parameter. */
   async insertDeliveries(tx: EntityManager, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;

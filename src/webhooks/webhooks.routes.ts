@@ -3,6 +3,7 @@ import type { EventName } from '../events/event.entity';
 import { callerOf, type Auth } from '../http/auth';
 import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
+import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import type { DeliveryStatus } from './delivery.entity';
 import { createWebhookBody, listDeliveriesQuery, updateWebhookBody } from './webhooks.schemas';
@@ -10,7 +11,15 @@ import type { WebhooksService } from './webhooks.service';
 import { deliveryView, webhookView } from './webhooks.views';
 
 /** Webhooks and their delivery log: API keys with the `webhooks` scope, or a dashboard session. */
-export function webhooksRoutes({ auth, webhooks }: { auth: Auth; webhooks: WebhooksService }): Router {
+export function webhooksRoutes({
+  auth,
+  webhooks,
+  idempotency,
+}: {
+  auth: Auth;
+  webhooks: WebhooksService;
+  idempotency: Idempotency;
+}): Router {
   const router = new Router({ prefix: '/webhooks' });
   const scope = auth.scope('webhooks');
 
@@ -34,11 +43,19 @@ export function webhooksRoutes({ auth, webhooks }: { auth: Auth; webhooks: Webho
     ctx.body = { delivery: deliveryView(await webhooks.getDelivery(callerOf(ctx).userId, params.id)) };
   });
 
+  // Any delivery, whatever its status: a new delivery of the same event to the same webhook.
+  router.post('/deliveries/:id/redeliver', scope, async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    const delivery = await webhooks.redeliver(callerOf(ctx).userId, params.id);
+    ctx.status = 202;
+    ctx.body = { delivery: deliveryView(delivery) };
+  });
+
   router.get('/', scope, async (ctx) => {
     ctx.body = { data: (await webhooks.list(callerOf(ctx).userId)).map(webhookView) };
   });
 
-  router.post('/', scope, async (ctx) => {
+  router.post('/', scope, idempotency.key(), async (ctx) => {
     const { body } = await validate(ctx, { body: createWebhookBody });
     const { webhook, secret } = await webhooks.create(callerOf(ctx).userId, {
       url: body.url,

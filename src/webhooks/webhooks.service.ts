@@ -4,7 +4,7 @@ import type { StartKind, Starter } from '../../temporal/starter';
 import { afterCommit, transaction } from '../db/transaction';
 import type { Event, EventName } from '../events/event.entity';
 import type { Emitted, EventsService } from '../events/events.service';
-import { notFound, validationFailed } from '../http/errors';
+import { conflict, notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
 import type { PlansService } from '../plans/plans.service';
@@ -193,6 +193,42 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const delivery = await em().findOne(WebhookDelivery, { id, userId });
       if (!delivery) throw notFound('delivery');
       return delivery;
+    },
+
+    /**
+     * Sends a delivery again, whatever became of it (delivered, failed, abandoned while its webhook
+     * was paused): a new delivery of the same event (same body) to the same webhook, at its current
+     * URL and signed with its current secret, through the normal path (row, workflow, attempts, log).
+     */
+    async redeliver(userId: string, deliveryId: string): Promise<WebhookDelivery> {
+      const id = randomUUID();
+      await transaction(em(), async (tx) => {
+        const original = await tx.findOne(WebhookDelivery, { id: deliveryId, userId });
+        if (!original) throw notFound('delivery');
+        // Locked so that a delete or disable committing meanwhile is seen, or waits for this.
+        const webhook = await webhooksRepository.lockForRedelivery(tx, userId, original.webhookId);
+        if (!webhook || webhook.deleted_at)
+          throw conflict('webhook_deleted', 'The webhook of this delivery was deleted; it cannot be redelivered.');
+        if (!webhook.enabled)
+          throw conflict('webhook_disabled', 'The webhook is disabled or paused; enable it before redelivering.');
+        await webhooksRepository.insertDeliveries(tx, [
+          {
+            id,
+            userId,
+            webhookId: webhook.id,
+            eventId: original.eventId,
+            event: original.event,
+            url: webhook.url,
+            messageId: original.messageId ?? null,
+            deviceId: original.deviceId ?? null,
+            body: original.body,
+            secretVersion: webhook.secret_version,
+            createdAt: clock.now(),
+          },
+        ]);
+        afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id }]));
+      });
+      return em().findOneOrFail(WebhookDelivery, { id, userId });
     },
   };
 }

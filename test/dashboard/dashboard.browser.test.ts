@@ -176,7 +176,13 @@ describe('the dashboard in a real browser', () => {
     const ping = page.getByTestId('delivery-row').filter({ hasText: 'ping' });
     await shown(ping.filter({ hasText: 'delivered' }), 30_000);
     expect(receiver.requests.map((r) => r.event)).toContain('ping');
-    await ping.getByRole('button').click();
+    await ping.getByRole('button', { name: 'Redeliver' }).click();
+    // A second delivery of the same ping event, with its own delivery id.
+    await shown(ping.filter({ hasText: 'delivered' }).nth(1), 30_000);
+    const pings = receiver.requests.filter((r) => r.event === 'ping');
+    expect(JSON.parse(pings[1].raw).id).toBe(JSON.parse(pings[0].raw).id);
+    expect(pings[1].deliveryId).not.toBe(pings[0].deliveryId);
+    await ping.first().getByRole('button').first().click();
     await shown(page.getByRole('dialog', { name: 'Delivery of ping' }).getByText('1 attempt'));
     await page.keyboard.press('Escape');
 

@@ -16,6 +16,7 @@ import { testConfig } from '../support/config';
 /** Tables written only with SQL from their repository, on purpose without an entity. */
 const WITHOUT_ENTITY = [
   'account_usage', // plans.repository: one guarded upsert per send
+  'idempotency_keys', // idempotency.repository: stored answers, sealed like secrets
   'rate_limit_windows', // http/rate-limit.repository: fixed-window counters
   'smsgate_devices', // compat/smsgate/smsgate.repository: each SMSGate app's sealed signing key
 ];

@@ -3,15 +3,20 @@ import { TableScroll } from '../components/table-scroll';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
-import { Empty, Load } from '../components/states';
+import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 
-/** The delivery log: newest first, each row opens its attempts, answer and payload. */
+/**
+ * The delivery log: newest first, each row opens its attempts, answer and payload, and can be
+ * redelivered (a new delivery of the same event, signed with the current secret).
+ */
 export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][]; tick: number }) {
   const [webhookId, setWebhookId] = useState('');
   const [status, setStatus] = useState('');
   const [open, setOpen] = useState<Schemas['Delivery'] | null>(null);
+  const [redelivering, setRedelivering] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const state = useLoad(
     () =>
       ok(
@@ -28,6 +33,20 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
     [webhookId, status, tick],
     3000,
   );
+
+  async function redeliver(delivery: Schemas['Delivery']) {
+    setError(null);
+    setRedelivering(delivery.id);
+    try {
+      await ok(api.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } }));
+      state.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setRedelivering(null);
+    }
+  }
+
   return (
     <Stack component="section" aria-label="Delivery log">
       <Text fw={600} component="h2" size="lg">
@@ -55,6 +74,7 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
           allowDeselect={false}
         />
       </Group>
+      <FormError error={error} />
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (
@@ -69,6 +89,7 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
                     <Table.Th>Status</Table.Th>
                     <Table.Th>Attempts</Table.Th>
                     <Table.Th>Answer</Table.Th>
+                    <Table.Th>Actions</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
@@ -85,6 +106,16 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
                       </Table.Td>
                       <Table.Td>{d.attempt_count}</Table.Td>
                       <Table.Td>{d.http_status ?? d.error ?? '—'}</Table.Td>
+                      <Table.Td>
+                        <Button
+                          variant="default"
+                          size="compact-sm"
+                          loading={redelivering === d.id}
+                          onClick={() => void redeliver(d)}
+                        >
+                          Redeliver
+                        </Button>
+                      </Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
