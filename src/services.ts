@@ -134,6 +134,7 @@ export function buildServices(deps: ServiceDeps) {
     accounts,
     starter,
     batchStarts: batches,
+    outcomes,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
   });

@@ -211,6 +211,29 @@ export const messagesRepository = {
 
   lapsedIn: (batchId: string, now: Date) => ({ sql: 'batch_id = ? and stale_at <= ?', params: [batchId, now] }),
   queuedOn: (deviceId: string) => ({ sql: "device_id = ? and status = 'queued'", params: [deviceId] }),
+  queuedIn: (batchId: string) => ({ sql: "batch_id = ? and status = 'queued'", params: [batchId] }),
+
+  /**
+   * Marks the account's batch cancelled (the first time) unless it is final, locking it for the rest
+   * of the cancel; undefined when it is final or not the account's (`batchStatusOf` tells which).
+   */
+  async markCancelled(tx: EntityManager, userId: string, batchId: string, now: Date) {
+    const [row] = await tx.execute<{ status: BatchStatus; created_at: Date }[]>(
+      `update batches set cancelled_at = coalesce(cancelled_at, ?), updated_at = ?
+        where id = ? and user_id = ? and status not in ('completed', 'failed')
+       returning status, created_at`,
+      [now, now, batchId, userId],
+    );
+    return row ? { status: row.status, createdAt: date(row.created_at)! } : undefined;
+  },
+
+  async batchStatusOf(em: EntityManager, userId: string, batchId: string): Promise<BatchStatus | undefined> {
+    const [row] = await em.execute<{ status: BatchStatus }[]>('select status from batches where id = ? and user_id = ?', [
+      batchId,
+      userId,
+    ]);
+    return row?.status;
+  },
 
   /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
   async addToCounters(tx: EntityManager, deltas: Map<string, Partial<Record<BatchCounter, number>>>, now: Date) {
@@ -242,7 +265,10 @@ export const messagesRepository = {
     await tx.execute(
       `update batches b set status = v.status, updated_at = ?,
               completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ?) else b.completed_at end,
-              error = case when v.status = 'failed' then coalesce(b.error, 'Every message failed.') else b.error end
+              error = case when v.status = 'failed'
+                           then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
+                                                       else 'Every message failed.' end)
+                           else b.error end
          from (values ${changes.map(() => '(?::uuid, ?::text)').join(', ')}) as v (id, status)
         where b.id = v.id`,
       [now, now, ...changes.flatMap((c) => [c.id, c.status])],

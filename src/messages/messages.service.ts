@@ -13,6 +13,7 @@ import type { BatchStart } from './batch-starts';
 import type { Message } from './message.entity';
 import type { ListMessagesQuery, SendBody } from './messages.schemas';
 import { messagesRepository } from './messages.repository';
+import type { OutcomesService } from './outcomes.service';
 import { placement } from './queue';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
@@ -24,6 +25,8 @@ export interface MessagesDeps {
   accounts: AccountsService;
   starter: Starter;
   batchStarts: StartKind<BatchStart>;
+  /** Cancelling fails messages through the one path of message moves. */
+  outcomes: Pick<OutcomesService, 'failQueued'>;
   staleWindowMs: number;
   defaultCountry?: string;
 }
@@ -86,6 +89,7 @@ export function createMessagesService(deps: MessagesDeps) {
         estimatedCompletionAt: null as Date | null,
         completedAt: null,
         error: null,
+        cancelledAt: null,
         workflowStartedAt: null,
         createdAt: now,
         updatedAt: now,
@@ -112,6 +116,33 @@ export function createMessagesService(deps: MessagesDeps) {
         afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt }]));
       });
       return { batch, messageIds };
+    },
+
+    /**
+     * POST /v1/batches/{id}/cancel: the send's messages not yet dispatched (queued, or waiting for
+     * scheduled_at) fail with error_code `cancelled` (message.failed each) and stop counting against
+     * the plan, in one transaction; dispatched ones stay and may still be reported. The batch settles
+     * when its last message is final, and its workflow is told then (the settled signal).
+     */
+    async cancel(userId: string, id: string): Promise<Batch> {
+      await transaction(em(), async (tx) => {
+        const batch = await messagesRepository.markCancelled(tx, userId, id, clock.now());
+        if (!batch) {
+          if (!(await messagesRepository.batchStatusOf(tx, userId, id))) throw notFound('batch');
+          throw conflict('batch_finished', 'The send is finished: every message already has its outcome.');
+        }
+        const moves = await deps.outcomes.failQueued(
+          tx,
+          messagesRepository.queuedIn(id),
+          'cancelled',
+          'The send was cancelled before this message was sent.',
+        );
+        // They were counted when the send was accepted, against that day and month.
+        await deps.plans.refundSends(tx, userId, moves.length, batch.createdAt);
+      });
+      const batch = await messagesRepository.getBatch(em(), userId, id);
+      if (!batch) throw notFound('batch');
+      return batch;
     },
 
     /** GET /v1/batches: newest first, with their per-status counts. */

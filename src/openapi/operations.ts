@@ -104,6 +104,20 @@ export const operations: Operation[] = [
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
     ),
+    op(
+      'POST /v1/batches/{id}/cancel',
+      send,
+      'Cancel a send',
+      { 200: wrap('batch', ref('Batch')) },
+      {
+        errors: [409],
+        description:
+          'Messages not yet dispatched (queued, or waiting for scheduled_at) fail with error_code `cancelled` ' +
+          '(message.failed each) and no longer count against the day\'s and month\'s usage; dispatched ones stay ' +
+          'and may still be reported. The batch settles when its last message is final (`cancelled_at` set). ' +
+          'Errors: batch_finished (409) when every message already has its outcome.',
+      },
+    ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
     op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
   ]),

@@ -46,6 +46,10 @@ export const resources: Record<string, JsonSchema> = {
       estimated_completion_at: nullable(ts),
       completed_at: nullable(ts),
       error: nullable(str),
+      cancelled_at: {
+        ...nullable(ts),
+        description: 'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
+      },
       created_at: ts,
       updated_at: ts,
     },
