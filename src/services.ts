@@ -25,6 +25,7 @@ import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
 import { createOutcomesService } from './messages/outcomes.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
+import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
 import { createAttemptsService } from './webhooks/attempts.service';
@@ -127,6 +128,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
   const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
+  const optOuts = createOptOutsService({ em, clock, events, defaultCountry: config.defaultCountry });
   const messages = createMessagesService({
     em,
     clock,
@@ -135,6 +137,8 @@ export function buildServices(deps: ServiceDeps) {
     starter,
     batchStarts: batches,
     outcomes,
+    events,
+    suppressed: optOuts.suppressedAmong,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
   });
@@ -176,6 +180,7 @@ export function buildServices(deps: ServiceDeps) {
     presence,
     pairing,
     outcomes,
+    optOuts,
     messages,
     phoneMessages,
     batchProgress,

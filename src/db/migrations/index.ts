@@ -9,6 +9,7 @@ import { Migration20261123000000AcceptPath } from './Migration20261123000000Acce
 import { Migration20261123020000SmsGate } from './Migration20261123020000SmsGate';
 import { Migration20261123030000PhoneChannel } from './Migration20261123030000PhoneChannel';
 import { Migration20261124100000CancelSend } from './Migration20261124100000CancelSend';
+import { Migration20261124110000OptOuts } from './Migration20261124110000OptOuts';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123020000SmsGate', class: Migration20261123020000SmsGate },
   { name: 'Migration20261123030000PhoneChannel', class: Migration20261123030000PhoneChannel },
   { name: 'Migration20261124100000CancelSend', class: Migration20261124100000CancelSend },
+  { name: 'Migration20261124110000OptOuts', class: Migration20261124110000OptOuts },
 ];
