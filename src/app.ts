@@ -11,6 +11,7 @@ import { requestContext } from './http/request-context';
 import { healthRoutes } from './http/health.routes';
 import { messagesRoutes } from './messages/messages.routes';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
+import { optOutsRoutes } from './opt-outs/opt-outs.routes';
 import type { Services } from './services';
 import { accountsRoutes } from './accounts/accounts.routes';
 import { googleRoutes } from './accounts/google.routes';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): Koa {
     webhooksRoutes(services),
     messagesRoutes(services),
     phoneMessagesRoutes(services),
+    optOutsRoutes(services),
   ];
   // Without `throw` the routers set 405 (or 501 for a method they do not know) and Allow; errorHandler
   // turns both into 405 method_not_allowed keeping the header.

@@ -29,6 +29,7 @@ import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
 import { createOutcomesService } from './messages/outcomes.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
+import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
 import { createAttemptsService } from './webhooks/attempts.service';
@@ -145,6 +146,7 @@ export function buildServices(deps: ServiceDeps) {
   );
   const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
   const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
+  const optOuts = createOptOutsService({ em, clock, events, defaultCountry: config.defaultCountry });
   const messages = createMessagesService({
     em,
     clock,
@@ -152,6 +154,9 @@ export function buildServices(deps: ServiceDeps) {
     accounts,
     starter,
     batchStarts: batches,
+    outcomes,
+    events,
+    suppressed: optOuts.suppressedAmong,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
   });
@@ -201,6 +206,7 @@ export function buildServices(deps: ServiceDeps) {
     phoneChannel,
     pairing,
     outcomes,
+    optOuts,
     messages,
     phoneMessages,
     batchProgress,

@@ -24,6 +24,10 @@ const UNKNOWN_ON_TIME = 'unknown-on-time';
 // A settled signal that arrives while a sweep runs must end the wait that follows it; before this
 // patch the flag was cleared after the sweep, so such a signal was lost until the next deadline.
 const SIGNAL_DURING_SWEEP = 'settled-signal-during-sweep';
+// A send cancelled (or whose phone was disabled) before its scheduled time is final at once: the
+// settled signal ends the wait for scheduled_at, and nothing is released. Before this patch the
+// workflow slept until scheduled_at whatever happened meanwhile.
+const SIGNAL_WHILE_SCHEDULED = 'settled-signal-while-scheduled';
 
 /**
  * One send, from accept until every message is final: waits for scheduled_at, wakes the phone, then
@@ -36,12 +40,17 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
   });
 
   if (!input.released) {
+    // Settled before its time: nothing to release or send; the sweep below finds it final and ends.
+    let settledEarly = false;
     if (input.scheduledAt) {
       const wait = Date.parse(input.scheduledAt) - Date.now();
-      if (wait > 0) await sleep(wait);
-      await releaseBatch(input.batchId);
+      if (patched(SIGNAL_WHILE_SCHEDULED)) {
+        if (wait > 0) await condition(() => settled, wait);
+        settledEarly = settled;
+      } else if (wait > 0) await sleep(wait);
+      if (!settledEarly) await releaseBatch(input.batchId);
     }
-    await wakeBatchDevice(input.batchId);
+    if (!settledEarly) await wakeBatchDevice(input.batchId);
   }
 
   const onTime = patched(UNKNOWN_ON_TIME);

@@ -50,7 +50,8 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
 
     async wake(batchId: string): Promise<void> {
       const batch = await messagesRepository.batchStatusAndDevice(deps.em(), batchId);
-      if (batch && deps.wake) await deps.wake(batch.device_id);
+      // A send that is final already (every recipient opted out) gives the phone nothing to fetch.
+      if (batch && deps.wake && batch.status !== 'completed' && batch.status !== 'failed') await deps.wake(batch.device_id);
     },
 
     /** Marks every lapsed message `unknown` (with message.unknown), settles the batch, and says when to look again. */

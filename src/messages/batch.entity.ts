@@ -27,6 +27,7 @@ export const Batch = defineEntity({
     estimatedCompletionAt: timestamp().nullable(),
     completedAt: timestamp().nullable(),
     error: p.text().nullable(),
+    cancelledAt: timestamp().nullable(),
     workflowStartedAt: timestamp().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

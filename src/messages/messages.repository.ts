@@ -3,7 +3,7 @@ import { createdWithin, findPage, type Page } from '../http/pagination';
 import { Batch, type BatchStatus } from './batch.entity';
 import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
-import type { BatchCounter } from './transitions';
+import { OPTED_OUT, type BatchCounter } from './transitions';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
 
@@ -54,6 +54,8 @@ export interface NewSend {
   batch: Batch;
   messageIds: string[];
   recipients: string[];
+  /** Per recipient, whether it is on the suppression list: its message is created failed, `opted_out`. */
+  optedOut?: boolean[];
   /** Stale deadline of the first message (null while scheduled); each next one is `perMessageSeconds` later. */
   firstStaleAt: Date | null;
   perMessageSeconds: number;
@@ -81,27 +83,48 @@ export interface BatchCounts {
 const OPEN = `direction = 'outbound' and status in ('queued', 'dispatched')`;
 
 export const messagesRepository = {
-  /** A send: the batch and every message with its final place and deadline, in one statement. */
+  /**
+   * A send: the batch and every message with its final place and deadline, in one statement. An
+   * opted-out recipient's message is created failed (`opted_out`) and takes no place: the others'
+   * deadlines follow one another as if it were not there.
+   */
   async insertSend(tx: EntityManager, send: NewSend): Promise<void> {
     const { batch } = send;
+    // Per recipient: its place among the sendable ones, or -1 when it opted out (none: places in order).
+    let slot = 0;
+    const slots = send.optedOut ? send.optedOut.map((out) => (out ? -1 : slot++)).join(',') : '';
     await tx.execute(
       `with b as (
          insert into batches (id, user_id, device_id, body, status, recipient_count, recipient_preview, segments,
-                              encoding, sim_subscription_id, scheduled_at, estimated_completion_at, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
+                              encoding, sim_subscription_id, failed_count, scheduled_at, estimated_completion_at,
+                              completed_at, error, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
        insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, sim_subscription_id,
-                             segments, position, available_at, stale_at, created_at, updated_at)
-       select r.id::uuid, ?, ?, ?, 'outbound', 'queued', ?, r.recipient, ?, ?, (r.n - 1)::int, ?::timestamptz,
-              ?::timestamptz + make_interval(secs => (r.n - 1) * ?::float8), ?, ?
-         from unnest(string_to_array(?, ','), string_to_array(?, ',')) with ordinality as r (id, recipient, n)`,
+                             segments, position, available_at, stale_at, failed_at, error_code, error_message,
+                             created_at, updated_at)
+       select r.id::uuid, ?, ?, ?, 'outbound', case when r.out then 'failed' else 'queued' end, ?, r.recipient, ?, ?,
+              (r.n - 1)::int,
+              case when r.out then null else ?::timestamptz end,
+              case when r.out then null
+                   else ?::timestamptz + make_interval(secs => coalesce(r.slot::int, r.n - 1) * ?::float8) end,
+              case when r.out then ?::timestamptz end,
+              case when r.out then ?::text end,
+              case when r.out then ?::text end,
+              ?, ?
+         from (select u.*, coalesce(u.slot = '-1', false) as out
+                 from unnest(string_to_array(?, ','), string_to_array(?, ','), string_to_array(?, ','))
+                      with ordinality as u (id, recipient, slot, n)) r`,
       [
         batch.id, batch.userId, batch.deviceId, batch.body, batch.status, batch.recipientCount,
-        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.scheduledAt,
-        batch.estimatedCompletionAt, batch.createdAt, batch.updatedAt,
+        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.failedCount,
+        batch.scheduledAt, batch.estimatedCompletionAt, batch.completedAt, batch.error, batch.createdAt,
+        batch.updatedAt,
         batch.userId, batch.id, batch.deviceId, batch.body, batch.simSubscriptionId, batch.segments,
         batch.scheduledAt ? null : batch.createdAt,
-        send.firstStaleAt, send.perMessageSeconds, batch.createdAt, batch.updatedAt,
-        send.messageIds.join(','), send.recipients.join(','),
+        send.firstStaleAt, send.perMessageSeconds,
+        batch.createdAt, OPTED_OUT.code, OPTED_OUT.message,
+        batch.createdAt, batch.updatedAt,
+        send.messageIds.join(','), send.recipients.join(','), slots,
       ],
       'run',
     );
@@ -211,6 +234,29 @@ export const messagesRepository = {
 
   lapsedIn: (batchId: string, now: Date) => ({ sql: 'batch_id = ? and stale_at <= ?', params: [batchId, now] }),
   queuedOn: (deviceId: string) => ({ sql: "device_id = ? and status = 'queued'", params: [deviceId] }),
+  queuedIn: (batchId: string) => ({ sql: "batch_id = ? and status = 'queued'", params: [batchId] }),
+
+  /**
+   * Marks the account's batch cancelled (the first time) unless it is final, locking it for the rest
+   * of the cancel; undefined when it is final or not the account's (`batchStatusOf` tells which).
+   */
+  async markCancelled(tx: EntityManager, userId: string, batchId: string, now: Date) {
+    const [row] = await tx.execute<{ status: BatchStatus; created_at: Date }[]>(
+      `update batches set cancelled_at = coalesce(cancelled_at, ?), updated_at = ?
+        where id = ? and user_id = ? and status not in ('completed', 'failed')
+       returning status, created_at`,
+      [now, now, batchId, userId],
+    );
+    return row ? { status: row.status, createdAt: date(row.created_at)! } : undefined;
+  },
+
+  async batchStatusOf(em: EntityManager, userId: string, batchId: string): Promise<BatchStatus | undefined> {
+    const [row] = await em.execute<{ status: BatchStatus }[]>('select status from batches where id = ? and user_id = ?', [
+      batchId,
+      userId,
+    ]);
+    return row?.status;
+  },
 
   /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
   async addToCounters(tx: EntityManager, deltas: Map<string, Partial<Record<BatchCounter, number>>>, now: Date) {
@@ -242,7 +288,10 @@ export const messagesRepository = {
     await tx.execute(
       `update batches b set status = v.status, updated_at = ?,
               completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ?) else b.completed_at end,
-              error = case when v.status = 'failed' then coalesce(b.error, 'Every message failed.') else b.error end
+              error = case when v.status = 'failed'
+                           then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
+                                                       else 'Every message failed.' end)
+                           else b.error end
          from (values ${changes.map(() => '(?::uuid, ?::text)').join(', ')}) as v (id, status)
         where b.id = v.id`,
       [now, now, ...changes.flatMap((c) => [c.id, c.status])],

@@ -47,6 +47,11 @@ export function messagesRoutes({
     ctx.body = { batch: batchView(batch), messages: rows.map(messageView) };
   });
 
+  router.post('/batches/:id/cancel', auth.scope('send'), async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    ctx.body = { batch: batchView(await messages.cancel(callerOf(ctx).userId, params.id)) };
+  });
+
   router.get('/stats', auth.scope('read'), async (ctx) => {
     ctx.body = await messages.stats(callerOf(ctx).userId);
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountsService } from '../accounts/accounts.service';
+import type { EmitInput, EventsService } from '../events/events.service';
 import { afterCommit, transaction } from '../db/transaction';
 import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
 import { conflict, notFound, validationFailed } from '../http/errors';
@@ -13,6 +14,9 @@ import type { BatchStart } from './batch-starts';
 import type { Message } from './message.entity';
 import type { ListMessagesQuery, SendBody } from './messages.schemas';
 import { messagesRepository } from './messages.repository';
+import type { OutcomesService } from './outcomes.service';
+import { messageView } from './messages.views';
+import { OPTED_OUT } from './transitions';
 import { placement } from './queue';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
@@ -24,6 +28,11 @@ export interface MessagesDeps {
   accounts: AccountsService;
   starter: Starter;
   batchStarts: StartKind<BatchStart>;
+  /** Cancelling fails messages through the one path of message moves. */
+  outcomes: Pick<OutcomesService, 'failQueued'>;
+  events: Pick<EventsService, 'emitMany'>;
+  /** Which of these E.164 numbers the account's suppression list holds (the opt-outs feature). */
+  suppressed: (userId: string, numbers: string[]) => Promise<ReadonlySet<string>>;
   staleWindowMs: number;
   defaultCountry?: string;
 }
@@ -43,6 +52,54 @@ const preview = (numbers: string[]) =>
 export function createMessagesService(deps: MessagesDeps) {
   const { em, clock } = deps;
 
+  /** message.failed for each opted-out recipient's message, as it was inserted. */
+  async function emitOptedOut(
+    tx: EntityManager,
+    batch: Batch,
+    messageIds: string[],
+    recipients: string[],
+    optedOut: boolean[],
+  ): Promise<void> {
+    const events: EmitInput[] = [];
+    optedOut.forEach((out, position) => {
+      if (!out) return;
+      const message = {
+        id: messageIds[position],
+        userId: batch.userId,
+        batchId: batch.id,
+        deviceId: batch.deviceId,
+        direction: 'outbound',
+        status: 'failed',
+        body: batch.body,
+        recipient: recipients[position],
+        sender: null,
+        simSubscriptionId: batch.simSubscriptionId ?? null,
+        segments: batch.segments,
+        position,
+        fingerprint: null,
+        errorCode: OPTED_OUT.code,
+        errorMessage: OPTED_OUT.message,
+        availableAt: null,
+        staleAt: null,
+        dispatchedAt: null,
+        sentAt: null,
+        deliveredAt: null,
+        failedAt: batch.createdAt,
+        receivedAt: null,
+        createdAt: batch.createdAt,
+        updatedAt: batch.createdAt,
+      } satisfies Message as Message;
+      events.push({
+        userId: batch.userId,
+        name: 'message.failed',
+        data: messageView(message),
+        messageId: message.id,
+        deviceId: message.deviceId,
+      });
+    });
+    await deps.events.emitMany(tx, events);
+  }
+
   return {
     /**
      * POST /v1/messages: one short transaction (plan admission, the phone's queue places, the batch
@@ -51,9 +108,10 @@ export function createMessagesService(deps: MessagesDeps) {
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
       const { numbers, errors } = normalizeRecipients(input.to, deps.defaultCountry);
       if (errors.length > 0) throw validationFailed(errors);
-      const [, device] = await Promise.all([
+      const [, device, suppressed] = await Promise.all([
         deps.accounts.assertCanSend(userId),
         devicesRepository.sendingDevice(em(), userId, input.device_id),
+        deps.suppressed(userId, numbers),
       ]);
       if (!device) {
         throw noDevice(
@@ -66,6 +124,11 @@ export function createMessagesService(deps: MessagesDeps) {
       const now = clock.now();
       const scheduledAt = input.scheduled_at ?? null;
       const messageIds = numbers.map(() => randomUUID());
+      // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
+      // not counted against the plan and holding no place in the phone's queue.
+      const optedOut = numbers.map((number) => suppressed.has(number));
+      const optedOutCount = optedOut.filter(Boolean).length;
+      const sendable = numbers.length - optedOutCount;
       const batch = {
         id: randomUUID(),
         userId,
@@ -80,38 +143,82 @@ export function createMessagesService(deps: MessagesDeps) {
         dispatchedCount: 0,
         sentCount: 0,
         deliveredCount: 0,
-        failedCount: 0,
+        failedCount: optedOutCount,
         unknownCount: 0,
         scheduledAt,
         estimatedCompletionAt: null as Date | null,
         completedAt: null,
         error: null,
+        cancelledAt: null,
         workflowStartedAt: null,
         createdAt: now,
         updatedAt: now,
       } satisfies Batch as Batch;
+      // Every recipient opted out: the send is final as it is made. Otherwise it is queued (or scheduled):
+      // nothing is dispatched yet.
+      if (sendable === 0)
+        Object.assign(batch, { status: 'failed', completedAt: now, error: 'Every recipient has opted out.' });
 
       await transaction(em(), async (tx) => {
-        await deps.plans.admitSends(tx, userId, numbers.length);
+        await deps.plans.admitSends(tx, userId, sendable);
         let firstStaleAt: Date | null = null;
         let perMessageSeconds = 0;
         if (!scheduledAt) {
-          const queue = await devicesRepository.reserveQueue(tx, device.id, numbers.length);
+          const queue = await devicesRepository.reserveQueue(tx, device.id, sendable);
           if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
           const place = placement({
             sendableAt: now,
             ahead: queue.ahead,
-            count: numbers.length,
+            count: sendable,
             sendDelaySeconds: queue.send_delay_seconds,
             staleWindowMs: deps.staleWindowMs,
           });
           ({ firstStaleAt, perMessageSeconds } = place);
-          batch.estimatedCompletionAt = place.estimate;
+          if (sendable > 0) batch.estimatedCompletionAt = place.estimate;
         }
-        await messagesRepository.insertSend(tx, { batch, messageIds, recipients: numbers, firstStaleAt, perMessageSeconds });
-        afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt }]));
+        await messagesRepository.insertSend(tx, {
+          batch,
+          messageIds,
+          recipients: numbers,
+          optedOut: optedOutCount > 0 ? optedOut : undefined,
+          firstStaleAt,
+          perMessageSeconds,
+        });
+        if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
+        // A send final as it is made has nothing to wait for, not even its scheduled time.
+        const final = batch.status === 'failed';
+        afterCommit(tx, () =>
+          deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt: final ? null : scheduledAt }]),
+        );
       });
       return { batch, messageIds };
+    },
+
+    /**
+     * POST /v1/batches/{id}/cancel: the send's messages not yet dispatched (queued, or waiting for
+     * scheduled_at) fail with error_code `cancelled` (message.failed each) and stop counting against
+     * the plan, in one transaction; dispatched ones stay and may still be reported. The batch settles
+     * when its last message is final, and its workflow is told then (the settled signal).
+     */
+    async cancel(userId: string, id: string): Promise<Batch> {
+      await transaction(em(), async (tx) => {
+        const batch = await messagesRepository.markCancelled(tx, userId, id, clock.now());
+        if (!batch) {
+          if (!(await messagesRepository.batchStatusOf(tx, userId, id))) throw notFound('batch');
+          throw conflict('batch_finished', 'The send is finished: every message already has its outcome.');
+        }
+        const moves = await deps.outcomes.failQueued(
+          tx,
+          messagesRepository.queuedIn(id),
+          'cancelled',
+          'The send was cancelled before this message was sent.',
+        );
+        // They were counted when the send was accepted, against that day and month.
+        await deps.plans.refundSends(tx, userId, moves.length, batch.createdAt);
+      });
+      const batch = await messagesRepository.getBatch(em(), userId, id);
+      if (!batch) throw notFound('batch');
+      return batch;
     },
 
     /** GET /v1/batches: newest first, with their per-status counts. */

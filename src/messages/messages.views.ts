@@ -22,6 +22,7 @@ export const batchView = (batch: Batch) => ({
   estimated_completion_at: iso(batch.estimatedCompletionAt),
   completed_at: iso(batch.completedAt),
   error: batch.error ?? null,
+  cancelled_at: iso(batch.cancelledAt),
   created_at: batch.createdAt.toISOString(),
   updated_at: batch.updatedAt.toISOString(),
 });

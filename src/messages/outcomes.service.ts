@@ -69,7 +69,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
   async function settleBatches(tx: EntityManager, counts: BatchCounts[]): Promise<string[]> {
     const changes: Array<{ id: string; status: BatchCounts['status'] }> = [];
     for (const batch of counts) {
-      if (batch.status === 'scheduled' || batch.status === 'completed' || batch.status === 'failed') continue;
+      if (batch.status === 'completed' || batch.status === 'failed') continue;
       const status = releasedBatchStatus({
         recipientCount: batch.recipient_count,
         dispatchedCount: batch.dispatched_count,
@@ -78,6 +78,9 @@ export function createOutcomesService(deps: OutcomesDeps) {
         failedCount: batch.failed_count,
         unknownCount: batch.unknown_count,
       });
+      // A scheduled batch stays scheduled until its release, unless nothing is left to send (cancelled,
+      // or its phone was disabled): then it is final at once, and its workflow need not wait for its time.
+      if (batch.status === 'scheduled' && status !== 'completed' && status !== 'failed') continue;
       if (status !== batch.status) changes.push({ id: batch.id, status });
     }
     await messagesRepository.setStatuses(tx, changes, clock.now());
@@ -127,13 +130,24 @@ export function createOutcomesService(deps: OutcomesDeps) {
     await deps.events.emitMany(tx, events);
   }
 
+  /**
+   * Fails the queued messages a condition selects, saying why, with everything that follows (events,
+   * counters, settled batches); dispatched ones may still be reported. Returns the moves.
+   */
+  async function failQueued(
+    tx: EntityManager,
+    where: { sql: string; params: unknown[] },
+    code: string,
+    text: string,
+  ): Promise<Moved[]> {
+    const moves = await messagesRepository.moveOpen(tx, where, 'failed', clock.now(), { code, message: text });
+    await follow(tx, moves);
+    return moves;
+  }
+
   /** Fails what is still queued for a phone (dispatched ones may still be reported). */
   async function failQueuedForDevice(tx: EntityManager, deviceId: string, code: string, text: string): Promise<void> {
-    const moves = await messagesRepository.moveOpen(tx, messagesRepository.queuedOn(deviceId), 'failed', clock.now(), {
-      code,
-      message: text,
-    });
-    await follow(tx, moves);
+    await failQueued(tx, messagesRepository.queuedOn(deviceId), code, text);
   }
 
   // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
@@ -145,6 +159,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
 
   return {
     follow,
+    failQueued,
     failQueuedForDevice,
 
     /** Settles one batch from its current counts (a release after some messages failed meanwhile). */

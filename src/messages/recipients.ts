@@ -7,14 +7,20 @@ export interface Recipients {
   errors: FieldError[];
 }
 
+/** One phone number as E.164 (national numbers in `defaultCountry`), or null when it is not a valid one. */
+export function normalizeNumber(raw: string, defaultCountry?: string): string | null {
+  const parsed = parsePhoneNumberFromString(raw.trim(), defaultCountry as CountryCode | undefined);
+  return parsed && parsed.isValid() ? parsed.number : null;
+}
+
 /** Normalises `to` to E.164; national numbers use `defaultCountry`. Invalid entries become body.to[i] errors. */
 export function normalizeRecipients(to: string[], defaultCountry?: string): Recipients {
   const seen = new Set<string>();
   const numbers: string[] = [];
   const errors: FieldError[] = [];
   to.forEach((raw, index) => {
-    const parsed = parsePhoneNumberFromString(raw.trim(), defaultCountry as CountryCode | undefined);
-    if (!parsed || !parsed.isValid()) {
+    const e164 = normalizeNumber(raw, defaultCountry);
+    if (!e164) {
       errors.push({
         field: `body.to[${index}]`,
         message: defaultCountry
@@ -23,7 +29,6 @@ export function normalizeRecipients(to: string[], defaultCountry?: string): Reci
       });
       return;
     }
-    const e164 = parsed.number;
     if (seen.has(e164)) return;
     seen.add(e164);
     numbers.push(e164);

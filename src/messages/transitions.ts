@@ -71,3 +71,9 @@ export const STATUS_AT: Partial<Record<MessageStatus, 'dispatchedAt' | 'sentAt' 
   delivered: 'deliveredAt',
   failed: 'failedAt',
 };
+
+/** Why a message to a recipient on the account's suppression list failed as it was made. */
+export const OPTED_OUT = {
+  code: 'opted_out',
+  message: 'The recipient opted out of texts from this account (STOP); the message was not sent.',
+} as const;

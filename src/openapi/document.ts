@@ -70,7 +70,7 @@ function errorStatuses(op: Operation): number[] {
   const statuses = new Set(op.errors ?? []);
   if (op.body) statuses.add(400).add(422);
   if (op.query) statuses.add(422);
-  if (op.path.includes('{id}')) statuses.add(404);
+  if (/\{\w+\}/.test(op.path)) statuses.add(404);
   if (op.auth !== 'none' && op.auth !== 'optionalSession') statuses.add(401);
   if (typeof op.auth === 'object') statuses.add(403).add(429);
   if (op.auth === 'session' && op.method !== 'get') statuses.add(403);
@@ -128,7 +128,7 @@ function responses(op: Operation): Record<string, unknown> {
 
 function operation(op: Operation): Record<string, unknown> {
   const parameters = [
-    ...(op.path.includes('{id}') ? toParameters(pathId(), 'path') : []),
+    ...(op.params ? toParameters(op.params, 'path') : op.path.includes('{id}') ? toParameters(pathId(), 'path') : []),
     ...(op.query ? toParameters(op.query, 'query') : []),
     ...(op.idempotent ? [idempotencyKey] : []),
   ];

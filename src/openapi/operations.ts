@@ -4,6 +4,7 @@ import * as apiKeys from '../api-keys/api-keys.schemas';
 import * as devices from '../devices/devices.schemas';
 import * as messages from '../messages/messages.schemas';
 import * as phone from '../messages/phone-messages.schemas';
+import * as optOuts from '../opt-outs/opt-outs.schemas';
 import * as webhooks from '../webhooks/webhooks.schemas';
 import type { Scope } from '../api-keys/api-key.entity';
 import { object, ref } from './resources';
@@ -20,6 +21,8 @@ export interface Operation {
   tag: string;
   summary: string;
   auth: OperationAuth;
+  /** Path parameters other than `{id}` (a UUID unless given). */
+  params?: yup.AnyObjectSchema;
   query?: yup.AnyObjectSchema;
   body?: yup.AnyObjectSchema;
   /** Success responses: status → body schema (null: no body). */
@@ -39,7 +42,7 @@ export interface Operation {
 type Details = Partial<
   Pick<
     Operation,
-    'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType' | 'idempotent'
+    'params' | 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType' | 'idempotent'
   >
 >;
 
@@ -114,8 +117,59 @@ export const operations: Operation[] = [
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
     ),
+    op(
+      'POST /v1/batches/{id}/cancel',
+      send,
+      'Cancel a send',
+      { 200: wrap('batch', ref('Batch')) },
+      {
+        errors: [409],
+        description:
+          'Messages not yet dispatched (queued, or waiting for scheduled_at) fail with error_code `cancelled` ' +
+          '(message.failed each) and no longer count against the day\'s and month\'s usage; dispatched ones stay ' +
+          'and may still be reported. The batch settles when its last message is final (`cancelled_at` set). ' +
+          'Errors: batch_finished (409) when every message already has its outcome.',
+      },
+    ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
     op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
+  ]),
+
+  ...tagged('Opt-outs', [
+    op(
+      'GET /v1/opt-outs',
+      send,
+      "List the account's opted-out numbers, newest first",
+      { 200: page('OptOut') },
+      {
+        query: optOuts.listOptOutsQuery,
+        description:
+          'Numbers that texted STOP, STOPALL, UNSUBSCRIBE, CANCEL, END or QUIT to one of your phones (case and ' +
+          'spacing aside), or were added here. Sends skip them: their messages are created failed with ' +
+          'error_code `opted_out` and do not count against the plan. START or UNSTOP takes a number off.',
+      },
+    ),
+    op(
+      'POST /v1/opt-outs',
+      send,
+      'Add a number to the opt-out list (idempotent)',
+      { 200: wrap('opt_out', ref('OptOut')), 201: wrap('opt_out', ref('OptOut')) },
+      {
+        body: optOuts.addOptOutBody,
+        description:
+          'The number is normalised to E.164 as recipients are. 201 when added, 200 when it was listed already.',
+      },
+    ),
+    op(
+      'DELETE /v1/opt-outs/{phone_number}',
+      send,
+      'Take a number off the opt-out list',
+      noBody,
+      {
+        params: optOuts.phoneNumberParams,
+        description: 'The number in E.164 (`+` may be sent as `%2B`). 404 when it is not on the list.',
+      },
+    ),
   ]),
 
   ...tagged('Devices', [

@@ -1,6 +1,7 @@
 import { SCOPES } from '../api-keys/api-key.entity';
 import { EVENT_NAMES } from '../events/event.entity';
 import { MESSAGE_STATUSES } from '../messages/message.entity';
+import { OPT_OUT_SOURCES } from '../opt-outs/opt-out.entity';
 import { DELIVERY_STATUSES } from '../webhooks/delivery.entity';
 import type { JsonSchema } from './yup-to-json-schema';
 
@@ -46,6 +47,10 @@ export const resources: Record<string, JsonSchema> = {
       estimated_completion_at: nullable(ts),
       completed_at: nullable(ts),
       error: nullable(str),
+      cancelled_at: {
+        ...nullable(ts),
+        description: 'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
+      },
       created_at: ts,
       updated_at: ts,
     },
@@ -73,6 +78,19 @@ export const resources: Record<string, JsonSchema> = {
     created_at: ts,
     updated_at: ts,
   }),
+  OptOut: object(
+    {
+      phone_number: { ...str, description: 'E.164.' },
+      source: {
+        type: 'string',
+        enum: [...OPT_OUT_SOURCES],
+        description: 'inbound: the number texted an opt-out keyword; api: added through the API or dashboard.',
+      },
+      message_id: { ...nullable(id), description: 'The inbound text that opted out (source inbound).' },
+      created_at: ts,
+    },
+    "A number on the account's suppression list: sends to it are not made.",
+  ),
   OutboxRow: object(
     {
       id: { ...id, description: 'The message id.' },

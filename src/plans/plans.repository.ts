@@ -72,6 +72,22 @@ export const plansRepository = {
     return rows.length === 1;
   },
 
+  /**
+   * Gives back `count` sends counted on `day` (and its `month`): cancelled messages do not count.
+   * Only the period they were counted in is still on the row if it is the current one; a past day
+   * or month has nothing left to give back to.
+   */
+  async refundSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
+    await tx.execute(
+      `update account_usage
+          set sent_day = case when day = ?::date then greatest(sent_day - ?, 0) else sent_day end,
+              sent_month = case when month = ?::date then greatest(sent_month - ?, 0) else sent_month end
+        where user_id = ?`,
+      [day, count, month, count, userId],
+      'run',
+    );
+  },
+
   /** Counts inbound texts (receiving has no limit). */
   async countReceived(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
     await tx.execute(

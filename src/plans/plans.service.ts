@@ -73,6 +73,16 @@ export function createPlansService({ em, clock }: PlansDeps) {
       if (!(await plansRepository.admitSends(tx, userId, count, today, monthStart))) throw await refusal(userId, count);
     },
 
+    /**
+     * Gives back `count` sends admitted at `countedAt` (a cancelled send's messages), in the caller's
+     * transaction: they no longer count against that day and its month.
+     */
+    async refundSends(tx: EntityManager, userId: string, count: number, countedAt: Date): Promise<void> {
+      if (count <= 0) return;
+      const { today, monthStart } = utcDays(countedAt);
+      await plansRepository.refundSends(tx, userId, count, today, monthStart);
+    },
+
     /** Counts inbound texts (no limit applies to receiving). */
     async countReceived(tx: EntityManager, userId: string, count = 1): Promise<void> {
       const { today, monthStart } = utcDays(clock.now());

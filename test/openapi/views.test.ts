@@ -5,6 +5,7 @@ import { deviceView, pairingCodeCreatedView, pairingCodeStatusView } from '../..
 import { batchView, messageView, outboxRowView } from '../../src/messages/messages.views';
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
+import { optOutView } from '../../src/opt-outs/opt-outs.views';
 import { limitsView, planView, usageView } from '../../src/plans/plans.views';
 import { deliveryView, webhookView } from '../../src/webhooks/webhooks.views';
 import { createKey, json, registerAccount } from '../support/accounts';
@@ -57,6 +58,7 @@ describe('the documented resources', () => {
       Batch: batchView(entity()),
       Message: messageView(entity()),
       OutboxRow: outboxRowView(entity()),
+      OptOut: optOutView(entity()),
       Device: deviceView(entity()),
       PairingCode: pairingCodeCreatedView(entity(), 'code', 'url'),
       PairingCodeStatus: pairingCodeStatusView(entity(), entity()),
@@ -116,6 +118,11 @@ describe('the documented resources', () => {
       );
       expect(inbound.status).toBe(201);
       expectDocumented('Message', (await readJson(inbound)).message);
+
+      const optOut = await app.fetch('/v1/opt-outs', json('POST', { phone_number: '+14155550123' }, { 'x-api-key': key }));
+      expect(optOut.status).toBe(201);
+      expectDocumented('OptOut', (await readJson(optOut)).opt_out);
+      expectDocumented('OptOut', (await get('/v1/opt-outs')).data[0]);
     });
   });
 });

@@ -8,7 +8,8 @@ import { describe, expect, inject, it } from 'vitest';
 // replay with today's workflow code: a change that would break a running workflow fails here, and
 // needs patched() or a new workflow type. The batch-*.bin histories were recorded before the
 // `unknown-on-time` and `settled-signal-during-sweep` patches (workflows/batch.ts): they replay on
-// their legacy branches.
+// their legacy branches. batch-scheduled-cancelled.bin (test/messages/cancel.test.ts) is a scheduled
+// send cancelled before its time, ended by the settled signal (`settled-signal-while-scheduled`).
 const dir = path.join(__dirname, 'histories');
 const histories = readdirSync(dir)
   .filter((file) => file.endsWith('.bin'))

@@ -8,7 +8,9 @@ import { Migration20261120050000Messages } from './Migration20261120050000Messag
 import { Migration20261123000000AcceptPath } from './Migration20261123000000AcceptPath';
 import { Migration20261123020000SmsGate } from './Migration20261123020000SmsGate';
 import { Migration20261123030000PhoneChannel } from './Migration20261123030000PhoneChannel';
-import { Migration20261124100000IdempotencyKeys } from './Migration20261124100000IdempotencyKeys';
+import { Migration20261124100000CancelSend } from './Migration20261124100000CancelSend';
+import { Migration20261124110000OptOuts } from './Migration20261124110000OptOuts';
+import { Migration20261124120000IdempotencyKeys } from './Migration20261124120000IdempotencyKeys';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -21,5 +23,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000AcceptPath', class: Migration20261123000000AcceptPath },
   { name: 'Migration20261123020000SmsGate', class: Migration20261123020000SmsGate },
   { name: 'Migration20261123030000PhoneChannel', class: Migration20261123030000PhoneChannel },
-  { name: 'Migration20261124100000IdempotencyKeys', class: Migration20261124100000IdempotencyKeys },
+  { name: 'Migration20261124100000CancelSend', class: Migration20261124100000CancelSend },
+  { name: 'Migration20261124110000OptOuts', class: Migration20261124110000OptOuts },
+  { name: 'Migration20261124120000IdempotencyKeys', class: Migration20261124120000IdempotencyKeys },
 ];

@@ -315,6 +315,15 @@ describe('the SMSGate app as a phone', () => {
       .toBe(1);
     expect(await eventsOf(app.orm, { userId: account.userId, name: 'message.received' })).toHaveLength(1);
 
+    // An opt-out keyword through this path puts its sender on the account's suppression list too.
+    const stop = await phone.sendWebhook(
+      inbound,
+      smsReceived({ sender: '+14155550177', text: ' Stop ', receivedAt: app.clock.now() }),
+    );
+    expect(stop.status).toBe(201);
+    const optOuts = await readJson(await call('GET', '/v1/opt-outs'));
+    expect(optOuts.data).toEqual([expect.objectContaining({ phone_number: '+14155550177', source: 'inbound' })]);
+
     // Comment lines keep the stream alive through proxies, as theirs do (server modules/sse/service.go
     // writes ":keepalive" every 15 s); the first one goes out at once so the headers do too.
     expect(stream.comments).toContain('connected');

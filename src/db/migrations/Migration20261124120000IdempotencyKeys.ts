@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * committed: a crash between the commit and the answer still replays. Requests in flight hold a
  * transaction-scoped advisory lock instead of a row, so a crash never leaves a key stuck.
  */
-export class Migration20261124100000IdempotencyKeys extends Migration {
+export class Migration20261124120000IdempotencyKeys extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       create table idempotency_keys (
