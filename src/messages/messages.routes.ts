@@ -3,14 +3,25 @@ import { callerOf, type Auth } from '../http/auth';
 import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
 import { pathId } from '../lib/fields';
+import { countRefusals } from '../metrics/http-metrics';
+import type { Metrics } from '../metrics/metrics';
 import type { MessagesService } from './messages.service';
 import { listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
 import { batchView, messageView } from './messages.views';
 
-export function messagesRoutes({ auth, messages }: { auth: Auth; messages: MessagesService }): Router {
+export function messagesRoutes({
+  auth,
+  messages,
+  metrics,
+}: {
+  auth: Auth;
+  messages: MessagesService;
+  metrics: Metrics;
+}): Router {
   const router = new Router();
 
-  router.post('/messages', auth.scope('send'), async (ctx) => {
+  // Refusals are counted by the code the client gets, credentials and scope included.
+  router.post('/messages', countRefusals(metrics.sends.refused), auth.scope('send'), async (ctx) => {
     const { body } = await validate(ctx, { body: sendBody });
     const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
     ctx.status = 202;

@@ -6,6 +6,7 @@ import { devicesRepository, type SendingDevice } from '../devices/devices.reposi
 import { conflict, notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
+import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { Batch } from './batch.entity';
@@ -26,6 +27,7 @@ export interface MessagesDeps {
   batchStarts: StartKind<BatchStart>;
   staleWindowMs: number;
   defaultCountry?: string;
+  metrics: Metrics['sends'];
 }
 
 const noDevice = (why: string) => conflict('no_device', why);
@@ -111,6 +113,8 @@ export function createMessagesService(deps: MessagesDeps) {
         await messagesRepository.insertSend(tx, { batch, messageIds, recipients: numbers, firstStaleAt, perMessageSeconds });
         afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt }]));
       });
+      deps.metrics.accepted.inc();
+      deps.metrics.recipients.inc(numbers.length);
       return { batch, messageIds };
     },
 
