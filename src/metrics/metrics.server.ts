@@ -37,7 +37,9 @@ export async function serveMetrics(
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return void res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method not allowed\n');
     if (options.token !== undefined && !bearerIs(req.headers.authorization, options.token))
-      return void res.writeHead(401, { 'WWW-Authenticate': 'Bearer', 'Content-Type': 'text/plain' }).end('Unauthorized\n');
+      return void res
+        .writeHead(401, { 'WWW-Authenticate': 'Bearer', 'Content-Type': 'text/plain' })
+        .end('Unauthorized\n');
     metrics.render().then(
       ({ contentType, body }) => {
         res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });

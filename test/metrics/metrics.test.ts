@@ -27,7 +27,9 @@ describe('GET /metrics on the API port (METRICS_TOKEN)', () => {
   }
 
   /** How much each series of `name` (with `labels`) moved while `act` ran. */
-  async function moved(act: () => Promise<unknown>): Promise<(name: string, labels?: Record<string, string>) => number> {
+  async function moved(
+    act: () => Promise<unknown>,
+  ): Promise<(name: string, labels?: Record<string, string>) => number> {
     const before = await scrape();
     await act();
     const after = await scrape();
@@ -129,9 +131,9 @@ describe('GET /metrics on the API port (METRICS_TOKEN)', () => {
     expect(delta('phone_gateway_message_outcomes_total', { status: 'sent' })).toBe(1);
     expect(delta('phone_gateway_message_outcomes_total', { status: 'delivered' })).toBe(1);
     expect(delta('phone_gateway_message_outcomes_total', { status: 'failed' })).toBe(1);
-    expect(delta('phone_gateway_http_requests_total', { method: 'GET', route: '/v1/device/outbox', status: '200' })).toBe(
-      1,
-    );
+    expect(
+      delta('phone_gateway_http_requests_total', { method: 'GET', route: '/v1/device/outbox', status: '200' }),
+    ).toBe(1);
     expect(
       delta('phone_gateway_http_requests_total', {
         method: 'POST',
