@@ -151,7 +151,9 @@ async function main() {
       logger,
       config.metrics.startCommandPort,
     ).catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'EADDRINUSE' ? new PortInUseError(config.metrics.startCommandPort!, 'METRICS_PORT', 'metrics') : error;
+      throw error.code === 'EADDRINUSE'
+        ? new PortInUseError(config.metrics.startCommandPort!, 'METRICS_PORT', 'metrics')
+        : error;
     });
     if (metrics) stops.push({ name: 'metrics', stop: metrics.stop });
 
