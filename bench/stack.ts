@@ -256,6 +256,8 @@ export async function startService(options: {
     DATABASE_URL: options.databaseUrl,
     TEMPORAL_ADDRESS: options.temporalAddress,
     PORT: String(port),
+    // Counted all the same (in memory); only npm start's metrics port (9464 by default) is not opened.
+    METRICS_PORT: 'off',
     LOG_LEVEL: 'warn',
     // Unused with DATABASE_URL and TEMPORAL_ADDRESS set; kept out of the repository all the same.
     DATA_DIR: tempDir('bench-data-'),

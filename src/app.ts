@@ -23,6 +23,8 @@ import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
+import { httpMetrics } from './metrics/http-metrics';
+import { metricsRoutes } from './metrics/metrics.routes';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +68,8 @@ export function createApp(deps: AppDeps): Koa {
   for (const feature of features) v1.use(feature.routes(), feature.allowedMethods());
 
   app.use(requestContext(deps.logger, deps.orm));
+  // Outside the error handler: it counts the status the client gets.
+  app.use(httpMetrics(services.metrics.http));
   app.use(errorHandler());
   app.use(
     bodyParser({
@@ -78,7 +82,10 @@ export function createApp(deps: AppDeps): Koa {
   );
   app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  for (const router of [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)]) {
+  const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)];
+  // GET /metrics on the API port only for holders of METRICS_TOKEN (else it is METRICS_PORT's alone).
+  if (config.metrics.token) routers.unshift(metricsRoutes(services));
+  for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

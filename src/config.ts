@@ -132,6 +132,18 @@ export const envSchema = yup.object({
     .string()
     .oneOf([...LOG_LEVELS])
     .default('info'),
+  METRICS_PORT: yup
+    .string()
+    .test(
+      'port',
+      '${path} must be a port (0-65535) or off',
+      (value) => value === undefined || value === 'off' || (/^\d{1,5}$/.test(value) && Number(value) <= 65535),
+    ),
+  METRICS_HOST: yup.string().default('127.0.0.1'),
+  METRICS_TOKEN: yup.string().min(16, '${path} must be at least 16 characters (openssl rand -hex 32)'),
+  WORKER_METRICS_ADDRESS: yup
+    .string()
+    .matches(/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/, '${path} must be host:port, such as 0.0.0.0:9465'),
 });
 
 export type Env = yup.InferType<typeof envSchema>;
@@ -189,7 +201,25 @@ function build(env: Env) {
       device: { perSecond: env.DEVICE_RATE_PER_SECOND, burst: env.DEVICE_RATE_BURST },
     },
     logLevel: env.LOG_LEVEL,
+    metrics: {
+      // Its own listener for GET /metrics; null: none. `npm start` listens on 9464 unless told otherwise.
+      port: metricsPort(env.METRICS_PORT, null),
+      startCommandPort: metricsPort(env.METRICS_PORT, DEV_METRICS_PORT),
+      host: env.METRICS_HOST,
+      // Set: GET /metrics is also served on the API port, and every /metrics needs it as a bearer token.
+      token: env.METRICS_TOKEN,
+      // The worker's Temporal SDK metrics (Prometheus, served by the SDK's core) listen here when set.
+      workerAddress: env.WORKER_METRICS_ADDRESS,
+    },
   };
+}
+
+/** Where `npm start` serves /metrics when METRICS_PORT is unset (Prometheus's range for exporters). */
+export const DEV_METRICS_PORT = 9464;
+
+function metricsPort(value: string | undefined, fallback: number | null): number | null {
+  if (value === undefined) return fallback;
+  return value === 'off' ? null : Number(value);
 }
 
 export type Config = Readonly<ReturnType<typeof build>>;

@@ -33,7 +33,7 @@ export async function createContainer(
     }
     const temporal = await connectTemporal(config, options.temporalAddress);
     const clock = systemClock;
-    const services = buildServices({ config, logger, orm, temporal, clock });
+    const services = buildServices({ config, logger, orm, temporal, clock, processMetrics: true });
     return {
       config,
       logger,

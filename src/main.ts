@@ -6,6 +6,7 @@ import { listen, type RunningApi } from './http/server';
 import { retryWithBackoff, serversInWords } from './lib/backoff';
 import { createLogger } from './lib/logger';
 import { onShutdown } from './lib/shutdown';
+import { serveConfiguredMetrics, type MetricsServer } from './metrics/metrics.server';
 import { temporalAddress } from '../temporal/client';
 
 async function main() {
@@ -14,8 +15,10 @@ async function main() {
   const stopping = new AbortController();
   let container: Container | undefined;
   let api: RunningApi | undefined;
+  let metrics: MetricsServer | undefined;
   onShutdown(logger, async () => {
     stopping.abort();
+    await metrics?.stop();
     await api?.stop();
     await container?.close();
   });
@@ -28,6 +31,7 @@ async function main() {
   if (!container) return;
   api = await listen(container);
   logger.info({ url: api.url }, 'api listening');
+  metrics = await serveConfiguredMetrics(container.services.metrics, config, logger);
 }
 
 main().catch((error) => {

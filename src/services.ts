@@ -8,6 +8,8 @@ import { createMailer, type Mailer } from './accounts/mailer';
 import { createSessionsService } from './accounts/sessions.service';
 import { createApiKeysService, createKeyUsageRecorder } from './api-keys/api-keys.service';
 import type { Config } from './config';
+import { poolStats } from './db/orm';
+import { devicesRepository } from './devices/devices.repository';
 import { createDevicesService } from './devices/devices.service';
 import { createLiveness } from './devices/liveness';
 import { createPairingService } from './devices/pairing.service';
@@ -24,6 +26,7 @@ import { createBackground } from './lib/background';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { createSecretBox } from './lib/secret-box';
+import { createMetrics } from './metrics/metrics';
 import { createBatchProgressService } from './messages/batch-progress.service';
 import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
@@ -49,6 +52,8 @@ export interface ServiceDeps {
   sweeps?: Sweep[];
   /** Test-only: runs after an idempotent request commits, before it answers (the crash test kills there). */
   afterIdempotentCommit?: () => void;
+  /** Node's process metrics (event loop, heap, GC) in the registry: real processes, not tests. */
+  processMetrics?: boolean;
 }
 
 /**
@@ -62,7 +67,13 @@ export function buildServices(deps: ServiceDeps) {
   // Work after a response (starts, pushes) runs outside any request: it gets a fork of its own.
   const fresh = () => orm.em.fork();
   const background = createBackground(logger);
-  const starter = createStarter({ temporal, logger, clock, background });
+  // This build's own registry (never prom-client's global one): each process part and test has its own.
+  const metrics = createMetrics({ processMetrics: deps.processMetrics });
+  metrics.readAtScrape({
+    phonesOnline: () => devicesRepository.countOnline(fresh()),
+    pool: () => poolStats(orm),
+  });
+  const starter = createStarter({ temporal, logger, clock, background, metrics: metrics.workflows });
 
   const plans = createPlansService({ em, clock });
   const sessions = createSessionsService({ em, clock });
@@ -116,6 +127,7 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
+    metrics: metrics.webhooks,
   });
   const liveness = createLiveness({ temporal, config, em: fresh, clock, background, starter });
   const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
@@ -140,11 +152,20 @@ export function buildServices(deps: ServiceDeps) {
     trustedOrigins,
     devices: devices.authenticate,
     rates: config.rateLimits,
+    operatorToken: config.metrics.token,
+  });
+  const outcomes = createOutcomesService({
+    em,
+    clock,
+    events,
+    temporal,
+    background,
+    devices,
+    metrics: { ...metrics.messages, reports: metrics.phone.reports },
   });
   const idempotency = createIdempotency(
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
   );
-  const outcomes = createOutcomesService({ em, clock, events, temporal, background, devices });
   const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const optOuts = createOptOutsService({ em, clock, events, defaultCountry: config.defaultCountry });
   const messages = createMessagesService({
@@ -159,8 +180,9 @@ export function buildServices(deps: ServiceDeps) {
     suppressed: optOuts.suppressedAmong,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
+    metrics: metrics.sends,
   });
-  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events });
+  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events, metrics: metrics.phone });
   const batchProgress = createBatchProgressService({
     em,
     clock,
@@ -170,6 +192,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const reconciler = createReconcilerService({
     logger,
+    metrics: metrics.workflows,
     sweeps: deps.sweeps ?? [
       starter.sweep(batches),
       starter.sweep(webhookDeliveries),
@@ -179,6 +202,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   return {
     clock,
+    metrics,
     background,
     starter,
     starts: { batches, webhookDeliveries, liveness: liveness.starts },

@@ -7,6 +7,7 @@ import { createContainer, type Container } from './container';
 import { describeFailure, retryWithBackoff, serversInWords } from './lib/backoff';
 import { createLogger } from './lib/logger';
 import { onShutdown } from './lib/shutdown';
+import { serveConfiguredMetrics, type MetricsServer } from './metrics/metrics.server';
 import { temporalAddress } from '../temporal/client';
 import { runWorker, type RunningWorker } from '../temporal/worker';
 
@@ -16,8 +17,10 @@ async function main() {
   const stopping = new AbortController();
   let container: Container | undefined;
   let worker: RunningWorker | undefined;
+  let metrics: MetricsServer | undefined;
   onShutdown(logger, async () => {
     stopping.abort();
+    await metrics?.stop();
     await worker?.stop();
     await container?.close();
   });
@@ -29,6 +32,8 @@ async function main() {
     stopping.signal,
   );
   if (!container) return;
+  // This process's own counters (webhook attempts, stale marks, repairs...); the SDK's are on WORKER_METRICS_ADDRESS.
+  metrics = await serveConfiguredMetrics(container.services.metrics, config, logger);
   const deps = container;
   while (!stopping.signal.aborted) {
     worker = await retryWithBackoff(why, logger, () => runWorker(deps), stopping.signal);

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Background } from '../src/lib/background';
 import type { Clock } from '../src/lib/clock';
 import type { Logger } from '../src/lib/logger';
+import type { Metrics } from '../src/metrics/metrics';
 import type { Sweep } from '../src/reconciler/reconciler.service';
 
 /**
@@ -11,6 +12,8 @@ import type { Sweep } from '../src/reconciler/reconciler.service';
  */
 export interface StartKind<T extends { id: string }> {
   name: string;
+  /** The workflow type it starts (the metrics' label). */
+  workflowType: string;
   /** Starts one workflow with an id derived from the row: a repeat must be a no-op. */
   start(temporal: Client, item: T): Promise<void>;
   /** Records, in one statement, that these rows' workflows run. */
@@ -24,6 +27,7 @@ export interface StarterDeps {
   logger: Logger;
   clock: Clock;
   background: Background;
+  metrics: Metrics['workflows'];
   /** How long a row may wait for its normal start before the reconciler starts it. */
   graceMs?: number;
 }
@@ -46,10 +50,15 @@ export function createStarter(deps: StarterDeps) {
     try {
       // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
       await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+      deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'started' });
       return true;
     } catch (error) {
       // Already ran to its end: started is all we needed to know.
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return true;
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'already_started' });
+        return true;
+      }
+      deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'failed' });
       deps.logger.warn({ err: error, kind: kind.name, id: item.id }, 'workflow not started; the reconciler will');
       return false;
     }

@@ -19,8 +19,12 @@ import { bundleWorkflows } from './bundle';
 
 let runtimeInstalled = false;
 
-/** Sends the SDK's own logs (worker, workflows, activities) to our pino logger. Once per process. */
-export function installTemporalRuntime(logger: Logger): void {
+/**
+ * Sends the SDK's own logs (worker, workflows, activities) to our pino logger and, when
+ * WORKER_METRICS_ADDRESS is set, serves the SDK's metrics (temporal_*) there for Prometheus.
+ * Once per process: the SDK allows one Runtime.install, before any connection is made.
+ */
+export function installTemporalRuntime(logger: Logger, config?: Config): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const forward = (level: LogLevel, message: string, meta?: LogMetadata) => {
@@ -36,7 +40,12 @@ export function installTemporalRuntime(logger: Logger): void {
       warn: (m, meta) => forward('WARN', m, meta),
       error: (m, meta) => forward('ERROR', m, meta),
     },
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+      ...(config?.metrics.workerAddress
+        ? { metrics: { prometheus: { bindAddress: config.metrics.workerAddress } } }
+        : {}),
+    },
     // Our shutdown (src/lib/shutdown.ts) owns the signals and stops the worker after the API; the
     // SDK would otherwise stop it on its own at the first signal.
     shutdownSignals: [],
@@ -89,7 +98,7 @@ export interface RunningWorker {
 
 /** Creates and runs a worker; stop() drains it and waits until it has shut down. */
 export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: MikroORM }): Promise<RunningWorker> {
-  installTemporalRuntime(deps.logger);
+  installTemporalRuntime(deps.logger, deps.config);
   const connection = await NativeConnection.connect({ address: temporalAddress(deps.config) });
   const worker = await createWorker({ ...deps, connection });
   const done = worker.run().finally(() => connection.close());

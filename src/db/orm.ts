@@ -2,6 +2,7 @@ import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import type { Logger } from '../lib/logger';
+import type { PoolStats } from '../metrics/metrics';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
@@ -49,4 +50,25 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
     const applied = await orm.getMigrator().up();
     return applied.map((migration) => migration.name);
   });
+}
+
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  max: number;
+}
+
+/** The connection pool's counts (knex's tarn pool under MikroORM), for the metrics; undefined before it exists. */
+export function poolStats(orm: MikroORM): PoolStats | undefined {
+  const pool = (orm.em.getConnection().getKnex().client as { pool?: TarnPool }).pool;
+  if (!pool) return undefined;
+  return {
+    used: pool.numUsed(),
+    free: pool.numFree(),
+    pendingAcquires: pool.numPendingAcquires(),
+    pendingCreates: pool.numPendingCreates(),
+    max: pool.max,
+  };
 }

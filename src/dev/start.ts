@@ -12,6 +12,7 @@ import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
 import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
+import { serveConfiguredMetrics } from '../metrics/metrics.server';
 import { runWorker } from '../../temporal/worker';
 import { supervise } from './supervise';
 import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-server';
@@ -20,6 +21,8 @@ import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-se
 async function checkPorts(config: Config): Promise<void> {
   const wanted: Array<[number, string, string, string | undefined]> = [];
   if (config.port !== 0) wanted.push([config.port, 'PORT', 'API', undefined]);
+  const metricsPort = config.metrics.startCommandPort;
+  if (metricsPort) wanted.push([metricsPort, 'METRICS_PORT', 'metrics', config.metrics.host]);
   if (!config.databaseUrl)
     wanted.push([config.embeddedPostgresPort, 'EMBEDDED_POSTGRES_PORT', 'embedded Postgres', '127.0.0.1']);
   if (!config.temporal.address) {
@@ -141,12 +144,25 @@ async function main() {
     // The API and the worker drain side by side: neither needs the other to stop.
     stops.pop();
     stops.push({ name: 'API and worker', stop: async () => void (await Promise.all([api.stop(), worker.stop()])) });
+    // One registry for the API and the worker of this process; METRICS_PORT=off turns it off.
+    const metrics = await serveConfiguredMetrics(
+      container.services.metrics,
+      config,
+      logger,
+      config.metrics.startCommandPort,
+    ).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'EADDRINUSE'
+        ? new PortInUseError(config.metrics.startCommandPort!, 'METRICS_PORT', 'metrics')
+        : error;
+    });
+    if (metrics) stops.push({ name: 'metrics', stop: metrics.stop });
 
     process.stdout.write(
       [
         '',
         `  API          ${api.url}  (readiness: ${api.url}/readyz)`,
         `  Temporal     ${temporalAddress}${uiUrl ? `\n  Temporal UI  ${uiUrl}` : ''}`,
+        ...(metrics ? [`  Metrics      ${metrics.url}`] : []),
         `  Data         ${path.resolve(config.dataDir)}`,
         '  Ctrl-C stops everything.',
         '',

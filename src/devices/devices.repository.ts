@@ -185,4 +185,12 @@ export const devicesRepository = {
     );
     return rows.length > 0;
   },
+
+  /** Paired phones that are online, over every account (the metrics' gauge, read at scrape time). */
+  async countOnline(em: EntityManager): Promise<number> {
+    const [row] = await em.execute<{ online: string }[]>(
+      'select count(*) as online from devices where online and unpaired_at is null',
+    );
+    return Number(row.online);
+  },
 };

@@ -53,6 +53,7 @@ export function createLiveness({ temporal, config, em, clock, background, starte
 
   const starts: StartKind<Watched> = {
     name: 'device-liveness',
+    workflowType: 'deviceLivenessWorkflow',
     async start(client, device) {
       await client.workflow.signalWithStart('deviceLivenessWorkflow', { ...options(device), signal: deviceHeartbeatSignal });
     },

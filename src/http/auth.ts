@@ -5,6 +5,7 @@ import type { SessionsService } from '../accounts/sessions.service';
 import type { Session } from '../accounts/session.entity';
 import type { User } from '../accounts/user.entity';
 import type { Clock } from '../lib/clock';
+import { safeEqual, sha256 } from '../lib/crypto';
 import { forbidden, insufficientScope, unauthenticated } from './errors';
 import { tokenBuckets, type Rate } from './request-rate';
 
@@ -35,6 +36,8 @@ export interface AuthDeps {
   trustedOrigins: string[];
   /** Request rates per API key and per device token (in this process's memory). */
   rates?: { key: Rate; device: Rate };
+  /** The bearer token of operators' scrapers (METRICS_TOKEN); unset: auth.operator() admits no one. */
+  operatorToken?: string;
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -44,6 +47,15 @@ function bearer(ctx: Context): string | null | undefined {
   const header = ctx.get('Authorization');
   if (!header) return undefined;
   return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null;
+}
+
+/**
+ * Whether an Authorization header carries `secret` as its bearer token. Compared as hashes in
+ * constant time, so neither the token nor its length leaks through timing.
+ */
+export function bearerIs(header: string | undefined, secret: string | undefined): boolean {
+  const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+  return Boolean(token && secret) && safeEqual(sha256(token!), sha256(secret!));
 }
 
 export function callerOf(ctx: Context): Caller {
@@ -58,6 +70,7 @@ export function callerOf(ctx: Context): Caller {
  *   auth.sessionOrKey()  a dashboard session or any API key (GET /v1/auth/me)
  *   auth.session()       a dashboard session only: API keys are refused
  *   auth.device()        a phone's device token only
+ *   auth.operator()      the operators' bearer token (METRICS_TOKEN): no caller, no account
  * Routes with no declaration need no credentials.
  */
 export function createAuth(deps: AuthDeps) {
@@ -132,6 +145,10 @@ export function createAuth(deps: AuthDeps) {
     sessionOrKey: () => declare({ key: 'any', session: true }),
     session: () => declare({ session: true }),
     device: () => declare({ device: true }),
+    operator: (): Middleware => async (ctx, next) => {
+      if (!bearerIs(ctx.get('Authorization'), deps.operatorToken)) throw unauthenticated();
+      await next();
+    },
   };
 }
 

@@ -61,7 +61,8 @@ const HTTP_CODES: Record<number, string> = {
   501: 'not_implemented',
 };
 
-function toApiError(error: unknown): ApiError {
+/** The ApiError an error is answered with (the code and status the client sees). */
+export function apiErrorOf(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ValidationError)
     return new ApiError(422, 'validation_failed', 'The request is invalid.', fieldErrors(error, 'body'));
@@ -103,7 +104,7 @@ export function errorHandler(): Middleware {
         if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.response.get('Allow'));
       }
     } catch (error) {
-      const apiError = toApiError(error);
+      const apiError = apiErrorOf(error);
       if (apiError.status === 503) ctx.state.log?.warn({ err: error }, 'request failed: a dependency is unreachable');
       else if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
       ctx.status = apiError.status;

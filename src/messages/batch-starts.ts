@@ -14,6 +14,7 @@ export interface BatchStart {
 export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQueue: string }): StartKind<BatchStart> {
   return {
     name: 'batches',
+    workflowType: 'batchWorkflow',
     async start(temporal, batch) {
       const input: BatchInput = { batchId: batch.id, scheduledAt: batch.scheduledAt?.toISOString() ?? null };
       await temporal.workflow.start('batchWorkflow', {

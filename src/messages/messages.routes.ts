@@ -4,6 +4,8 @@ import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
 import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
+import { countRefusals } from '../metrics/http-metrics';
+import type { Metrics } from '../metrics/metrics';
 import type { MessagesService } from './messages.service';
 import { listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
 import { batchView, messageView } from './messages.views';
@@ -12,14 +14,17 @@ export function messagesRoutes({
   auth,
   messages,
   idempotency,
+  metrics,
 }: {
   auth: Auth;
   messages: MessagesService;
   idempotency: Idempotency;
+  metrics: Metrics;
 }): Router {
   const router = new Router();
 
-  router.post('/messages', auth.scope('send'), idempotency.key(), async (ctx) => {
+  // Refusals are counted by the code the client gets, credentials and scope included.
+  router.post('/messages', countRefusals(metrics.sends.refused), auth.scope('send'), idempotency.key(), async (ctx) => {
     const { body } = await validate(ctx, { body: sendBody });
     const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
     ctx.status = 202;

@@ -7,6 +7,7 @@ import { devicesRepository, type SendingDevice } from '../devices/devices.reposi
 import { conflict, notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
+import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { Batch } from './batch.entity';
@@ -35,6 +36,7 @@ export interface MessagesDeps {
   suppressed: (userId: string, numbers: string[]) => Promise<ReadonlySet<string>>;
   staleWindowMs: number;
   defaultCountry?: string;
+  metrics: Metrics['sends'];
 }
 
 const noDevice = (why: string) => conflict('no_device', why);
@@ -191,6 +193,8 @@ export function createMessagesService(deps: MessagesDeps) {
           deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt: final ? null : scheduledAt }]),
         );
       });
+      deps.metrics.accepted.inc();
+      deps.metrics.recipients.inc(numbers.length);
       return { batch, messageIds };
     },
 

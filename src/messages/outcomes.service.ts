@@ -6,6 +6,7 @@ import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
 import type { Background } from '../lib/background';
 import type { Clock } from '../lib/clock';
+import type { Metrics } from '../metrics/metrics';
 import { batchSettledSignal, batchWorkflowId } from '../../workflows/definitions';
 import type { MessageStatus } from './message.entity';
 import { messagesRepository, type BatchCounts, type Moved, type StatusChange } from './messages.repository';
@@ -21,6 +22,7 @@ export interface OutcomesDeps {
   background: Background;
   /** Messaging listens for phones that stop taking sends. */
   devices: Pick<DevicesService, 'onStopped'>;
+  metrics: Pick<Metrics['messages'], 'outcomes' | 'staleMarked'> & Pick<Metrics['phone'], 'reports'>;
 }
 
 export interface Report {
@@ -94,9 +96,11 @@ export function createOutcomesService(deps: OutcomesDeps) {
     const deltas = new Map<string, Partial<Record<BatchCounter, number>>>();
     const queues = new Map<string, QueueSettlement>();
     const events: EmitInput[] = [];
+    const reached = new Map<MessageStatus, number>();
     for (const { message, from } of moves) {
       const to = message.status;
       if (to === from) continue;
+      if (EVENT_OF[to]) reached.set(to, (reached.get(to) ?? 0) + 1);
       if (message.batchId) {
         const batch = deltas.get(message.batchId) ?? {};
         const old = counterOf(from);
@@ -128,6 +132,11 @@ export function createOutcomesService(deps: OutcomesDeps) {
     await settleBatches(tx, await messagesRepository.addToCounters(tx, deltas, clock.now()));
     await devicesRepository.settle(tx, [...queues.values()]);
     await deps.events.emitMany(tx, events);
+    if (reached.size > 0) {
+      afterCommit(tx, () => {
+        for (const [status, count] of reached) deps.metrics.outcomes.inc({ status }, count);
+      });
+    }
   }
 
   /**
@@ -173,7 +182,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
      * phone that owns the message. A message reported twice in one set moves in order.
      */
     async report(deviceId: string, reports: Report[]): Promise<ReportResult[]> {
-      return transaction(deps.em(), async (tx) => {
+      const results = await transaction(deps.em(), async (tx) => {
         const owned = await messagesRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
         const current = new Map(owned.map((message) => [message.id, message]));
         // Rounds of at most one change per message, so each keeps its own timestamp and event.
@@ -207,6 +216,10 @@ export function createOutcomesService(deps: OutcomesDeps) {
           return message ? { id: report.id, message } : { id: report.id, error: 'not_found' };
         });
       });
+      results.forEach((result, i) =>
+        deps.metrics.reports.inc({ status: reports[i].status, result: 'message' in result ? 'ok' : 'not_found' }),
+      );
+      return results;
     },
 
     /** Marks a batch's lapsed messages unknown (message.unknown each). */
@@ -214,6 +227,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
       const now = clock.now();
       const moves = await messagesRepository.moveOpen(tx, messagesRepository.lapsedIn(batchId, now), 'unknown', now);
       await follow(tx, moves);
+      if (moves.length > 0) afterCommit(tx, () => deps.metrics.staleMarked.inc(moves.length));
       return moves.length;
     },
   };

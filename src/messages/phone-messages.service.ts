@@ -5,6 +5,7 @@ import { devicesRepository } from '../devices/devices.repository';
 import { forbidden } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
+import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { EventsService } from '../events/events.service';
 import type { Message } from './message.entity';
@@ -18,6 +19,7 @@ export interface PhoneMessagesDeps {
   plans: PlansService;
   outcomes: OutcomesService;
   events: EventsService;
+  metrics: Metrics['phone'];
 }
 
 export interface InboundInput {
@@ -38,12 +40,16 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
      * stays in the outbox until an outcome is reported, so a phone that lost it gets it again;
      * lapsed (unknown) and final ones never come back.
      */
-    outbox: (deviceId: string, limit: number): Promise<Message[]> =>
-      transaction(em(), async (tx) => {
+    async outbox(deviceId: string, limit: number): Promise<Message[]> {
+      const messages = await transaction(em(), async (tx) => {
         const moves = await messagesRepository.takeOutbox(tx, deviceId, clock.now(), limit);
         await deps.outcomes.follow(tx, moves);
         return moves.map((m) => m.message);
-      }),
+      });
+      deps.metrics.outboxFetches.inc();
+      deps.metrics.outboxMessages.inc(messages.length);
+      return messages;
+    },
 
     /** Stores an inbound text once per fingerprint, race-free; returns whether it was new. */
     async inbound(deviceId: string, input: InboundInput): Promise<{ inserted: boolean; message: Message }> {
@@ -51,7 +57,7 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         input.fingerprint ??
         // Phones that send none are de-duplicated on what they did send.
         createHash('sha256').update(`${input.sender}\n${input.receivedAt.toISOString()}\n${input.body}`).digest('hex');
-      return transaction(em(), async (tx) => {
+      const result = await transaction(em(), async (tx) => {
         const device = await devicesRepository.receiver(tx, deviceId);
         if (!device.receive_enabled) {
           throw forbidden('receive_disabled', 'Receiving is turned off for this phone (receive_enabled is false).');
@@ -80,6 +86,8 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         });
         return { inserted: true, message };
       });
+      deps.metrics.inbound.inc({ result: result.inserted ? 'new' : 'duplicate' });
+      return result;
     },
 
     /** GET /v1/device/messages: the phone's own messages, newest first. */

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger';
+import type { Metrics } from '../metrics/metrics';
 
 /**
  * A sweep finds rows whose workflow should exist but was never started (the process died between
@@ -16,9 +17,10 @@ export interface Sweep {
 export interface ReconcilerDeps {
   sweeps: Sweep[];
   logger: Logger;
+  metrics: Metrics['workflows'];
 }
 
-export function createReconcilerService({ sweeps, logger }: ReconcilerDeps) {
+export function createReconcilerService({ sweeps, logger, metrics }: ReconcilerDeps) {
   return {
     /** One pass over every sweep; one failing sweep does not stop the others. */
     async reconcileOnce(): Promise<Record<string, number>> {
@@ -27,8 +29,11 @@ export function createReconcilerService({ sweeps, logger }: ReconcilerDeps) {
       for (const sweep of sweeps) {
         try {
           report[sweep.name] = await sweep.run();
-          if (report[sweep.name] > 0 && !sweep.routine)
+          // Routine clean-ups (expired idempotency keys) are neither repairs nor worth a warning.
+          if (report[sweep.name] > 0 && !sweep.routine) {
+            metrics.repairs.inc({ sweep: sweep.name }, report[sweep.name]);
             logger.warn({ sweep: sweep.name, repaired: report[sweep.name] }, 'reconciler repaired rows');
+          }
         } catch (error) {
           logger.error({ err: error, sweep: sweep.name }, 'reconciler sweep failed');
           failures.push(sweep.name);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryAttemptInput, DeliveryAttemptOutcome } from '../../workflows/definitions';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
+import { statusClass, type Metrics } from '../metrics/metrics';
 import { postOnce, type PostOptions, type PostResult } from './outbound';
 import { signatureHeader } from './signature';
 import { attemptsRepository, type AttemptTarget } from './attempts.repository';
@@ -28,6 +29,7 @@ export interface AttemptsDeps {
   allowPrivateNetworks: boolean;
   /** Opens signing secrets sealed at rest (SECRETS_KEY). */
   secretBox: SecretBox;
+  metrics: Metrics['webhooks'];
   /** 30 s by the interface; shorter in tests of the timeout itself. */
   timeoutMs?: number;
   post?: (options: PostOptions) => Promise<PostResult>;
@@ -148,6 +150,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
             ? 'the webhook was disabled'
             : 'the signing secret is missing';
         await webhooksRepository.abandonOne(em, row.id, reason, now);
+        deps.metrics.attempts.inc({ outcome: 'stopped', response: 'not_sent' });
         return 'stopped';
       }
 
@@ -170,6 +173,9 @@ export function createAttemptsService(deps: AttemptsDeps) {
       });
       if (signal?.aborted) throw signal.reason ?? new Error('attempt cancelled');
       const outcome = await record(input, row, startedAt, result);
+      const response = result.status === null ? 'error' : statusClass(result.status);
+      deps.metrics.attempts.inc({ outcome, response });
+      deps.metrics.attemptDuration.observe({ response }, result.durationMs / 1000);
       deps.logger.info(
         { delivery_id: row.id, attempt: input.attempt, http_status: result.status, outcome },
         'webhook attempt',

@@ -14,6 +14,7 @@ export function deliveryStarts(deps: {
 }): StartKind<{ id: string }> {
   return {
     name: 'webhook-deliveries',
+    workflowType: 'webhookDeliveryWorkflow',
     async start(temporal, { id }) {
       const input: WebhookDeliveryInput = { deliveryId: id, retryScheduleMs: [...deps.retryScheduleMs] };
       await temporal.workflow.start('webhookDeliveryWorkflow', {

@@ -129,6 +129,8 @@ export async function startStack(label: string, env: Record<string, string> = {}
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       TEMPORAL_DEV_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
+      // Off: npm start's default metrics port (9464) would clash with another stack on this machine.
+      METRICS_PORT: 'off',
       SMTP_URL: smtp.url,
       LOG_LEVEL: 'warn',
       ...env,

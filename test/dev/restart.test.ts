@@ -116,6 +116,8 @@ describe('npm start after a crash', () => {
         EMBEDDED_POSTGRES_PORT: String(ports.pg),
         TEMPORAL_DEV_PORT: String(ports.temporal),
         TEMPORAL_UI_PORT: String(ports.ui),
+        // Off: the metrics port's default (9464) would be shared by test files running side by side.
+        METRICS_PORT: 'off',
         LOG_LEVEL: 'info',
         DEFAULT_PLAN: 'business',
       },

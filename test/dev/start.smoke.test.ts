@@ -43,7 +43,7 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(ports: { api: number; pg: number; temporal: number; ui: number }) {
+  async function start(ports: { api: number; pg: number; temporal: number; ui: number; metrics: number }) {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
       cwd: root,
       env: {
@@ -56,6 +56,7 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
         EMBEDDED_POSTGRES_PORT: String(ports.pg),
         TEMPORAL_DEV_PORT: String(ports.temporal),
         TEMPORAL_UI_PORT: String(ports.ui),
+        METRICS_PORT: String(ports.metrics),
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,7 +70,13 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
 
   it('comes up ready with the Temporal UI, stops cleanly on SIGTERM, and resumes its workflows after a restart', async () => {
     mkdirSync(dataDir, { recursive: true });
-    const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+    const ports = {
+      api: await freePort(),
+      pg: await freePort(),
+      temporal: await freePort(),
+      ui: await freePort(),
+      metrics: await freePort(),
+    };
 
     const first = await start(ports);
     const ready = await waitFor(`http://127.0.0.1:${ports.api}/readyz`, first.child, 120_000).catch((error) => {
@@ -79,6 +86,13 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
     const ui = await waitFor(`http://127.0.0.1:${ports.ui}/`, first.child, 30_000);
     expect(await ui.text()).toMatch(/<html/i);
     expect(first.output()).toContain(`Temporal UI  http://127.0.0.1:${ports.ui}`);
+    // The API's and the worker's counters in one registry, on the metrics port (9464 unless told).
+    expect(first.output()).toContain(`Metrics      http://127.0.0.1:${ports.metrics}/metrics`);
+    const metrics = await fetch(`http://127.0.0.1:${ports.metrics}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(
+      /^phone_gateway_http_requests_total\{method="GET",route="\/readyz",status="200"\} \d+$/m,
+    );
 
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
     const before = await new Client({ connection }).workflow.getHandle('reconciler').describe();

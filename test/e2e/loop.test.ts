@@ -10,6 +10,7 @@ import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
 import { expectSigned } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { parseExposition, valueOf } from '../metrics/scrape';
 
 // The whole loop on the real stack, as a person would run it: `npm start` (embedded Postgres,
 // Temporal dev server, api, worker) in a child process, mail through a local SMTP server, a
@@ -50,6 +51,7 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
   let child: ChildProcess;
   let output = '';
   let base: string;
+  let metricsUrl: string;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let receiver: Receiver;
   let phone: SimulatedPhone | undefined;
@@ -62,6 +64,8 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
     receiver = await startReceiver();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
       cwd: root,
       env: {
@@ -76,6 +80,7 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
         EMBEDDED_POSTGRES_PORT: String(await freePort()),
         TEMPORAL_DEV_PORT: String(await freePort()),
         TEMPORAL_UI_PORT: String(await freePort()),
+        METRICS_PORT: String(metricsPort),
         SMTP_URL: smtp.url,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         OFFLINE_AFTER_MISSED_HEARTBEATS: '1',
@@ -234,6 +239,30 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
     expect(phoneLog.filter((line) => line.startsWith('sent '))).toHaveLength(RECIPIENTS.length);
     expect(phoneLog.filter((line) => line.startsWith('delivered '))).toHaveLength(RECIPIENTS.length);
     expect(phoneLog.some((line) => line.startsWith('settings changed (refresh)'))).toBe(true);
+
+    // The operators' view of the same loop, scraped from the metrics port (one registry: api and worker).
+    const samples = parseExposition(await (await fetch(metricsUrl)).text());
+    expect(valueOf(samples, 'phone_gateway_sends_accepted_total')).toBe(1);
+    expect(valueOf(samples, 'phone_gateway_send_recipients_total')).toBe(RECIPIENTS.length);
+    expect(
+      valueOf(samples, 'phone_gateway_http_requests_total', { method: 'POST', route: '/v1/messages', status: '202' }),
+    ).toBe(1);
+    expect(valueOf(samples, 'phone_gateway_message_outcomes_total', { status: 'delivered' })).toBe(RECIPIENTS.length);
+    expect(valueOf(samples, 'phone_gateway_outbox_messages_total')).toBeGreaterThanOrEqual(RECIPIENTS.length);
+    expect(valueOf(samples, 'phone_gateway_inbound_texts_total', { result: 'new' })).toBe(1);
+    expect(
+      valueOf(samples, 'phone_gateway_workflow_starts_total', { workflow_type: 'batchWorkflow', result: 'started' }),
+    ).toBe(1);
+    // Every webhook the receiver got (sent and delivered per message, the inbound text, offline); the
+    // last attempt is counted just after the receiver answered it.
+    await expect
+      .poll(async () =>
+        valueOf(parseExposition(await (await fetch(metricsUrl)).text()), 'phone_gateway_webhook_attempts_total', {
+          outcome: 'delivered',
+          response: '2xx',
+        }),
+      )
+      .toBeGreaterThanOrEqual(2 * RECIPIENTS.length + 2);
 
     // Teardown is part of the loop: the start command stops everything and exits 0.
     await phone.stop();

@@ -46,6 +46,7 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
       logger: createLogger('silent'),
       allowPrivateNetworks: true,
       secretBox: app.services.secretBox,
+      metrics: app.services.metrics.webhooks,
       post: async (options) => {
         sent.push(options);
         return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
