@@ -22,6 +22,8 @@ import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
+import { traceRequests } from './traces/http';
+import type { Tracing } from './traces/tracing';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +31,8 @@ export interface AppDeps {
   orm: MikroORM;
   temporal: Client;
   services: Services;
+  /** Set only when tracing is on: then every request is a span. */
+  tracing?: Tracing;
 }
 
 /** The Koa application without listen(): main.ts serves it, tests drive it directly. */
@@ -63,6 +67,8 @@ export function createApp(deps: AppDeps): Koa {
   // turns both into 405 method_not_allowed keeping the header.
   for (const feature of features) v1.use(feature.routes(), feature.allowedMethods());
 
+  // First: the request's span covers everything below and ends with the status the client gets.
+  if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
   app.use(requestContext(deps.logger, deps.orm));
   app.use(errorHandler());
   app.use(

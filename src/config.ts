@@ -126,6 +126,10 @@ export const envSchema = yup.object({
     .string()
     .oneOf([...LOG_LEVELS])
     .default('info'),
+  /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); unset: no tracing at all. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http', 'https']),
+  /** service.name of the spans; by default phone-gateway-api, phone-gateway-worker or phone-gateway (npm start). */
+  OTEL_SERVICE_NAME: yup.string(),
 });
 
 export type Env = yup.InferType<typeof envSchema>;
@@ -182,6 +186,13 @@ function build(env: Env) {
       device: { perSecond: env.DEVICE_RATE_PER_SECOND, burst: env.DEVICE_RATE_BURST },
     },
     logLevel: env.LOG_LEVEL,
+    traces: {
+      // The OTLP convention: the generic endpoint is a base URL and traces have their own path.
+      endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
+        : undefined,
+      serviceName: env.OTEL_SERVICE_NAME,
+    },
   };
 }
 

@@ -21,6 +21,7 @@ import { createRateLimiter } from './http/rate-limit';
 import { createBackground } from './lib/background';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
+import type { Tracing } from './traces/tracing';
 import { createSecretBox } from './lib/secret-box';
 import { createBatchProgressService } from './messages/batch-progress.service';
 import { batchStarts } from './messages/batch-starts';
@@ -42,6 +43,8 @@ export interface ServiceDeps {
   clock: Clock;
   /** Tests may swap the mailer; otherwise SMTP_URL decides. */
   mailer?: Mailer;
+  /** Tracing, when on (OTEL_EXPORTER_OTLP_ENDPOINT, or a test's in-memory exporter). */
+  tracing?: Tracing;
   /** Replaces the reconciler's sweeps (tests: a sweep over the shared test database would reach other files' rows). */
   sweeps?: Sweep[];
 }
@@ -57,7 +60,7 @@ export function buildServices(deps: ServiceDeps) {
   // Work after a response (starts, pushes) runs outside any request: it gets a fork of its own.
   const fresh = () => orm.em.fork();
   const background = createBackground(logger);
-  const starter = createStarter({ temporal, logger, clock, background });
+  const starter = createStarter({ temporal, logger, clock, background, tracing: deps.tracing });
 
   const plans = createPlansService({ em, clock });
   const sessions = createSessionsService({ em, clock });
