@@ -70,9 +70,10 @@ export interface WorkerDeps {
  * StartActivity span, its context in the activity's headers; SQL and workflow starts inside are its
  * children), and the sink through which the workflow sandbox hands out its spans. Nothing when off.
  */
-export function workerTracing(
-  tracing: Tracing | undefined,
-): { interceptors?: WorkerInterceptors; sinks?: InjectedSinks<OpenTelemetrySinks> } {
+export function workerTracing(tracing: Tracing | undefined): {
+  interceptors?: WorkerInterceptors;
+  sinks?: InjectedSinks<OpenTelemetrySinks>;
+} {
   if (!tracing) return {};
   const options = { tracer: tracing.tracer };
   return {
