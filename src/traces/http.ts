@@ -14,7 +14,7 @@ function routeOf(ctx: Context): string | undefined {
  * from the caller is continued. Never the query string: it may carry phone numbers.
  */
 export function traceRequests(tracer: Tracer): Middleware {
-  return async (ctx, next) => {
+  return async function traceRequest(ctx, next) {
     const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
     const span = tracer.startSpan(
       ctx.method,
