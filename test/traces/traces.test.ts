@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@temporalio/client';
@@ -31,6 +32,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
   let worker: Worker;
   let running: Promise<void>;
   let receiver: Receiver;
+  let tracedBundle: string;
 
   beforeAll(async () => {
     tracing = installTracing({ serviceName: 'traces-test', spanProcessor: new SimpleSpanProcessor(exporter) })!;
@@ -44,7 +46,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
     // The production client: the tracing interceptors on a connection of its own to the test server.
     temporal = await connectTemporal(testConfig(overrides), env.address, tracing);
     app = await startTestApp({ env: overrides, tracing, temporal });
-    const bundle = await bundleWorkflows({ traces: true });
+    tracedBundle = (await bundleWorkflows({ traces: true })).code;
     worker = await createTestWorker(env, {
       config: app.config,
       orm: app.orm,
@@ -52,7 +54,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
       sweeps: [],
       temporal,
       tracing,
-      workflowBundle: { code: bundle.code },
+      workflowBundle: { code: tracedBundle },
     });
     running = worker.run();
   });
@@ -175,5 +177,26 @@ describe('traces: one send from the request to the webhook attempt', () => {
         workflowId,
       );
     }
+  });
+
+  it('replays histories recorded without tracing on the traced bundle (turning traces on breaks no workflow)', async () => {
+    // A worker on the shared bundle without tracing, on a queue of its own: two reconciler passes
+    // (timers, activities), then continue-as-new.
+    const config = testConfig({ TEMPORAL_TASK_QUEUE: 'traces-untraced' });
+    const untraced = await createTestWorker(env, { config, orm: app.orm, sweeps: [] });
+    const workflowId = `reconciler-traces-${randomUUID()}`;
+    const history = await untraced.runUntil(async () => {
+      const handle = await env.client.workflow.start('reconcilerWorkflow', {
+        workflowId,
+        taskQueue: config.temporal.taskQueue,
+        args: [{ intervalMs: 10, passesPerRun: 2 }],
+      });
+      const run = env.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
+      await expect.poll(async () => (await run.describe()).status.name).toBe('CONTINUED_AS_NEW');
+      await handle.terminate();
+      return run.fetchHistory();
+    });
+    expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
+    await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle } }, history, workflowId);
   });
 });
