@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { installTracing, type Tracing } from '../../src/traces/tracing';
 import { bundleWorkflows } from '../../temporal/bundle';
 import { connectTemporal } from '../../temporal/client';
+import { workerTracing } from '../../temporal/worker';
 import { batchWorkflowId, deliveryWorkflowId } from '../../workflows/definitions';
 import { bearer } from '../devices/helpers';
 import { sendingTenant } from '../messages/helpers';
@@ -197,6 +198,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
       return run.fetchHistory();
     });
     expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
-    await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle } }, history, workflowId);
+    const { sinks } = workerTracing(tracing);
+    await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, workflowId);
   });
 });
