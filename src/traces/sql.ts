@@ -53,8 +53,8 @@ export function traceSql(knex: Knex, tracer: Tracer): void {
   knex.on('query', (data: QueryData) => {
     const uid = data.__knexQueryUid;
     if (!uid || !data.sql) return;
-    // Only statements made inside a traced operation (a request, an activity): one outside them (key
-    // usage flushes, LISTEN) would be a trace of its own and drown the ones that matter.
+    // Only statements made inside a traced operation (a request, an activity, work they left
+    // behind): a statement outside them all would be a one-span trace of its own.
     const parent = context.active();
     if (!trace.getSpan(parent)) return;
     const statement = sanitizeSql(data.sql);
