@@ -25,6 +25,8 @@ import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
 import { metricsRoutes } from './metrics/metrics.routes';
+import { traceRequests } from './traces/http';
+import type { Tracing } from './traces/tracing';
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +34,8 @@ export interface AppDeps {
   orm: MikroORM;
   temporal: Client;
   services: Services;
+  /** Set only when tracing is on: then every request is a span. */
+  tracing?: Tracing;
 }
 
 /** The Koa application without listen(): main.ts serves it, tests drive it directly. */
@@ -67,6 +71,8 @@ export function createApp(deps: AppDeps): Koa {
   // turns both into 405 method_not_allowed keeping the header.
   for (const feature of features) v1.use(feature.routes(), feature.allowedMethods());
 
+  // First: the request's span covers everything below and ends with the status the client gets.
+  if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
   app.use(requestContext(deps.logger, deps.orm));
   // Outside the error handler: it counts the status the client gets.
   app.use(httpMetrics(services.metrics.http));

@@ -144,6 +144,10 @@ export const envSchema = yup.object({
   WORKER_METRICS_ADDRESS: yup
     .string()
     .matches(/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/, '${path} must be host:port, such as 0.0.0.0:9465'),
+  /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); unset: no tracing at all. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http', 'https']),
+  /** service.name of the spans; by default phone-gateway-api, phone-gateway-worker or phone-gateway (npm start). */
+  OTEL_SERVICE_NAME: yup.string(),
 });
 
 export type Env = yup.InferType<typeof envSchema>;
@@ -210,6 +214,13 @@ function build(env: Env) {
       token: env.METRICS_TOKEN,
       // The worker's Temporal SDK metrics (Prometheus, served by the SDK's core) listen here when set.
       workerAddress: env.WORKER_METRICS_ADDRESS,
+    },
+    traces: {
+      // The OTLP convention: the generic endpoint is a base URL and traces have their own path.
+      endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
+        : undefined,
+      serviceName: env.OTEL_SERVICE_NAME,
     },
   };
 }

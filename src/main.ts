@@ -25,7 +25,7 @@ async function main() {
   container = await retryWithBackoff(
     `api cannot start yet (it needs ${serversInWords(config.databaseUrl, temporalAddress(config))})`,
     logger,
-    () => createContainer(config, logger, { migrate: true }),
+    () => createContainer(config, logger, { migrate: true, serviceName: 'phone-gateway-api' }),
     stopping.signal,
   );
   if (!container) return;

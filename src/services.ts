@@ -25,6 +25,7 @@ import { createRateLimiter } from './http/rate-limit';
 import { createBackground } from './lib/background';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
+import type { Tracing } from './traces/tracing';
 import { createSecretBox } from './lib/secret-box';
 import { createMetrics } from './metrics/metrics';
 import { createBatchProgressService } from './messages/batch-progress.service';
@@ -48,6 +49,8 @@ export interface ServiceDeps {
   clock: Clock;
   /** Tests may swap the mailer; otherwise SMTP_URL decides. */
   mailer?: Mailer;
+  /** Tracing, when on (OTEL_EXPORTER_OTLP_ENDPOINT, or a test's in-memory exporter). */
+  tracing?: Tracing;
   /** Replaces the reconciler's sweeps (tests: a sweep over the shared test database would reach other files' rows). */
   sweeps?: Sweep[];
   /** Test-only: runs after an idempotent request commits, before it answers (the crash test kills there). */
@@ -73,7 +76,14 @@ export function buildServices(deps: ServiceDeps) {
     phonesOnline: () => devicesRepository.countOnline(fresh()),
     pool: () => poolStats(orm),
   });
-  const starter = createStarter({ temporal, logger, clock, background, metrics: metrics.workflows });
+  const starter = createStarter({
+    temporal,
+    logger,
+    clock,
+    background,
+    metrics: metrics.workflows,
+    tracing: deps.tracing,
+  });
 
   const plans = createPlansService({ em, clock });
   const sessions = createSessionsService({ em, clock });

@@ -28,7 +28,7 @@ async function main() {
   container = await retryWithBackoff(
     why,
     logger,
-    () => createContainer(config, logger, { migrate: true }),
+    () => createContainer(config, logger, { migrate: true, serviceName: 'phone-gateway-worker' }),
     stopping.signal,
   );
   if (!container) return;

@@ -1,14 +1,34 @@
-import { Client, Connection, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type ClientInterceptors,
+} from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../src/config';
+import type { Tracing } from '../src/traces/tracing';
 
 /** host:port of the Temporal frontend: the configured one, else the dev server the start command runs. */
 export function temporalAddress(config: Config): string {
   return config.temporal.address ?? `127.0.0.1:${config.temporal.devPort}`;
 }
 
-export async function connectTemporal(config: Config, address = temporalAddress(config)): Promise<Client> {
+export async function connectTemporal(
+  config: Config,
+  address = temporalAddress(config),
+  tracing?: Tracing,
+): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace: config.temporal.namespace });
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors(tracing) });
+}
+
+/**
+ * With tracing on: a StartWorkflow (SignalWorkflow, …) span per call, child of the active span, whose
+ * context travels to the workflow in its headers. None when off.
+ */
+export function clientInterceptors(tracing: Tracing | undefined): ClientInterceptors | undefined {
+  return tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } : undefined;
 }
 
 /**

@@ -1,9 +1,11 @@
+import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Background } from '../src/lib/background';
 import type { Clock } from '../src/lib/clock';
 import type { Logger } from '../src/lib/logger';
 import type { Metrics } from '../src/metrics/metrics';
 import type { Sweep } from '../src/reconciler/reconciler.service';
+import type { Tracing } from '../src/traces/tracing';
 
 /**
  * One kind of workflow that a committed row asks for (a batch, a webhook delivery, a phone's
@@ -30,6 +32,14 @@ export interface StarterDeps {
   metrics: Metrics['workflows'];
   /** How long a row may wait for its normal start before the reconciler starts it. */
   graceMs?: number;
+  /** With tracing on, each start runs in the trace context of the request or activity that queued it. */
+  tracing?: Tracing;
+}
+
+/** A row waiting for its start, with the trace context it was queued in (tracing on only). */
+interface Queued<T> {
+  item: T;
+  trace?: TraceContext;
 }
 
 const START_DEADLINE_MS = 5000;
@@ -44,12 +54,16 @@ const SWEEP_LIMIT = 500;
 export function createStarter(deps: StarterDeps) {
   const graceMs = deps.graceMs ?? 30_000;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kinds of any row shape share one map
-  const queues = new Map<StartKind<any>, { items: unknown[]; pumping: boolean }>();
+  const queues = new Map<StartKind<any>, { items: Queued<unknown>[]; pumping: boolean }>();
 
-  async function startOne<T extends { id: string }>(kind: StartKind<T>, item: T): Promise<boolean> {
+  async function startOne<T extends { id: string }>(kind: StartKind<T>, { item, trace }: Queued<T>): Promise<boolean> {
     try {
       // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
-      await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+      const start = () =>
+        deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+      // Starts are made after the commit, outside the request: the span of the start (and so the
+      // workflow's) joins the trace of the request or activity that queued it.
+      await (trace ? traceContext.with(trace, start) : start());
       deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'started' });
       return true;
     } catch (error) {
@@ -65,13 +79,13 @@ export function createStarter(deps: StarterDeps) {
   }
 
   /** Starts these rows' workflows, PARALLEL_STARTS at a time, and records the ones that run. */
-  async function startAll<T extends { id: string }>(kind: StartKind<T>, items: T[]): Promise<number> {
+  async function startQueued<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Promise<number> {
     const started: string[] = [];
     let next = 0;
     const lane = async () => {
       while (next < items.length) {
-        const item = items[next++];
-        if (await startOne(kind, item)) started.push(item.id);
+        const queued = items[next++];
+        if (await startOne(kind, queued)) started.push(queued.item.id);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_STARTS, items.length) }, lane));
@@ -79,10 +93,16 @@ export function createStarter(deps: StarterDeps) {
     return started.length;
   }
 
+  const startAll = <T extends { id: string }>(kind: StartKind<T>, items: T[]): Promise<number> =>
+    startQueued(
+      kind,
+      items.map((item) => ({ item })),
+    );
+
   async function pump<T extends { id: string }>(kind: StartKind<T>): Promise<void> {
     const queue = queues.get(kind)!;
     try {
-      while (queue.items.length > 0) await startAll(kind, queue.items.splice(0, CHUNK) as T[]);
+      while (queue.items.length > 0) await startQueued(kind, queue.items.splice(0, CHUNK) as Queued<T>[]);
     } finally {
       queue.pumping = false;
     }
@@ -94,7 +114,9 @@ export function createStarter(deps: StarterDeps) {
       if (items.length === 0) return;
       let queue = queues.get(kind);
       if (!queue) queues.set(kind, (queue = { items: [], pumping: false }));
-      queue.items.push(...items);
+      // Off: nothing is captured (no context manager is installed to ask).
+      const trace = deps.tracing ? traceContext.active() : undefined;
+      for (const item of items) queue.items.push({ item, trace });
       if (queue.pumping) return;
       queue.pumping = true;
       deps.background.run(`${kind.name} workflow starts`, () => pump(kind));

@@ -3,8 +3,16 @@ import {
   Runtime,
   Worker,
   makeTelemetryFilterString,
+  type InjectedSinks,
+  type WorkerInterceptors,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+  type OpenTelemetrySinks,
+} from '@temporalio/interceptors-opentelemetry';
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -12,6 +20,7 @@ import { createActivities } from '../activities';
 import type { Services } from '../src/services';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/lib/logger';
+import type { Tracing } from '../src/traces/tracing';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
 import { idempotentStart, temporalAddress } from './client';
@@ -61,6 +70,32 @@ export interface WorkerDeps {
   connection: NativeConnection;
   /** A prebuilt bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkflowBundleOption;
+  /** Set only when tracing is on: the bundle then must have been built with `traces` (bundle.ts). */
+  tracing?: Tracing;
+}
+
+/**
+ * What tracing adds to a worker: a RunActivity span per activity (child of the workflow's
+ * StartActivity span, its context in the activity's headers; SQL and workflow starts inside are its
+ * children), and the sink through which the workflow sandbox hands out its spans. Nothing when off.
+ */
+export function workerTracing(tracing: Tracing | undefined): {
+  interceptors?: WorkerInterceptors;
+  sinks?: InjectedSinks<OpenTelemetrySinks>;
+} {
+  if (!tracing) return {};
+  const options = { tracer: tracing.tracer };
+  return {
+    interceptors: {
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx, options),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+  };
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -69,9 +104,10 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.taskQueue,
     // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
-    workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
+    workflowBundle: deps.workflowBundle ?? (await bundleWorkflows({ traces: Boolean(deps.tracing) })),
     activities: createActivities(deps.services, deps.orm),
     maxCachedWorkflows: deps.config.temporal.maxCachedWorkflows,
+    ...workerTracing(deps.tracing),
     // A stop (Ctrl-C, SIGTERM) cancels running activities at once; one that ignores the
     // cancellation is abandoned after a few seconds (its retry runs after the next start).
     shutdownForceTime: '4s',

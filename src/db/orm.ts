@@ -3,6 +3,8 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import type { Logger } from '../lib/logger';
 import type { PoolStats } from '../metrics/metrics';
+import { traceSql } from '../traces/sql';
+import type { Tracing } from '../traces/tracing';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
@@ -35,8 +37,11 @@ export function ormConfig(databaseUrl: string, logger?: Logger): Options {
   });
 }
 
-export async function openOrm(databaseUrl: string, logger?: Logger): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, logger));
+/** Opens the ORM; with tracing on, every SQL statement it runs is a span. */
+export async function openOrm(databaseUrl: string, logger?: Logger, tracing?: Tracing): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormConfig(databaseUrl, logger));
+  if (tracing) traceSql(orm.em.getConnection().getKnex(), tracing.tracer);
+  return orm;
 }
 
 // Any constant shared by every process of this service: the api and the worker both migrate at start.

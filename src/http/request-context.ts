@@ -14,7 +14,9 @@ export function requestContext(logger: Logger, orm: MikroORM): Middleware {
     const incoming = ctx.get('X-Request-Id');
     const id = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
-    ctx.state.log = logger.child({ req_id: id });
+    // With tracing on, the trace id too: a log line leads to its trace.
+    const traceId: string | undefined = ctx.state.traceId;
+    ctx.state.log = logger.child(traceId ? { req_id: id, trace_id: traceId } : { req_id: id });
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {

@@ -8,6 +8,7 @@ import { openOrm } from '../../src/db/orm';
 import type { Clock } from '../../src/lib/clock';
 import { createLogger, type Logger } from '../../src/lib/logger';
 import { buildServices, type Services } from '../../src/services';
+import type { Tracing } from '../../src/traces/tracing';
 import { testConfig } from './config';
 import { serve, type Served } from './http';
 
@@ -67,18 +68,29 @@ export async function startTestApp(
     logger?: Logger;
     /** A fixed port, for tests whose PUBLIC_URL must be the app's own address (Google sign-in). */
     port?: number;
+    /** Tracing on (test/traces): request and SQL spans, starts in their request's trace. */
+    tracing?: Tracing;
   } = {},
 ): Promise<TestApp> {
   // Each test app is its own client address (behind a trusted proxy), so per-IP abuse limits count
   // one test file's requests, not the whole suite's.
   const config = testConfig({ TRUST_PROXY: 'true', ...options.env });
   const clientIp = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
-  const orm = await openOrm(config.databaseUrl!);
+  const { tracing } = options;
+  const orm = await openOrm(config.databaseUrl!, undefined, tracing);
   const clock = options.clock ?? testClock();
   const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const logger = options.logger ?? createLogger('silent');
-  const services = buildServices({ config, logger, orm, temporal, clock, mailer: options.mailer ?? memoryMailer() });
-  const served = await serve(createApp({ config, logger, orm, temporal, services }), options.port);
+  const services = buildServices({
+    config,
+    logger,
+    orm,
+    temporal,
+    clock,
+    mailer: options.mailer ?? memoryMailer(),
+    tracing,
+  });
+  const served = await serve(createApp({ config, logger, orm, temporal, services, tracing }), options.port);
   return {
     ...served,
     fetch: (path, init = {}) => {

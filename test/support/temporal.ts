@@ -1,5 +1,12 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  Runtime,
+  Worker,
+  makeTelemetryFilterString,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { inject } from 'vitest';
 import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
@@ -10,6 +17,8 @@ import { buildServices, type ServiceDeps, type Services } from '../../src/servic
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { testServerPath } from '../../temporal/paths';
+import { workerTracing } from '../../temporal/worker';
+import type { Tracing } from '../../src/traces/tracing';
 
 let runtimeInstalled = false;
 // The SDK logs every worker state change at INFO; tests only want its warnings.
@@ -36,11 +45,19 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 
 /**
  * A worker on the shared workflow bundle with the real activities, on services of its own (as a
- * worker process has) unless given the app's.
+ * worker process has) unless given the app's. With `tracing`, the worker traces as a traced worker
+ * process does; it then needs a bundle built with `traces` and a client with the tracing interceptors.
  */
 export function createTestWorker(
   env: TestWorkflowEnvironment,
-  deps: { config: Config; orm: MikroORM; services?: Services } & Partial<Pick<ServiceDeps, 'clock' | 'sweeps'>>,
+  deps: {
+    config: Config;
+    orm: MikroORM;
+    services?: Services;
+    temporal?: Client;
+    tracing?: Tracing;
+    workflowBundle?: WorkflowBundleOption;
+  } & Partial<Pick<ServiceDeps, 'clock' | 'sweeps'>>,
 ): Promise<Worker> {
   const services =
     deps.services ??
@@ -48,16 +65,18 @@ export function createTestWorker(
       config: deps.config,
       orm: deps.orm,
       logger: createLogger('silent'),
-      temporal: env.client,
+      temporal: deps.temporal ?? env.client,
       clock: deps.clock ?? serverClock,
       sweeps: deps.sweeps,
+      tracing: deps.tracing,
     });
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: deps.config.temporal.taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    workflowBundle: deps.workflowBundle ?? { codePath: inject('workflowBundlePath') },
     activities: createActivities(services, deps.orm),
+    ...workerTracing(deps.tracing),
   });
 }
 

@@ -1,0 +1,92 @@
+import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { Knex } from '@mikro-orm/postgresql';
+
+/** A 10,000-recipient insert is a long statement; its shape is in the first few kilobytes. */
+const MAX_STATEMENT = 4096;
+
+interface QueryData {
+  __knexQueryUid?: string;
+  sql?: string;
+}
+
+// MikroORM inlines every value into the statement before knex sees it (knex gets no bindings), so
+// the statement is recorded only after every literal in it is replaced by `?`. The scanner knows
+// the token kinds that could hide a quote: double-quoted identifiers (kept), comments (kept),
+// single-quoted strings with '' (and backslash escapes in E'' strings only, as Postgres reads them
+// with standard_conforming_strings: pg escapes a value with a backslash that way), dollar-quoted
+// strings, and numbers.
+const TOKENS =
+  /("(?:[^"]|"")*")|(--[^\n]*|\/\*[\s\S]*?\*\/)|(\b[Ee]'(?:[^'\\]|''|\\[\s\S])*'?|(?:\b[XxBbNn])?'(?:[^']|'')*'?|\$(\w*)\$[\s\S]*?\$\4\$|(?<![\w$.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b)/g;
+
+/** The statement with each literal (string, number) replaced by `?`: the shape, never the values. */
+export function sanitizeSql(sql: string): string {
+  return sql.replace(TOKENS, (_token, identifier?: string, comment?: string) => identifier ?? comment ?? '?');
+}
+
+const OPERATION = /^\s*(\w+)/;
+const TABLE = /^\s*(?:insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+"?(\w+)"?/i;
+const WRITE = /\b(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi;
+
+/**
+ * The span's name: `SELECT messages`, `UPDATE devices`, `BEGIN`, and for a statement with a common
+ * table expression the writes it makes (`WITH INSERT batches, INSERT messages`).
+ */
+function describe(sql: string): { name: string; operation: string; table?: string } {
+  const operation = (OPERATION.exec(sql)?.[1] ?? 'SQL').toUpperCase();
+  if (operation === 'WITH') {
+    const writes = [...sql.matchAll(WRITE)].map(([, verb, table]) => `${verb.split(/\s/)[0].toUpperCase()} ${table}`);
+    return { name: ['WITH', [...new Set(writes)].slice(0, 3).join(', ')].join(' ').trim(), operation };
+  }
+  const table = TABLE.exec(sql)?.[1];
+  return { name: table ? `${operation} ${table}` : operation, operation, table };
+}
+
+/**
+ * A client span per SQL statement that MikroORM runs through knex, from knex's `query` event to its
+ * `query-response` or `query-error`, child of whatever span is active where the query was made (the
+ * request, the activity). The statement is recorded with `?` for every literal; the values never are (phone
+ * numbers, message bodies, key hashes). Transaction control (BEGIN, COMMIT) has no
+ * response event in knex and is not traced.
+ */
+export function traceSql(knex: Knex, tracer: Tracer): void {
+  const open = new Map<string, Span>();
+  knex.on('query', (data: QueryData) => {
+    const uid = data.__knexQueryUid;
+    if (!uid || !data.sql) return;
+    // Only statements made inside a traced operation (a request, an activity, work they left
+    // behind): a statement outside them all would be a one-span trace of its own.
+    const parent = context.active();
+    if (!trace.getSpan(parent)) return;
+    const statement = sanitizeSql(data.sql);
+    const { name, operation, table } = describe(statement);
+    const span = tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'db.system': 'postgresql',
+          'db.operation': operation,
+          ...(table ? { 'db.sql.table': table } : {}),
+          'db.statement': statement.length > MAX_STATEMENT ? `${statement.slice(0, MAX_STATEMENT)}…` : statement,
+        },
+      },
+      parent,
+    );
+    open.set(uid, span);
+  });
+  knex.on('query-response', (_response: unknown, data: QueryData) => {
+    const uid = data.__knexQueryUid;
+    if (!uid) return;
+    open.get(uid)?.end();
+    open.delete(uid);
+  });
+  knex.on('query-error', (error: Error, data: QueryData) => {
+    const uid = data.__knexQueryUid;
+    const span = uid ? open.get(uid) : undefined;
+    if (!span) return;
+    // The message names the statement and its values (knex formats them in): the code and class only.
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { code?: string }).code ?? error.name });
+    span.end();
+    open.delete(uid!);
+  });
+}
