@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Background } from '../src/lib/background';
 import type { Clock } from '../src/lib/clock';
 import type { Logger } from '../src/lib/logger';
@@ -11,12 +12,22 @@ import type { Sweep } from '../src/reconciler/reconciler.service';
  */
 export interface StartKind<T extends { id: string }> {
   name: string;
-  /** Starts one workflow with an id derived from the row: a repeat must be a no-op. */
-  start(temporal: Client, item: T): Promise<void>;
+  /**
+   * Starts one workflow with an id derived from the row: a repeat must be a no-op. `options` go into
+   * the start call as they are (the search attributes operators filter by).
+   */
+  start(temporal: Client, item: T, options: StartOptions): Promise<void>;
+  /** The search attributes the workflow starts with (workflows/search-attributes.ts). */
+  searchAttributes(item: T): SearchAttributePair[];
   /** Records, in one statement, that these rows' workflows run. */
   markStarted(ids: string[]): Promise<void>;
   /** Rows committed before `before` whose workflow was never recorded as started. */
   unstarted(before: Date, limit: number): Promise<T[]>;
+}
+
+/** What the starter adds to every start. */
+export interface StartOptions {
+  typedSearchAttributes: SearchAttributePair[];
 }
 
 export interface StarterDeps {
@@ -45,7 +56,8 @@ export function createStarter(deps: StarterDeps) {
   async function startOne<T extends { id: string }>(kind: StartKind<T>, item: T): Promise<boolean> {
     try {
       // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
-      await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+      const options: StartOptions = { typedSearchAttributes: kind.searchAttributes(item) };
+      await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item, options));
       return true;
     } catch (error) {
       // Already ran to its end: started is all we needed to know.

@@ -109,7 +109,11 @@ export function createMessagesService(deps: MessagesDeps) {
           batch.estimatedCompletionAt = place.estimate;
         }
         await messagesRepository.insertSend(tx, { batch, messageIds, recipients: numbers, firstStaleAt, perMessageSeconds });
-        afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt }]));
+        afterCommit(tx, () =>
+          deps.starter.enqueue(deps.batchStarts, [
+            { id: batch.id, scheduledAt, accountId: batch.userId, deviceId: batch.deviceId },
+          ]),
+        );
       });
       return { batch, messageIds };
     },

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const dir = path.resolve(__dirname, '..', '..', 'workflows');
-// Workflow code is replayed: it may import the workflow API, its own folder, pure helpers, and
-// anything else only as types (erased at compile time).
-const ALLOWED_VALUES = [/^@temporalio\/workflow$/, /^\.\/[\w-]+$/, /^\.\.\/src\/lib\/duration$/];
+// Workflow code is replayed: it may import the workflow API (and @temporalio/common, for search
+// attribute keys), its own folder, pure helpers, and anything else only as types (erased at compile time).
+const ALLOWED_VALUES = [/^@temporalio\/(workflow|common)$/, /^\.\/[\w-]+$/, /^\.\.\/src\/lib\/duration$/];
 
 function imports(source: string): Array<{ from: string; typeOnly: boolean }> {
   const found: Array<{ from: string; typeOnly: boolean }> = [];
