@@ -14,8 +14,8 @@ import { ensureSearchAttributes } from '../../temporal/search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 let runtimeInstalled = false;
-// The SDK logs every worker state change at INFO; tests only want its warnings.
-function quietRuntime(): void {
+// The SDK logs every worker state change at INFO; tests only want its errors.
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
