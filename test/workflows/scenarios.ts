@@ -89,6 +89,13 @@ async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed
   const event = await emitEvent(app, tenant.userId);
   const [row] = await deliveriesOf(app, event.id);
   const handle = await started(ctx, deliveryWorkflowId(row.id));
+  if (answers[0].status >= 300) {
+    // The first attempt failed and the workflow waits for the next (time stands still until asked).
+    const timers = async () =>
+      (await handle.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;
+    await expect.poll(timers).toBe(1);
+    await checkpoint(ctx, 'retrying', handle);
+  }
   await resultOf(env, row.id);
   await checkpoint(ctx, 'ended', handle);
   return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
