@@ -116,7 +116,8 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       dbFile,
       '--log-level',
       'warn',
-      // The attributes operators filter workflows by (README, "Finding workflows").
+      // The attributes operators filter workflows by (README, "Finding workflows"). The CLI registers
+      // them with a new data folder only; the worker adds them to an older one at its start.
       ...searchAttributeFlags(),
     ],
     'SIGTERM',
