@@ -1,8 +1,9 @@
 // The dependency direction of ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`):
 //
-//   workflows/  → @temporalio/workflow, workflows/**, the pure modules below, and types
+//   workflows/  → @temporalio/workflow, @temporalio/common, workflows/**, the pure modules below, and types
 //   activities/ → src/, workflows/definitions
-//   src/        → workflows/definitions (ids, signals, types), temporal/ (client, starter); never activities/
+//   src/        → workflows/definitions (ids, signals, types), workflows/search-attributes (keys),
+//                 temporal/ (client, starter); never activities/
 //   temporal/   → anything (it boots the worker and bundles the workflows)
 //
 // Cycles: a runtime cycle (every edge a value import) is an error. Cycles that close only through
@@ -38,12 +39,13 @@ module.exports = {
       name: 'workflows-deterministic',
       severity: 'error',
       comment:
-        'Workflow code runs in the deterministic sandbox: only @temporalio/workflow, workflows/**, the pure ' +
-        'modules listed in PURE, and types (erased at compile time).',
+        'Workflow code runs in the deterministic sandbox: only @temporalio/workflow, @temporalio/common (search ' +
+        'attribute keys, which the workflow API uses itself), workflows/**, the pure modules listed in PURE, and ' +
+        'types (erased at compile time).',
       from: { path: '^workflows/' },
       to: {
         dependencyTypesNot: ['type-only'],
-        pathNot: ['^workflows/', '^node_modules/@temporalio/workflow/', ...PURE],
+        pathNot: ['^workflows/', '^node_modules/@temporalio/workflow/', '^node_modules/@temporalio/common/', ...PURE],
       },
     },
     {
@@ -63,9 +65,11 @@ module.exports = {
     {
       name: 'src-only-workflow-definitions',
       severity: 'error',
-      comment: 'src/ starts and signals workflows by id and name (workflows/definitions), never loads workflow code.',
+      comment:
+        'src/ starts and signals workflows by id and name (workflows/definitions) with their search attributes ' +
+        '(workflows/search-attributes), never loads workflow code.',
       from: { path: '^src/' },
-      to: { path: '^workflows/', pathNot: '^workflows/definitions\\.ts$' },
+      to: { path: '^workflows/', pathNot: '^workflows/(definitions|search-attributes)\\.ts$' },
     },
     {
       name: 'activities-not-workflow-code',

@@ -15,7 +15,8 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
  * Workflow code is replayed in Temporal's deterministic sandbox: at run time it may import only the
- * workflow API, its own folder and the pure helpers. Anything may be imported with `import type`
+ * workflow API (and @temporalio/common, bundled with it, for search attribute keys), its own folder
+ * and the pure helpers. Anything may be imported with `import type`
  * (erased at compile time), e.g. an activity interface or @temporalio/common types.
  */
 const workflowBoundary = {
@@ -26,10 +27,10 @@ const workflowBoundary = {
       {
         patterns: [
           {
-            regex: `^(?!(@temporalio/workflow|\\./[\\w-]+(/[\\w-]+)*|${PURE_HELPERS.map(escape).join('|')})$)`,
+            regex: `^(?!(@temporalio/(workflow|common)|\\./[\\w-]+(/[\\w-]+)*|${PURE_HELPERS.map(escape).join('|')})$)`,
             allowTypeImports: true,
             message:
-              'Workflow code runs in the deterministic sandbox: import only @temporalio/workflow, workflows/ ' +
+              'Workflow code runs in the deterministic sandbox: import only @temporalio/workflow (or /common), workflows/ ' +
               'and the pure helpers (PURE_HELPERS in eslint.config.mjs) at run time; anything else as `import type`.',
           },
         ],

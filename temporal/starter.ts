@@ -1,5 +1,6 @@
 import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Background } from '../src/lib/background';
 import type { Clock } from '../src/lib/clock';
 import type { Logger } from '../src/lib/logger';
@@ -16,12 +17,22 @@ export interface StartKind<T extends { id: string }> {
   name: string;
   /** The workflow type it starts (the metrics' label). */
   workflowType: string;
-  /** Starts one workflow with an id derived from the row: a repeat must be a no-op. */
-  start(temporal: Client, item: T): Promise<void>;
+  /**
+   * Starts one workflow with an id derived from the row: a repeat must be a no-op. `options` go into
+   * the start call as they are (the search attributes operators filter by).
+   */
+  start(temporal: Client, item: T, options: StartOptions): Promise<void>;
+  /** The search attributes the workflow starts with (workflows/search-attributes.ts). */
+  searchAttributes(item: T): SearchAttributePair[];
   /** Records, in one statement, that these rows' workflows run. */
   markStarted(ids: string[]): Promise<void>;
   /** Rows committed before `before` whose workflow was never recorded as started. */
   unstarted(before: Date, limit: number): Promise<T[]>;
+}
+
+/** What the starter adds to every start. */
+export interface StartOptions {
+  typedSearchAttributes: SearchAttributePair[];
 }
 
 export interface StarterDeps {
@@ -59,8 +70,9 @@ export function createStarter(deps: StarterDeps) {
   async function startOne<T extends { id: string }>(kind: StartKind<T>, { item, trace }: Queued<T>): Promise<boolean> {
     try {
       // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
+      const options: StartOptions = { typedSearchAttributes: kind.searchAttributes(item) };
       const start = () =>
-        deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item));
+        deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item, options));
       // Starts are made after the commit, outside the request: the span of the start (and so the
       // workflow's) joins the trace of the request or activity that queued it.
       await (trace ? traceContext.with(trace, start) : start());

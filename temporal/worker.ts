@@ -25,6 +25,7 @@ import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
 import { idempotentStart, temporalAddress } from './client';
 import { bundleWorkflows } from './bundle';
+import { ensureSearchAttributes } from './search-attributes';
 
 let runtimeInstalled = false;
 
@@ -135,6 +136,8 @@ export interface RunningWorker {
 /** Creates and runs a worker; stop() drains it and waits until it has shut down. */
 export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: MikroORM }): Promise<RunningWorker> {
   installTemporalRuntime(deps.logger, deps.config);
+  // Every start sets them: a namespace without them would refuse every workflow start.
+  await ensureSearchAttributes(deps.temporal.connection, deps.config.temporal.namespace, deps.logger);
   const connection = await NativeConnection.connect({ address: temporalAddress(deps.config) });
   const worker = await createWorker({ ...deps, connection });
   const done = worker.run().finally(() => connection.close());

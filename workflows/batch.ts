@@ -1,6 +1,8 @@
 import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { MessagesActivities } from '../activities/messages.activities';
 import { batchSettledSignal, type BatchInput } from './definitions';
+import { BatchStatus } from './search-attributes';
+import { keepSearchAttributes } from './searchable';
 
 const { releaseBatch, sweepBatch, wakeBatchDevice } = proxyActivities<MessagesActivities>({
   startToCloseTimeout: '2 minutes',
@@ -39,6 +41,9 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
     settled = true;
   });
 
+  // Set at start; a run continued from one started before the attributes existed gets it here.
+  keepSearchAttributes([[BatchStatus, input.scheduledAt && !input.released ? 'scheduled' : 'sending']]);
+
   if (!input.released) {
     // Settled before its time: nothing to release or send; the sweep below finds it final and ends.
     let settledEarly = false;
@@ -48,7 +53,10 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
         if (wait > 0) await condition(() => settled, wait);
         settledEarly = settled;
       } else if (wait > 0) await sleep(wait);
-      if (!settledEarly) await releaseBatch(input.batchId);
+      if (!settledEarly) {
+        await releaseBatch(input.batchId);
+        keepSearchAttributes([[BatchStatus, 'sending']]);
+      }
     }
     if (!settledEarly) await wakeBatchDevice(input.batchId);
   }
@@ -58,7 +66,10 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
   for (let wake = 0; wake < (onTime ? WAKES_PER_RUN : LEGACY_WAKES_PER_RUN); wake++) {
     if (keepSignal) settled = false;
     const sweep = await sweepBatch(input.batchId);
-    if (sweep.done) return;
+    if (sweep.done) {
+      keepSearchAttributes([[BatchStatus, 'settled']]);
+      return;
+    }
     const now = Date.now();
     const gap = onTime
       ? WAKE_GAP_MS

@@ -70,8 +70,12 @@ export interface DeliveryAttemptInput {
   nextAttemptAtMs: number | null;
 }
 
-/** retry: a failed attempt with another scheduled; stopped: failed for good (or abandoned). */
-export type DeliveryAttemptOutcome = 'delivered' | 'retry' | 'stopped';
+/**
+ * retry: a failed attempt with another scheduled; stopped: failed for good (the schedule ran out, or
+ * the endpoint refused it); abandoned: ended because its webhook was paused (automatically or by
+ * hand) or deleted.
+ */
+export type DeliveryAttemptOutcome = 'delivered' | 'retry' | 'stopped' | 'abandoned';
 
 // Batches (workflows/batch.ts): one per send, from accept until every message is final.
 export const batchWorkflowId = (batchId: string) => `batch-${batchId}`;

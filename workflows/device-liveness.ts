@@ -7,6 +7,8 @@ import {
   deviceUnpairedSignal,
   type DeviceLivenessInput,
 } from './definitions';
+import { DeviceId, LivenessStatus } from './search-attributes';
+import { keepSearchAttributes } from './searchable';
 
 const { markDeviceOffline, markDeviceOnline } = proxyActivities<DevicesActivities>({
   startToCloseTimeout: '1 minute',
@@ -58,6 +60,12 @@ export async function deviceLivenessWorkflow(input: DeviceLivenessInput): Promis
     totalSignals,
   }));
 
+  // Set at start; a run continued from one started before the attributes existed gets them here.
+  keepSearchAttributes([
+    [DeviceId, input.deviceId],
+    [LivenessStatus, online ? 'online' : 'offline'],
+  ]);
+
   const historyFull = () => signalsThisRun >= signalsPerRun || workflowInfo().continueAsNewSuggested;
 
   while (!unpaired) {
@@ -65,6 +73,7 @@ export async function deviceLivenessWorkflow(input: DeviceLivenessInput): Promis
       cameBack = false;
       await markDeviceOnline({ deviceId: input.deviceId });
       online = true;
+      keepSearchAttributes([[LivenessStatus, 'online']]);
       continue;
     }
     if (historyFull()) break;
@@ -86,7 +95,10 @@ export async function deviceLivenessWorkflow(input: DeviceLivenessInput): Promis
       now: Date.now(),
       missedHeartbeats: input.missedHeartbeats,
     });
-    if (result.status === 'gone') return;
+    if (result.status === 'gone') {
+      keepSearchAttributes([[LivenessStatus, 'unpaired']]);
+      return;
+    }
     if (result.status === 'alive') {
       // The database knew better: a later heartbeat (the API signals at most every third of the
       // threshold) or another interval (a settings signal that was lost).
@@ -95,8 +107,12 @@ export async function deviceLivenessWorkflow(input: DeviceLivenessInput): Promis
       continue;
     }
     online = false;
+    keepSearchAttributes([[LivenessStatus, 'offline']]);
   }
-  if (unpaired) return;
+  if (unpaired) {
+    keepSearchAttributes([[LivenessStatus, 'unpaired']]);
+    return;
+  }
   await continueAsNew<typeof deviceLivenessWorkflow>({
     ...input,
     heartbeatIntervalMinutes: interval,

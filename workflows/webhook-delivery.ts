@@ -1,6 +1,8 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
 import type { DeliveryAttemptOutcome, WebhookDeliveryInput } from './definitions';
+import { DeliveryStatus, type DeliveryStatusValue } from './search-attributes';
+import { keepSearchAttributes } from './searchable';
 
 // Retries here are for infrastructure faults only (the database down, the worker lost): the
 // endpoint's answer is never an activity failure, it is the attempt's outcome. The heartbeat lets
@@ -16,7 +18,7 @@ const { attemptDelivery } = proxyActivities<WebhookActivities>({
  * the schedule (1m, 5m, 15m, 1h, 3h, 6h, 12h, 24h by default: nine attempts over about two days),
  * counted from when each attempt was due so slow answers do not push the schedule back. Stops at
  * the first 2xx, or when the activity says the delivery has ended (4xx rule, webhook paused,
- * disabled or deleted).
+ * disabled or deleted). Its DeliveryStatus search attribute follows along.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'delivered' | 'failed'> {
   const schedule = input.retryScheduleMs;
@@ -33,8 +35,17 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       attempt,
       nextAttemptAtMs,
     });
+    keepSearchAttributes([[DeliveryStatus, statusAfter[outcome]]]);
     if (outcome === 'delivered') return 'delivered';
-    if (outcome === 'stopped') return 'failed';
+    if (outcome === 'stopped' || outcome === 'abandoned') return 'failed';
   }
+  keepSearchAttributes([[DeliveryStatus, 'failed']]);
   return 'failed';
 }
+
+const statusAfter: Record<DeliveryAttemptOutcome, DeliveryStatusValue> = {
+  delivered: 'delivered',
+  retry: 'retrying',
+  stopped: 'failed',
+  abandoned: 'abandoned',
+};

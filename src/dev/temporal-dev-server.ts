@@ -6,6 +6,8 @@ import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
 import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from '../lib/processes';
 import { installScript, temporalCliPath } from '../../temporal/paths';
+import { searchAttributeFlags } from '../../temporal/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 export interface DevServer {
   address: string;
@@ -114,6 +116,9 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       dbFile,
       '--log-level',
       'warn',
+      // The attributes operators filter workflows by (README, "Finding workflows"). The CLI registers
+      // them with a new data folder only; the worker adds them to an older one at its start.
+      ...searchAttributeFlags(),
     ],
     'SIGTERM',
   );
@@ -171,6 +176,7 @@ async function startWithSdkDownload(config: Config, dbFile: string, logger: Logg
       namespace: config.temporal.namespace,
       dbFilename: dbFile,
       executable: { type: 'cached-download' },
+      searchAttributes: [...SEARCH_ATTRIBUTES],
     },
   });
   let stopped: (how: string) => void = () => undefined;

@@ -133,8 +133,8 @@ export const devicesRepository = {
 
   /** Paired phones whose liveness workflow was never signalled. */
   unsignalled: (em: EntityManager, before: Date, limit: number) =>
-    em.execute<{ id: string; heartbeat_interval_minutes: number }[]>(
-      `select id, heartbeat_interval_minutes from devices
+    em.execute<{ id: string; user_id: string; heartbeat_interval_minutes: number }[]>(
+      `select id, user_id, heartbeat_interval_minutes from devices
         where unpaired_at is null and last_signal_at is null and paired_at < ? order by paired_at limit ?`,
       [before, limit],
     ),

@@ -8,6 +8,7 @@ import {
   deviceWorkflowId,
   type DeviceLivenessInput,
 } from '../../workflows/definitions';
+import { livenessSearchAttributes } from '../../workflows/search-attributes';
 import type { Config } from '../config';
 import type { Background } from '../lib/background';
 import type { Clock } from '../lib/clock';
@@ -25,6 +26,7 @@ export interface LivenessDeps {
 
 interface Watched {
   id: string;
+  userId: string;
   heartbeatIntervalMinutes: number;
 }
 
@@ -51,16 +53,25 @@ export function createLiveness({ temporal, config, em, clock, background, starte
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
 
+  const searchAttributes = (device: Watched) =>
+    livenessSearchAttributes({ accountId: device.userId, deviceId: device.id });
+
   const starts: StartKind<Watched> = {
     name: 'device-liveness',
     workflowType: 'deviceLivenessWorkflow',
-    async start(client, device) {
-      await client.workflow.signalWithStart('deviceLivenessWorkflow', { ...options(device), signal: deviceHeartbeatSignal });
+    async start(client, device, startOptions) {
+      await client.workflow.signalWithStart('deviceLivenessWorkflow', {
+        ...options(device),
+        ...startOptions,
+        signal: deviceHeartbeatSignal,
+      });
     },
+    searchAttributes,
     markStarted: (ids) => devicesRepository.markSignalled(em(), ids, clock.now()),
     unstarted: async (before, limit) =>
       (await devicesRepository.unsignalled(em(), before, limit)).map((row) => ({
         id: row.id,
+        userId: row.user_id,
         heartbeatIntervalMinutes: row.heartbeat_interval_minutes,
       })),
   };
@@ -75,7 +86,9 @@ export function createLiveness({ temporal, config, em, clock, background, starte
     heartbeat(device: Device, force = false): void {
       const last = device.lastSignalAt?.getTime();
       if (!force && last !== undefined && clock.now().getTime() - last < thresholdMs(device) / 3) return;
-      starter.enqueue(starts, [{ id: device.id, heartbeatIntervalMinutes: device.heartbeatIntervalMinutes }]);
+      starter.enqueue(starts, [
+        { id: device.id, userId: device.userId, heartbeatIntervalMinutes: device.heartbeatIntervalMinutes },
+      ]);
     },
 
     /** A new heartbeat interval applies at once. */
@@ -83,6 +96,7 @@ export function createLiveness({ temporal, config, em, clock, background, starte
       background.run('liveness settings signal', async () => {
         await temporal.workflow.signalWithStart('deviceLivenessWorkflow', {
           ...options(device),
+          typedSearchAttributes: searchAttributes(device),
           signal: deviceSettingsSignal,
           signalArgs: [{ heartbeatIntervalMinutes: device.heartbeatIntervalMinutes }],
         });

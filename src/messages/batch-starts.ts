@@ -2,12 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { idempotentStart } from '../../temporal/client';
 import type { StartKind } from '../../temporal/starter';
 import { batchWorkflowId, type BatchInput } from '../../workflows/definitions';
+import { batchSearchAttributes } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
 import { messagesRepository } from './messages.repository';
 
 export interface BatchStart {
   id: string;
   scheduledAt: Date | null;
+  accountId: string;
+  deviceId: string;
 }
 
 /** A committed batch row needs its workflow (`batch-<batchId>`). */
@@ -15,15 +18,18 @@ export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQ
   return {
     name: 'batches',
     workflowType: 'batchWorkflow',
-    async start(temporal, batch) {
+    async start(temporal, batch, options) {
       const input: BatchInput = { batchId: batch.id, scheduledAt: batch.scheduledAt?.toISOString() ?? null };
       await temporal.workflow.start('batchWorkflow', {
         workflowId: batchWorkflowId(batch.id),
         taskQueue: deps.taskQueue,
         args: [input],
         ...idempotentStart,
+        ...options,
       });
     },
+    searchAttributes: (batch) =>
+      batchSearchAttributes({ accountId: batch.accountId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
     markStarted: (ids) => messagesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
     unstarted: (before, limit) => messagesRepository.unstartedBatches(deps.em(), before, limit),
   };

@@ -358,12 +358,17 @@ export const messagesRepository = {
   },
 
   async unstartedBatches(em: EntityManager, before: Date, limit: number) {
-    const rows = await em.execute<{ id: string; scheduled_at: Date | null }[]>(
-      `select id, scheduled_at from batches where workflow_started_at is null and created_at < ?
+    const rows = await em.execute<{ id: string; scheduled_at: Date | null; user_id: string; device_id: string }[]>(
+      `select id, scheduled_at, user_id, device_id from batches where workflow_started_at is null and created_at < ?
         order by created_at limit ?`,
       [before, limit],
     );
-    return rows.map((row) => ({ id: row.id, scheduledAt: date(row.scheduled_at) }));
+    return rows.map((row) => ({
+      id: row.id,
+      scheduledAt: date(row.scheduled_at),
+      accountId: row.user_id,
+      deviceId: row.device_id,
+    }));
   },
 
   async markBatchesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {

@@ -190,7 +190,14 @@ export function createMessagesService(deps: MessagesDeps) {
         // A send final as it is made has nothing to wait for, not even its scheduled time.
         const final = batch.status === 'failed';
         afterCommit(tx, () =>
-          deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt: final ? null : scheduledAt }]),
+          deps.starter.enqueue(deps.batchStarts, [
+            {
+              id: batch.id,
+              scheduledAt: final ? null : scheduledAt,
+              accountId: batch.userId,
+              deviceId: batch.deviceId,
+            },
+          ]),
         );
       });
       deps.metrics.accepted.inc();

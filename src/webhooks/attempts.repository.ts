@@ -7,6 +7,7 @@ export interface AttemptTarget {
   id: string;
   webhook_id: string;
   status: string;
+  error: string | null;
   attempt_count: number;
   event: string;
   body: string;
@@ -48,7 +49,7 @@ export interface DeliveryRecord {
 export const attemptsRepository = {
   async target(em: EntityManager, deliveryId: string): Promise<AttemptTarget | undefined> {
     const [row] = await em.execute<AttemptTarget[]>(
-      `select d.id, d.webhook_id, d.status, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret
+      `select d.id, d.webhook_id, d.status, d.error, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
@@ -138,10 +139,11 @@ export const attemptsRepository = {
     );
   },
 
-  async deliveryStatus(tx: EntityManager, deliveryId: string): Promise<string | undefined> {
-    const [row] = await tx.execute<{ status: string }[]>('select status from webhook_deliveries where id = ?', [
-      deliveryId,
-    ]);
-    return row?.status;
+  async deliveryState(tx: EntityManager, deliveryId: string) {
+    const [row] = await tx.execute<{ status: string; error: string | null }[]>(
+      'select status, error from webhook_deliveries where id = ?',
+      [deliveryId],
+    );
+    return row as { status: string; error: string | null } | undefined;
   },
 };

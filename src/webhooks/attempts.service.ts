@@ -35,8 +35,20 @@ export interface AttemptsDeps {
   post?: (options: PostOptions) => Promise<PostResult>;
 }
 
-const outcomeOf = (status: string): DeliveryAttemptOutcome =>
-  status === 'delivered' ? 'delivered' : status === 'retrying' ? 'retry' : 'stopped';
+// Why a delivery ended other than by its endpoint's answers (webhooksRepository.abandonOpen/abandonOne):
+// its workflow reports it `abandoned` (the DeliveryStatus search attribute).
+export const ABANDONED = {
+  paused: 'the webhook was paused automatically',
+  disabled: 'the webhook was disabled',
+  deleted: 'the webhook was deleted',
+} as const;
+const abandonReasons: ReadonlySet<string> = new Set(Object.values(ABANDONED));
+
+const outcomeOf = (row: { status: string; error: string | null } | undefined): DeliveryAttemptOutcome => {
+  if (row?.status === 'delivered') return 'delivered';
+  if (row?.status === 'retrying') return 'retry';
+  return row?.error && abandonReasons.has(row.error) ? 'abandoned' : 'stopped';
+};
 
 /**
  * One attempt of one delivery, then its record: the attempt row, the delivery's status and
@@ -63,7 +75,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
       'and none succeeded in the last 24 hours.';
     await attemptsRepository.pauseWebhook(tx, webhookId, reason, now);
     // The delivery being recorded ends with its own attempt's record.
-    await webhooksRepository.abandonOpen(tx, webhookId, 'the webhook was paused automatically', now, deliveryId);
+    await webhooksRepository.abandonOpen(tx, webhookId, ABANDONED.paused, now, deliveryId);
     deps.logger.warn({ webhook_id: webhookId, failed: counts.failed, total: counts.total }, 'webhook paused');
     return true;
   }
@@ -92,7 +104,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
       });
       if (!inserted) {
         // Another execution of this very attempt recorded it first: its outcome stands.
-        return outcomeOf((await attemptsRepository.deliveryStatus(tx, row.id)) ?? 'failed');
+        return outcomeOf(await attemptsRepository.deliveryState(tx, row.id));
       }
 
       const now = deps.clock.now();
@@ -100,6 +112,8 @@ export function createAttemptsService(deps: AttemptsDeps) {
 
       let status: 'delivered' | 'retrying' | 'failed';
       let error = result.error;
+      // Ended by its webhook (paused by this very failure, or disabled or deleted meanwhile).
+      let endedByWebhook = false;
       if (ok) status = 'delivered';
       else {
         const live = webhook && !webhook.deleted_at && (webhook.enabled || row.event === 'ping');
@@ -112,7 +126,8 @@ export function createAttemptsService(deps: AttemptsDeps) {
           !RETRYABLE_4XX.has(result.status) &&
           input.attempt >= MAX_ATTEMPTS_ON_REJECTION;
         status = live && !paused && !rejected && input.nextAttemptAtMs !== null ? 'retrying' : 'failed';
-        if (paused) error ??= 'the webhook was paused automatically';
+        endedByWebhook = !live || paused;
+        if (paused) error ??= ABANDONED.paused;
       }
 
       await attemptsRepository.recordOnDelivery(tx, {
@@ -129,7 +144,8 @@ export function createAttemptsService(deps: AttemptsDeps) {
         abandonedAt: status === 'failed' ? now : null,
         ok,
       });
-      return outcomeOf((await attemptsRepository.deliveryStatus(tx, row.id)) ?? 'failed');
+      const final = await attemptsRepository.deliveryState(tx, row.id);
+      return final?.status === 'failed' && endedByWebhook ? 'abandoned' : outcomeOf(final);
     });
   }
 
@@ -138,20 +154,20 @@ export function createAttemptsService(deps: AttemptsDeps) {
       const em = deps.em();
       const row = await attemptsRepository.target(em, input.deliveryId);
       if (!row) return 'stopped';
-      if (row.status === 'delivered' || row.status === 'failed') return outcomeOf(row.status);
+      if (row.status === 'delivered' || row.status === 'failed') return outcomeOf(row);
       // Recorded already (the activity is retried after its record committed): nothing is sent twice.
-      if (row.attempt_count >= input.attempt) return outcomeOf(row.status);
+      if (row.attempt_count >= input.attempt) return outcomeOf(row);
 
       const now = deps.clock.now();
       if (row.deleted_at || (!row.enabled && row.event !== 'ping') || !row.secret) {
         const reason = row.deleted_at
-          ? 'the webhook was deleted'
+          ? ABANDONED.deleted
           : row.secret
-            ? 'the webhook was disabled'
+            ? ABANDONED.disabled
             : 'the signing secret is missing';
         await webhooksRepository.abandonOne(em, row.id, reason, now);
         deps.metrics.attempts.inc({ outcome: 'stopped', response: 'not_sent' });
-        return 'stopped';
+        return row.secret ? 'abandoned' : 'stopped';
       }
 
       const startedAt = now;

@@ -141,8 +141,8 @@ export const webhooksRepository = {
   },
 
   async unstartedDeliveries(em: EntityManager, before: Date, limit: number) {
-    return em.execute<{ id: string }[]>(
-      `select id from webhook_deliveries
+    return em.execute<{ id: string; user_id: string; webhook_id: string }[]>(
+      `select id, user_id, webhook_id from webhook_deliveries
         where workflow_started_at is null and created_at < ? and status in ('pending', 'retrying')
         order by created_at limit ?`,
       [before, limit],

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StartKind, Starter } from '../../temporal/starter';
+import type { DeliveryStart } from './delivery-starts';
+import { ABANDONED } from './attempts.service';
 import { afterCommit, transaction } from '../db/transaction';
 import type { Event, EventName } from '../events/event.entity';
 import type { Emitted, EventsService } from '../events/events.service';
@@ -22,7 +24,7 @@ export interface WebhooksDeps {
   events: EventsService;
   starter: Starter;
   /** The delivery workflows committed deliveries need. */
-  deliveryStarts: StartKind<{ id: string }>;
+  deliveryStarts: StartKind<DeliveryStart>;
   allowPrivateNetworks: boolean;
   /** Seals signing secrets at rest when SECRETS_KEY is set. */
   secretBox: SecretBox;
@@ -92,12 +94,16 @@ export function createWebhooksService(deps: WebhooksDeps) {
     }
     if (deliveries.length === 0) return;
     await webhooksRepository.insertDeliveries(tx, deliveries);
-    afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, deliveries.map((d) => ({ id: d.id }))));
+    afterCommit(tx, () =>
+      deps.starter.enqueue(
+        deps.deliveryStarts,
+        deliveries.map((d) => ({ id: d.id, accountId: d.userId, webhookId: d.webhookId })),
+      ),
+    );
   }
   deps.events.subscribe(fanOut);
 
   return {
-
     list: (userId: string) =>
       em().find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
 
@@ -139,7 +145,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           webhook.disabledReason = null;
         } else if (input.enabled === false && webhook.enabled) {
           webhook.enabled = false;
-          await webhooksRepository.abandonOpen(tx, webhook.id, 'the webhook was disabled', clock.now());
+          await webhooksRepository.abandonOpen(tx, webhook.id, ABANDONED.disabled, clock.now());
         }
         webhook.updatedAt = clock.now();
         await tx.flush();
@@ -156,7 +162,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         webhook.enabled = false;
         webhook.updatedAt = now;
         await tx.flush();
-        await webhooksRepository.abandonOpen(tx, webhook.id, 'the webhook was deleted', now);
+        await webhooksRepository.abandonOpen(tx, webhook.id, ABANDONED.deleted, now);
       });
     },
 
@@ -226,7 +232,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
             createdAt: clock.now(),
           },
         ]);
-        afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id }]));
+        afterCommit(tx, () =>
+          deps.starter.enqueue(deps.deliveryStarts, [{ id, accountId: userId, webhookId: webhook.id }]),
+        );
       });
       return em().findOneOrFail(WebhookDelivery, { id, userId });
     },

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { temporalCliPath } from '../../temporal/paths';
 import { deviceHeartbeatSignal, deviceLivenessQuery, deviceWorkflowId } from '../../workflows/definitions';
 import { startTestApp, type TestApp } from '../support/app';
-import { createTestWorker } from '../support/temporal';
+import { createLocalEnv, createTestWorker } from '../support/temporal';
 import { accountWithKey, pairPhone } from './helpers';
 
 // The Temporal CLI dev server rather than the time-skipping test server: this test needs no timers,
@@ -17,10 +16,7 @@ describe('device liveness workflow under a year of heartbeats', () => {
   let running: Promise<void>;
 
   beforeAll(async () => {
-    const cli = temporalCliPath();
-    env = await TestWorkflowEnvironment.createLocal(
-      cli ? { server: { executable: { type: 'existing-path', path: cli } } } : {},
-    );
+    env = await createLocalEnv();
     app = await startTestApp({ temporal: env.client, env: { TEMPORAL_TASK_QUEUE: 'devices-history-test' } });
     worker = await createTestWorker(env, { config: app.config, orm: app.orm, services: app.services });
     running = worker.run();

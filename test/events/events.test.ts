@@ -94,7 +94,11 @@ describe('event service with webhook fan-out', () => {
     expect(delivery.workflow_started_at).toBeInstanceOf(Date);
     expect(await workflowExists(delivery.id)).toBe(true);
     // Started again (the reconciler racing the normal path): still one workflow, no error.
-    expect(await app.services.starter.startAll(app.services.starts.webhookDeliveries, [{ id: delivery.id }])).toBe(1);
+    expect(
+      await app.services.starter.startAll(app.services.starts.webhookDeliveries, [
+        { id: delivery.id, accountId: tenant.userId, webhookId: delivery.webhook_id },
+      ]),
+    ).toBe(1);
 
     // An api process that cannot reach Temporal commits the delivery but never starts it.
     const offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });

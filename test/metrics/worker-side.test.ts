@@ -118,6 +118,7 @@ describe('workflow starts and reconciler repairs', () => {
       async start(_client, item) {
         if (item.fails) throw new Error('unreachable');
       },
+      searchAttributes: () => [],
       markStarted: async (ids) => void marked.push(...ids),
       unstarted: async () => [{ id: 'a' }, { id: 'b' }, { id: 'c', fails: true }],
     };

@@ -16,13 +16,15 @@ import { createActivities } from '../../activities';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
-import { testServerPath } from '../../temporal/paths';
+import { temporalCliPath, testServerPath } from '../../temporal/paths';
 import { workerTracing } from '../../temporal/worker';
 import type { Tracing } from '../../src/traces/tracing';
+import { ensureSearchAttributes } from '../../temporal/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 let runtimeInstalled = false;
-// The SDK logs every worker state change at INFO; tests only want its warnings.
-function quietRuntime(): void {
+// The SDK logs every worker state change at INFO; tests only want its errors.
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -33,14 +35,37 @@ function quietRuntime(): void {
 
 /**
  * The real time-skipping test server: the Java one that temporal/install.sh fetched, or the SDK's
- * download where Java and Maven are missing.
+ * download where Java and Maven are missing. With the custom search attributes registered, as the
+ * worker does on a real cluster (every workflow start sets them).
  */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   const path = testServerPath();
-  return TestWorkflowEnvironment.createTimeSkipping(
+  const env = await TestWorkflowEnvironment.createTimeSkipping(
     path ? { server: { executable: { type: 'existing-path', path } } } : {},
   );
+  try {
+    await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
+  } catch (error) {
+    await env.teardown();
+    throw error;
+  }
+  return env;
+}
+
+/**
+ * The Temporal CLI dev server (temporal/install.sh builds it; else the SDK's download): a real server,
+ * with visibility (`client.workflow.list({ query })`) and the custom search attributes registered.
+ */
+export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  const cli = temporalCliPath();
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
+      searchAttributes: [...SEARCH_ATTRIBUTES],
+    },
+  });
 }
 
 /**

@@ -33,7 +33,7 @@ describe('workflow boundary (ESLint)', () => {
         "import { readFileSync } from 'node:fs';",
         "import { openOrm } from '../src/db/orm';",
         "export { createMessagesActivities } from '../activities/messages.activities';",
-        "import { ApplicationFailure } from '@temporalio/common';",
+        "import { Worker } from '@temporalio/worker';",
         "import { z, type Y } from '../activities/messages.activities';",
         "import { migrate } from './../src/db/orm';",
       ].join('\n'),
@@ -54,6 +54,7 @@ describe('workflow boundary (ESLint)', () => {
         "import type { MessagesActivities } from '../activities/messages.activities';",
         "import { type MikroORM } from '@mikro-orm/postgresql';",
         "import type { RetryPolicy } from '@temporalio/common';",
+        "import { defineSearchAttributeKey } from '@temporalio/common';",
       ].join('\n'),
     );
     expect(found(messages)).toEqual([]);

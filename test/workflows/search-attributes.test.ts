@@ -1,0 +1,82 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/logger';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
+import type { Receiver } from '../webhooks/receiver';
+import { scenarios, type ScenarioContext, type ScenarioName } from './scenarios';
+
+// The custom search attributes each workflow starts with and keeps current, seen by describe() at
+// each step of a real run (the time-skipping server has no visibility queries: visibility.test.ts
+// runs the README's queries on the dev server).
+describe('workflow search attributes', () => {
+  let stack: WorkflowStack;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    stack = await startWorkflowStack({
+      logger: createLogger('error'),
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'search-attributes-test' },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await stack?.close();
+  });
+
+  const ours = new Set<string>(SEARCH_ATTRIBUTES.map((key) => key.name));
+
+  /** Runs a scenario; returns its ids and our search attributes at each of its steps. */
+  async function run(name: ScenarioName) {
+    const steps: Record<string, Record<string, unknown>> = {};
+    const context: ScenarioContext = {
+      env: stack.env,
+      app: stack.app,
+      receivers,
+      async checkpoint(step: string, handle: WorkflowHandle) {
+        const pairs = (await handle.describe()).typedSearchAttributes.getAll();
+        steps[step] = Object.fromEntries(pairs.filter((p) => ours.has(p.key.name)).map((p) => [p.key.name, p.value]));
+      },
+    };
+    return { ...(await scenarios[name](context)), steps };
+  }
+
+  it('a batch: its account and phone, scheduled, then sending once released, then settled', async () => {
+    const { accountId, deviceId, steps } = await run('batch-scheduled-settled');
+    const ids = { AccountId: accountId, DeviceId: deviceId };
+    expect(steps).toEqual({
+      scheduled: { ...ids, BatchStatus: 'scheduled' },
+      released: { ...ids, BatchStatus: 'sending' },
+      settled: { ...ids, BatchStatus: 'settled' },
+    });
+  });
+
+  it('a delivery: its account and webhook, delivered at once', async () => {
+    const { accountId, webhookId, steps } = await run('delivery-delivered');
+    expect(steps).toEqual({ ended: { AccountId: accountId, WebhookId: webhookId, DeliveryStatus: 'delivered' } });
+  });
+
+  it.each([
+    ['delivery-retried', 'delivered'],
+    ['delivery-rejected', 'failed'],
+    ['delivery-abandoned', 'abandoned'],
+  ] as const)('a delivery (%s): retrying after its first failure, then %s', async (name, status) => {
+    const { accountId, webhookId, steps } = await run(name);
+    const ids = { AccountId: accountId, WebhookId: webhookId };
+    expect(steps).toEqual({
+      retrying: { ...ids, DeliveryStatus: 'retrying' },
+      ended: { ...ids, DeliveryStatus: status },
+    });
+  });
+
+  it("a phone's liveness: online when paired, offline when silent, online again, unpaired at the end", async () => {
+    const { accountId, deviceId, steps } = await run('liveness-offline-online');
+    const ids = { AccountId: accountId, DeviceId: deviceId };
+    expect(steps).toEqual({
+      paired: { ...ids, LivenessStatus: 'online' },
+      offline: { ...ids, LivenessStatus: 'offline' },
+      online: { ...ids, LivenessStatus: 'online' },
+      unpaired: { ...ids, LivenessStatus: 'unpaired' },
+    });
+  });
+});

@@ -1,0 +1,77 @@
+// The custom search attributes operators filter workflows by (Temporal UI, `temporal workflow list
+// --query`). Defined once here: the starter sets them at start (temporal/starter.ts, via each kind's
+// start options), each workflow keeps its status current (workflows/searchable.ts), and the dev server,
+// the test servers and the worker register them (temporal/search-attributes.ts). Keys only: this
+// module imports nothing but @temporalio/common, so src/ may build start options from it.
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+
+/** The account (users.id) a batch, delivery or phone belongs to. */
+export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
+/** The phone a batch is sent from, or whose liveness a workflow watches. */
+export const DeviceId = defineSearchAttributeKey('DeviceId', SearchAttributeType.KEYWORD);
+/** The webhook a delivery is for. */
+export const WebhookId = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
+/** A batch workflow's stage (BATCH_STATUSES). */
+export const BatchStatus = defineSearchAttributeKey('BatchStatus', SearchAttributeType.KEYWORD);
+/** A delivery workflow's state (DELIVERY_STATUSES). */
+export const DeliveryStatus = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+/** A phone's liveness (LIVENESS_STATUSES). */
+export const LivenessStatus = defineSearchAttributeKey('LivenessStatus', SearchAttributeType.KEYWORD);
+
+export type KeywordKey = typeof AccountId;
+
+/** Every custom search attribute, as registered on a namespace. */
+export const SEARCH_ATTRIBUTES = [AccountId, DeviceId, WebhookId, BatchStatus, DeliveryStatus, LivenessStatus] as const;
+
+/**
+ * scheduled: waiting for its scheduled_at; sending: released, its messages not all final;
+ * settled: every message final, the workflow ended.
+ */
+export const BATCH_STATUSES = ['scheduled', 'sending', 'settled'] as const;
+export type BatchStatusValue = (typeof BATCH_STATUSES)[number];
+
+/**
+ * pending: not attempted yet; retrying: failed, another attempt scheduled; delivered: a 2xx;
+ * failed: the schedule ran out or the endpoint refused it (4xx); abandoned: stopped because its
+ * webhook was paused (automatically or by hand) or deleted, not by the endpoint's answers.
+ */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'abandoned'] as const;
+export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
+
+/** online / offline as the liveness workflow last decided; unpaired: the workflow ended with the pairing. */
+export const LIVENESS_STATUSES = ['online', 'offline', 'unpaired'] as const;
+export type LivenessStatusValue = (typeof LIVENESS_STATUSES)[number];
+
+/** What a batch workflow is started with. */
+export function batchSearchAttributes(batch: {
+  accountId: string;
+  deviceId: string;
+  scheduled: boolean;
+}): SearchAttributePair[] {
+  const status: BatchStatusValue = batch.scheduled ? 'scheduled' : 'sending';
+  return [
+    { key: AccountId, value: batch.accountId },
+    { key: DeviceId, value: batch.deviceId },
+    { key: BatchStatus, value: status },
+  ];
+}
+
+/** What a delivery workflow is started with. */
+export function deliverySearchAttributes(delivery: { accountId: string; webhookId: string }): SearchAttributePair[] {
+  const status: DeliveryStatusValue = 'pending';
+  return [
+    { key: AccountId, value: delivery.accountId },
+    { key: WebhookId, value: delivery.webhookId },
+    { key: DeliveryStatus, value: status },
+  ];
+}
+
+/** What a liveness workflow is started with (by a heartbeat: the phone is online). */
+export function livenessSearchAttributes(device: { accountId: string; deviceId: string }): SearchAttributePair[] {
+  const status: LivenessStatusValue = 'online';
+  return [
+    { key: AccountId, value: device.accountId },
+    { key: DeviceId, value: device.deviceId },
+    { key: LivenessStatus, value: status },
+  ];
+}
