@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { dieWithParent } from '../../src/lib/processes';
 
 export const root = path.resolve(__dirname, '..', '..');
 
@@ -39,7 +40,8 @@ export interface Child {
 
 /**
  * A child process in its own process group (a Ctrl-C reaches only its parent, which stops it in
- * order). `onLine` sees every line it writes.
+ * order). On Linux it is killed if its parent dies first, so a crashed test or bench leaves nothing
+ * running. `onLine` sees every line it writes.
  */
 export function spawnChild(
   name: string,
@@ -48,7 +50,8 @@ export function spawnChild(
   env: Record<string, string | undefined>,
   onLine?: (line: string) => void,
 ): Child {
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const [file, argv] = dieWithParent(command, args, 'SIGKILL');
+  const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
