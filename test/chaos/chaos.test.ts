@@ -169,7 +169,9 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
           .describe()
           .then((d) => ({ status: d.status.name, pending: d.raw.pendingActivities }))
           .catch((error: Error) => error.message);
-        console.log(`--- delivery ${JSON.stringify(row)}\n  endpoint: ${seen.join(', ')}\n  workflow: ${JSON.stringify(described)}`);
+        console.log(
+          `--- delivery ${JSON.stringify(row)}\n  endpoint: ${seen.join(', ')}\n  workflow: ${JSON.stringify(described)}`,
+        );
       }
     } finally {
       await pool.end();
@@ -205,7 +207,10 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
       return { status: hook.answered, body: hook.answered === 200 ? 'ok' : 'try later' };
     });
     observed = observeApi(base);
-    [postgres, devServer] = await Promise.all([startPostgres(), startTemporalDevServer(devServerConfig(), devServerLogger)]);
+    [postgres, devServer] = await Promise.all([
+      startPostgres(),
+      startTemporalDevServer(devServerConfig(), devServerLogger),
+    ]);
     await runMigrate(env());
     startApi();
     startWorker();
@@ -289,16 +294,21 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
         const share = to.filter((_, i) => i % PHONES === p);
         // A refusal during an outage (503: nothing was written) is tried again; a send answered at all
         // is never repeated, so each recipient is accepted exactly once.
-        const accepted = await until(`wave ${wave + 1} to be accepted`, 60_000, async () => {
-          const res = await withKey('POST', '/v1/messages', {
-            body: `chaos wave ${wave + 1} from phone ${p + 1}`,
-            to: share,
-            device_id: phones[p].deviceId,
-          });
-          if (res.status === 503) return undefined;
-          expect(res.status).toBe(202);
-          return (await res.json()) as { batch: { id: string }; message_ids: string[] };
-        }, 500);
+        const accepted = await until(
+          `wave ${wave + 1} to be accepted`,
+          60_000,
+          async () => {
+            const res = await withKey('POST', '/v1/messages', {
+              body: `chaos wave ${wave + 1} from phone ${p + 1}`,
+              to: share,
+              device_id: phones[p].deviceId,
+            });
+            if (res.status === 503) return undefined;
+            expect(res.status).toBe(202);
+            return (await res.json()) as { batch: { id: string }; message_ids: string[] };
+          },
+          500,
+        );
         batchIds.push(accepted.batch.id);
         messageIds.push(...accepted.message_ids);
       }
@@ -379,7 +389,7 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
       .toBe(0);
     mark('every message delivered or failed');
     const statuses = new Map<string, string>();
-    for (let cursor: string | undefined = ''; cursor !== undefined; ) {
+    for (let cursor: string | undefined = ''; cursor !== undefined;) {
       const page = (await (
         await withKey('GET', `/v1/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
       ).json()) as { data: Array<{ id: string; status: string }>; next_cursor?: string };
@@ -405,9 +415,7 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
     expect(observed.acceptedAt.size).toBe(RECIPIENTS);
 
     // Webhooks: each message's events reached the endpoint, answered 2xx.
-    const expected = messageIds.flatMap((id) =>
-      statuses.get(id) === 'failed' ? [`${id} message.failed`] : [],
-    );
+    const expected = messageIds.flatMap((id) => (statuses.get(id) === 'failed' ? [`${id} message.failed`] : []));
     const delivered = () => new Set(hooks.filter((h) => h.answered === 200).map((h) => `${h.messageId} ${h.event}`));
     await expect
       .poll(() => expected.filter((e) => !delivered().has(e)).length, { timeout: 120_000, interval: 1000 })

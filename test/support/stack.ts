@@ -105,7 +105,8 @@ export async function until<T>(
 /** Throws with its output when one of `children` has exited. */
 export function checkRunning(children: Child[]): void {
   const dead = children.find((c) => !c.running());
-  if (dead) throw new Error(`${dead.name} exited (${dead.process.exitCode ?? dead.process.signalCode}):\n${dead.output()}`);
+  if (dead)
+    throw new Error(`${dead.name} exited (${dead.process.exitCode ?? dead.process.signalCode}):\n${dead.output()}`);
 }
 
 /** `npm run migrate` with this environment; throws with its output when it fails. */
