@@ -2,7 +2,7 @@
 // Temporal dev server, `npm run migrate`, then the api and the worker as their own processes
 // (`src/main.ts`, `src/worker.ts`), or both in one process (`src/dev/start.ts`, the `npm start`
 // layout) with --stack=start. Everything is stopped and deleted on exit, error, Ctrl-C or SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,9 +11,18 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import type { Logger } from '../src/lib/logger';
 import { temporalCliPath } from '../temporal/paths';
 import { freePort } from '../test/support/net';
+import {
+  apiReady,
+  baseEnv,
+  checkRunning,
+  ENTRY,
+  runMigrate,
+  spawnChild,
+  until,
+  workerPolling,
+  type Child,
+} from '../test/support/stack';
 import type { Component } from './proc';
-
-export const root = path.resolve(__dirname, '..');
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: one list of undo steps, run in reverse on every way out.
@@ -96,45 +105,28 @@ export function startProcess(
   command: string,
   args: string[],
   env: Record<string, string | undefined>,
-): { child: ChildProcess; output: () => string } {
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  // The last 200 lines, for the error message if it dies, and its warnings for the summary.
-  const lines: string[] = [];
+): Child {
+  // Its warnings for the summary: grouped by message (pino's "msg", the dev server's msg=), ids and
+  // numbers blurred.
   const counts = new Map<string, number>();
   logMessages.set(name, counts);
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (!line.trim()) continue;
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      // Grouped by message (pino's "msg", the dev server's msg=), ids and numbers blurred.
-      const message = (/"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? line)
-        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
-        .replace(/\d+/g, 'N')
-        .slice(0, 160);
-      counts.set(message, (counts.get(message) ?? 0) + 1);
-    }
+  const count = (line: string) => {
+    const message = (/"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? line)
+      .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+      .replace(/\d+/g, 'N')
+      .slice(0, 160);
+    counts.set(message, (counts.get(message) ?? 0) + 1);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const started = spawnChild(name, command, args, env, count);
+  const child = started.process;
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   onCleanup(`stop ${name}`, () => stopChild(child));
-  return { child, output: () => lines.join('\n') };
+  return started;
 }
 
 /** What each process wrote at LOG_LEVEL=warn: message → count. */
 export const logMessages = new Map<string, Map<string, number>>();
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(200);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Postgres: its server log is kept in memory, so auto_explain plans can be read back (explain.ts).
@@ -186,7 +178,7 @@ export async function startTemporal() {
   const dir = tempDir('bench-temporal-');
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const { child, output } = startProcess(
+  const server = startProcess(
     'temporal',
     cli,
     [
@@ -208,14 +200,19 @@ export async function startTemporal() {
     { PATH: process.env.PATH, HOME: process.env.HOME },
   );
   const connection = await until('the Temporal dev server', 60_000, async () => {
-    if (child.exitCode !== null) throw new Error(`temporal exited: ${output()}`);
-    const c = await Connection.connect({ address, connectTimeout: 1000 });
-    await c.workflowService.getSystemInfo({});
-    return c;
+    checkRunning([server]);
+    const c = await Connection.connect({ address, connectTimeout: 1000 }).catch(() => undefined);
+    const answered = await c?.workflowService.getSystemInfo({}).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return c;
+    await c?.close();
+    return undefined;
   });
   onCleanup('close the Temporal client', () => connection.close());
   const client = new Client({ connection, namespace: 'default' });
-  return { address, client, component: { name: 'temporal', root: () => child.pid } satisfies Component };
+  return { address, client, component: { name: 'temporal', root: () => server.process.pid } satisfies Component };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,24 +220,9 @@ export async function startTemporal() {
 
 export type Layout = 'split' | 'start';
 
-function baseEnv(): Record<string, string | undefined> {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
-    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
-  };
-}
-
 /** `npm run migrate` against the bench database. */
 export async function migrate(databaseUrl: string): Promise<void> {
-  const { child, output } = startProcess('migrate', process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
-    ...baseEnv(),
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'warn',
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`migrate failed (${code}): ${output()}`);
+  await runMigrate({ ...baseEnv(), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
 }
 
 export async function startService(options: {
@@ -266,41 +248,22 @@ export async function startService(options: {
   const entries: Array<[string, string]> =
     options.layout === 'split'
       ? [
-          ['api', 'src/main.ts'],
-          ['worker', 'src/worker.ts'],
+          ['api', ENTRY.api],
+          ['worker', ENTRY.worker],
         ]
-      : [['api+worker', 'src/dev/start.ts']];
-  const started = entries.map(([name, file]) => ({
-    name,
+      : [['api+worker', ENTRY.start]];
+  const started = entries.map(([name, file]) =>
     // PGAPPNAME names each process's Postgres sessions, so the plans it logs say who ran them.
-    ...startProcess(name, process.execPath, ['--import', 'tsx', file], { ...env, PGAPPNAME: name }),
-  }));
-  const failed = () => started.find((s) => s.child.exitCode !== null);
+    startProcess(name, process.execPath, ['--import', 'tsx', file], { ...env, PGAPPNAME: name }),
+  );
   const base = `http://127.0.0.1:${port}`;
-  await until('the api to be ready', 120_000, async () => {
-    const dead = failed();
-    if (dead) throw new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`);
-    const res = await fetch(`${base}/readyz`);
-    return res.status === 200 ? true : undefined;
-  }).catch((error) => {
-    const dead = failed();
-    throw dead ? new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`) : error;
-  });
+  await apiReady(base, started);
   // The worker is ready when it polls the task queue.
-  await until('the worker to poll its task queue', 120_000, async () => {
-    const dead = failed();
-    if (dead) throw new Error(`${dead.name} exited (${dead.child.exitCode}):\n${dead.output()}`);
-    const res = await options.temporal.workflowService.describeTaskQueue({
-      namespace: 'default',
-      taskQueue: { name: options.env.TEMPORAL_TASK_QUEUE ?? 'phone-gateway' },
-      taskQueueType: 1, // workflow
-    });
-    return (res.pollers?.length ?? 0) > 0 ? true : undefined;
-  });
+  await workerPolling(options.temporal, options.env.TEMPORAL_TASK_QUEUE ?? 'phone-gateway', started);
   return {
     base,
-    components: started.map((s) => ({ name: s.name, root: () => s.child.pid }) satisfies Component),
-    alive: () => !failed(),
+    components: started.map((s) => ({ name: s.name, root: () => s.process.pid }) satisfies Component),
+    alive: () => started.every((s) => s.running()),
     output: (name: string) => started.find((s) => s.name === name)?.output() ?? '',
   };
 }
