@@ -19,6 +19,7 @@ import { apiKeysRoutes } from './api-keys/api-keys.routes';
 import { plansRoutes } from './plans/plans.routes';
 import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
+import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): Koa {
     apiKeysRoutes(services),
     plansRoutes(services),
     devicesRoutes(services),
+    accountSettingsRoutes(services),
     phoneRoutes(services),
     webhooksRoutes(services),
     messagesRoutes(services),

@@ -13,4 +13,18 @@ export const accountsRepository = {
   async countWrongCode(em: EntityManager, codeId: string): Promise<void> {
     await em.execute('update email_codes set attempts = attempts + 1 where id = ?', [codeId]);
   },
+
+  /** The account's settings (GET /v1/account/settings). */
+  async settings(em: EntityManager, userId: string): Promise<{ failover: boolean } | undefined> {
+    const [row] = await em.execute<{ failover: boolean }[]>('select failover from users where id = ?', [userId]);
+    return row;
+  },
+
+  async updateSettings(em: EntityManager, userId: string, patch: { failover?: boolean }, at: Date) {
+    const [row] = await em.execute<{ failover: boolean }[]>(
+      'update users set failover = coalesce(?, failover), updated_at = ? where id = ? returning failover',
+      [patch.failover ?? null, at, userId],
+    );
+    return row;
+  },
 };

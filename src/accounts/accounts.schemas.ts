@@ -47,3 +47,8 @@ export const profileBody = yup.object({
 export const verifyEmailBody = yup.object({
   code: sixDigits().required(),
 });
+
+export const accountSettingsBody = yup.object({
+  /** Offline phones' waiting messages move to another online phone of the account. */
+  failover: yup.boolean().strict(),
+});

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, conflict, forbidden, validationFailed } from '../http/errors';
+import { ApiError, conflict, forbidden, notFound, validationFailed } from '../http/errors';
 import { LIMITS, type RateLimiter } from '../http/rate-limit';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
@@ -10,6 +10,7 @@ import type { Mailer } from './mailer';
 import { hashPassword, verifyPassword } from './passwords';
 import type { SessionOrigin, SessionsService } from './sessions.service';
 import { User } from './user.entity';
+import { accountsRepository } from './accounts.repository';
 
 export interface AccountsDeps {
   em: () => EntityManager;
@@ -113,6 +114,19 @@ export function createAccountsService(deps: AccountsDeps) {
       user.passwordHash = await hashPassword(input.newPassword);
       await em().flush();
       await sessions.revokeAll(user.id, keepSessionId);
+    },
+
+    /** The account-wide settings (failover). */
+    async settings(userId: string): Promise<{ failover: boolean }> {
+      const row = await accountsRepository.settings(em(), userId);
+      if (!row) throw notFound('account');
+      return row;
+    },
+
+    async updateSettings(userId: string, patch: { failover?: boolean }): Promise<{ failover: boolean }> {
+      const row = await accountsRepository.updateSettings(em(), userId, patch, clock.now());
+      if (!row) throw notFound('account');
+      return row;
     },
 
     async updateProfile(user: User, input: { name?: string | null }) {

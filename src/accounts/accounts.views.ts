@@ -2,7 +2,6 @@ import type { Session } from './session.entity';
 import type { User } from './user.entity';
 import { iso } from '../lib/iso';
 
-
 export const userView = (user: User) => ({
   id: user.id,
   email: user.email,

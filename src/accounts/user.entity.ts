@@ -17,6 +17,8 @@ export const User = defineEntity({
     lastLoginAt: timestamp().nullable(),
     deletionRequestedAt: timestamp().nullable(),
     onboarding: p.json<Record<string, unknown>>().default('{}'),
+    /** Offline phones' waiting messages move to another online phone of the account. */
+    failover: p.boolean().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -126,7 +126,7 @@ export const operations: Operation[] = [
         errors: [409],
         description:
           'Messages not yet dispatched (queued, or waiting for scheduled_at) fail with error_code `cancelled` ' +
-          '(message.failed each) and no longer count against the day\'s and month\'s usage; dispatched ones stay ' +
+          "(message.failed each) and no longer count against the day's and month's usage; dispatched ones stay " +
           'and may still be reported. The batch settles when its last message is final (`cancelled_at` set). ' +
           'Errors: batch_finished (409) when every message already has its outcome.',
       },
@@ -160,16 +160,10 @@ export const operations: Operation[] = [
           'The number is normalised to E.164 as recipients are. 201 when added, 200 when it was listed already.',
       },
     ),
-    op(
-      'DELETE /v1/opt-outs/{phone_number}',
-      send,
-      'Take a number off the opt-out list',
-      noBody,
-      {
-        params: optOuts.phoneNumberParams,
-        description: 'The number in E.164 (`+` may be sent as `%2B`). 404 when it is not on the list.',
-      },
-    ),
+    op('DELETE /v1/opt-outs/{phone_number}', send, 'Take a number off the opt-out list', noBody, {
+      params: optOuts.phoneNumberParams,
+      description: 'The number in E.164 (`+` may be sent as `%2B`). 404 when it is not on the list.',
+    }),
   ]),
 
   ...tagged('Devices', [
@@ -374,6 +368,25 @@ export const operations: Operation[] = [
       description: 'Errors: invalid_credentials (401), bot_check_failed (403).',
     }),
     op('POST /v1/auth/logout', 'optionalSession', 'End this session; always succeeds', noBody),
+    op(
+      'GET /v1/account/settings',
+      { scope: 'devices' },
+      'Account-wide settings',
+      { 200: object({ settings: object({ failover: { type: 'boolean' } }) }) },
+      {
+        description:
+          '`failover` (default false): when a phone goes offline, its messages not yet handed out move to ' +
+          'another online, enabled phone of the account (the default first), with new deadlines and ' +
+          'estimates; each moved message gets a `message.rerouted` event and its `device_id` says where it went.',
+      },
+    ),
+    op(
+      'PATCH /v1/account/settings',
+      { scope: 'devices' },
+      'Change account-wide settings; only sent fields change',
+      { 200: object({ settings: object({ failover: { type: 'boolean' } }) }) },
+      { body: accounts.accountSettingsBody },
+    ),
     op('GET /v1/auth/me', 'sessionOrKey', 'The account, its plan limits and usage', {
       200: object({ limits: ref('Limits'), usage: ref('UsageView'), user: ref('User') }),
     }),
