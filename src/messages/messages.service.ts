@@ -13,7 +13,7 @@ import type { BatchStart } from './batch-starts';
 import type { Message } from './message.entity';
 import type { ListMessagesQuery, SendBody } from './messages.schemas';
 import { messagesRepository } from './messages.repository';
-import { placement } from './queue';
+import { paceOf, placement, type Deadlines } from './queue';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 
@@ -77,6 +77,8 @@ export function createMessagesService(deps: MessagesDeps) {
         segments,
         encoding,
         simSubscriptionId: simFor(device, input.sim_subscription_id),
+        priority: input.priority,
+        ttlSeconds: input.ttl_seconds ?? null,
         dispatchedCount: 0,
         sentCount: 0,
         deliveredCount: 0,
@@ -93,22 +95,22 @@ export function createMessagesService(deps: MessagesDeps) {
 
       await transaction(em(), async (tx) => {
         await deps.plans.admitSends(tx, userId, numbers.length);
-        let firstStaleAt: Date | null = null;
-        let perMessageSeconds = 0;
+        let deadlines: Deadlines | null = null;
         if (!scheduledAt) {
-          const queue = await devicesRepository.reserveQueue(tx, device.id, numbers.length);
+          const queue = await devicesRepository.reserveQueue(tx, device.id, numbers.length, input.priority === 'high');
           if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
-          const place = placement({
+          const { estimate, ...placed } = placement({
             sendableAt: now,
             ahead: queue.ahead,
             count: numbers.length,
-            sendDelaySeconds: queue.send_delay_seconds,
+            pace: paceOf(queue),
             staleWindowMs: deps.staleWindowMs,
+            ttlSeconds: batch.ttlSeconds ?? null,
           });
-          ({ firstStaleAt, perMessageSeconds } = place);
-          batch.estimatedCompletionAt = place.estimate;
+          deadlines = placed;
+          batch.estimatedCompletionAt = estimate;
         }
-        await messagesRepository.insertSend(tx, { batch, messageIds, recipients: numbers, firstStaleAt, perMessageSeconds });
+        await messagesRepository.insertSend(tx, { batch, messageIds, recipients: numbers, deadlines });
         afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, [{ id: batch.id, scheduledAt }]));
       });
       return { batch, messageIds };

@@ -8,6 +8,7 @@ import { Migration20261120050000Messages } from './Migration20261120050000Messag
 import { Migration20261123000000AcceptPath } from './Migration20261123000000AcceptPath';
 import { Migration20261123020000SmsGate } from './Migration20261123020000SmsGate';
 import { Migration20261123030000PhoneChannel } from './Migration20261123030000PhoneChannel';
+import { Migration20261124200000Pacing } from './Migration20261124200000Pacing';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000AcceptPath', class: Migration20261123000000AcceptPath },
   { name: 'Migration20261123020000SmsGate', class: Migration20261123020000SmsGate },
   { name: 'Migration20261123030000PhoneChannel', class: Migration20261123030000PhoneChannel },
+  { name: 'Migration20261124200000Pacing', class: Migration20261124200000Pacing },
 ];
