@@ -43,10 +43,10 @@ const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, s
                   where user_id = ? and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
-  /** What a phone's live channel compares between two looks: paired or not, its settings, receiving. */
+  /** What a phone's live channel compares between two looks: paired or not, its settings, receiving, its window. */
   channelStates: (em: EntityManager, deviceIds: string[]) =>
-    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean }[]>(
-      `select id, unpaired_at is null and token_hash is not null as live,
+    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean; send_window: SendWindow | null }[]>(
+      `select id, unpaired_at is null and token_hash is not null as live, send_window,
               concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id,
                         send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text)
                 as settings,
