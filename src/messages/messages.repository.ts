@@ -138,7 +138,13 @@ export const messagesRepository = {
    * `fresh` bounds how many queued ones may be handed out for the first time (a paced phone's
    * allowance); null: no bound.
    */
-  async takeOutbox(tx: EntityManager, deviceId: string, now: Date, limit: number, fresh: number | null = null): Promise<Moved[]> {
+  async takeOutbox(
+    tx: EntityManager,
+    deviceId: string,
+    now: Date,
+    limit: number,
+    fresh: number | null = null,
+  ): Promise<Moved[]> {
     const due = (status: string) =>
       `select id, status as old_status from messages
         where device_id = ? and ${status} and available_at <= ? and stale_at > ?

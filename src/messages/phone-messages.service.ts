@@ -44,7 +44,10 @@ async function allowance(tx: EntityManager, deviceId: string, pace: PacingRow, n
   const sent = await messagesRepository.dispatchedSince(tx, deviceId, minuteAgo, hourAgo);
   return Math.max(
     0,
-    Math.min(perMinute === null ? Infinity : perMinute - sent.minute, perHour === null ? Infinity : perHour - sent.hour),
+    Math.min(
+      perMinute === null ? Infinity : perMinute - sent.minute,
+      perHour === null ? Infinity : perHour - sent.hour,
+    ),
   );
 }
 

@@ -31,7 +31,13 @@ export const paceOf = (row: PacingRow): Pace => ({
   window: row.send_window,
 });
 
-export const NO_PACE: Pace = { sendDelaySeconds: 0, jitterSeconds: 0, maxPerMinute: null, maxPerHour: null, window: null };
+export const NO_PACE: Pace = {
+  sendDelaySeconds: 0,
+  jitterSeconds: 0,
+  maxPerMinute: null,
+  maxPerHour: null,
+  window: null,
+};
 
 export interface PlacementInput {
   /** When the batch's messages became sendable (accept time, or scheduled_at on release). */

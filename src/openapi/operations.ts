@@ -182,7 +182,7 @@ export const operations: Operation[] = [
         query: phone.outboxQuery,
         description:
           'High-priority sends first, then oldest first. A message stays here until its outcome is reported. ' +
-          "A paced phone (max_sends_per_minute, max_sends_per_hour) gets no more new messages than its pace " +
+          'A paced phone (max_sends_per_minute, max_sends_per_hour) gets no more new messages than its pace ' +
           'allows over the trailing minute and hour; outside its send_window it gets none: they wait.',
       },
     ),

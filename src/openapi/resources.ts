@@ -46,11 +46,12 @@ export const resources: Record<string, JsonSchema> = {
       priority: {
         type: 'string',
         enum: [...PRIORITIES],
-        description: 'high goes first in its phone\'s outbox; its estimate counts only high-priority messages ahead.',
+        description: "high goes first in its phone's outbox; its estimate counts only high-priority messages ahead.",
       },
       ttl_seconds: {
         ...nullable(int),
-        description: 'Its messages lapse to unknown this long after they became sendable unless sent; null: the stale window.',
+        description:
+          'Its messages lapse to unknown this long after they became sendable unless sent; null: the stale window.',
       },
       scheduled_at: nullable(ts),
       estimated_completion_at: nullable(ts),
@@ -113,18 +114,23 @@ export const resources: Record<string, JsonSchema> = {
       },
       max_sends_per_hour: {
         ...nullable(int),
-        description: 'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
+        description:
+          'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
       },
       send_window: {
         oneOf: [
           object(
             {
               timezone: { ...str, description: 'IANA time zone of the phone, e.g. Europe/Berlin.' },
-              days: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 7 }, description: '1 = Monday … 7 = Sunday.' },
+              days: {
+                type: 'array',
+                items: { type: 'integer', minimum: 1, maximum: 7 },
+                description: '1 = Monday … 7 = Sunday.',
+              },
               start: { ...str, description: 'Local time HH:MM the window opens.' },
               end: { ...str, description: 'Local time HH:MM it closes (24:00: midnight), after start.' },
             },
-            'Days and hours in the phone\'s time zone when its outbox hands out messages; outside them messages wait.',
+            "Days and hours in the phone's time zone when its outbox hands out messages; outside them messages wait.",
           ),
           { type: 'null' },
         ],

@@ -170,7 +170,10 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
     const key = await createKey(a, account);
     const [windowed, always] = [await pairPhone(a, key), await pairPhone(a, key)];
     const window = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], start: '09:00', end: '18:00' };
-    const patched = await a.fetch(`/v1/devices/${windowed.id}`, json('PATCH', { send_window: window }, { 'x-api-key': key }));
+    const patched = await a.fetch(
+      `/v1/devices/${windowed.id}`,
+      json('PATCH', { send_window: window }, { 'x-api-key': key }),
+    );
     expect(patched.status).toBe(200);
     const told = { windowed: [] as string[], always: [] as string[] };
     const connection = (events: string[]) => ({ send: (e: string) => events.push(e), keepAlive() {}, end() {} });

@@ -136,7 +136,12 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
       send_window: { timezone: 'europe/berlin', days: [5, 1, 2, 3, 4, 4], start: '09:00', end: '18:00' },
     });
     // Stored as the zone spells itself, each day once, Monday first.
-    expect(device.send_window).toEqual({ timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], start: '09:00', end: '18:00' });
+    expect(device.send_window).toEqual({
+      timezone: 'Europe/Berlin',
+      days: [1, 2, 3, 4, 5],
+      start: '09:00',
+      end: '18:00',
+    });
 
     const open = await send(call, numbers(1));
     expect(await outbox(phone)).toEqual(open.message_ids);
@@ -291,7 +296,11 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     await bad({ send_window: { ...window, start: '18:00', end: '09:00' } }, ['body.send_window.end']);
     await bad({ send_window: { ...window, days: [] } }, ['body.send_window.days']);
     await bad({ send_window: { ...window, days: [0, 8] } }, ['body.send_window.days[0]', 'body.send_window.days[1]']);
-    await bad({ send_window: { days: [1] } }, ['body.send_window.end', 'body.send_window.start', 'body.send_window.timezone']);
+    await bad({ send_window: { days: [1] } }, [
+      'body.send_window.end',
+      'body.send_window.start',
+      'body.send_window.timezone',
+    ]);
     await bad({ send_window: 'weekdays' }, ['body.send_window']);
     expect((await readJson(await call('GET', `/v1/devices/${phone.id}`))).device).toMatchObject({
       max_sends_per_minute: null,
@@ -335,7 +344,10 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
       send_window: { timezone: 'America/New_York', days: [6, 7], start: '10:00', end: '24:00' },
     });
     // A PATCH without them leaves them; null clears them.
-    expect(await patchDevice(call, phone, { name: 'Shop' })).toMatchObject({ max_sends_per_hour: 30, send_window: { days: [6, 7] } });
+    expect(await patchDevice(call, phone, { name: 'Shop' })).toMatchObject({
+      max_sends_per_hour: 30,
+      send_window: { days: [6, 7] },
+    });
     expect(await patchDevice(call, phone, { send_window: null, max_sends_per_hour: null })).toMatchObject({
       max_sends_per_hour: null,
       send_window: null,

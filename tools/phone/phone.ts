@@ -216,7 +216,13 @@ export class SimulatedPhone {
     this.lastSettingsAt = Date.now();
     if (!before) return;
     const changed = (
-      ['enabled', 'receive_enabled', 'heartbeat_interval_minutes', 'send_delay_seconds', 'send_delay_jitter_seconds'] as const
+      [
+        'enabled',
+        'receive_enabled',
+        'heartbeat_interval_minutes',
+        'send_delay_seconds',
+        'send_delay_jitter_seconds',
+      ] as const
     ).filter((field) => before[field] !== device[field]);
     if (changed.length === 0) return;
     this.log(`settings changed (${from}): ${changed.map((field) => `${field}=${device[field]}`).join(', ')}`);
