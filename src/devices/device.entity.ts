@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
+import type { SendWindow } from './send-window';
 
 /** One SIM as the phone describes it. */
 export interface Sim {
@@ -26,12 +27,21 @@ export const Device = defineEntity({
     receiveEnabled: p.boolean().default(true),
     heartbeatIntervalMinutes: p.integer().default(15),
     sendDelaySeconds: p.integer().default(0),
+    // A random extra pause of up to this many seconds the phone adds to send_delay_seconds.
+    sendDelayJitterSeconds: p.integer().default(0),
+    // The pace the outbox keeps for this phone (null: unlimited), counted over messages handed out.
+    maxSendsPerMinute: p.integer().nullable(),
+    maxSendsPerHour: p.integer().nullable(),
+    // Days and hours in the phone's time zone when its outbox hands out messages (null: always).
+    sendWindow: p.json<SendWindow>().nullable(),
     preferredSimSubscriptionId: p.integer().nullable(),
     sentCount: p.integer().default(0),
     receivedCount: p.integer().default(0),
     // Released messages waiting on this phone (queued or dispatched): kept by the statements that
     // enqueue and settle them, so a send reads its place instead of counting the queue.
     queueDepth: p.integer().default(0),
+    // Of those, the high-priority ones: a high-priority send's place counts only these.
+    queueDepthHigh: p.integer().default(0),
     brand: p.string().nullable(),
     manufacturer: p.string().nullable(),
     model: p.string().nullable(),

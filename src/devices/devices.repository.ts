@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
+import type { SendWindow } from './send-window';
 
 // The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
 // the counters that messages moving through the queue keep.
@@ -11,22 +12,43 @@ export interface SendingDevice {
   sims: Sim[] | null;
 }
 
-/** Per phone: messages that left its queue, and messages that reached the carrier. */
+/** Per phone: messages that left its queue (of them, high-priority ones), and messages that reached the carrier. */
 export interface QueueSettlement {
   deviceId: string;
   left: number;
+  leftHigh?: number;
   sent: number;
 }
+
+/** A phone's pace, as the outbox and the estimates read it. */
+export interface PacingRow {
+  send_delay_seconds: number;
+  send_delay_jitter_seconds: number;
+  max_sends_per_minute: number | null;
+  max_sends_per_hour: number | null;
+  send_window: SendWindow | null;
+}
+
+/** Its place at the end of a phone's queue, and the phone's pace. */
+export interface QueuePlace extends PacingRow {
+  ahead: number;
+}
+
+const PACING = 'send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window';
+// Advisory lock class of a paced phone's outbox (the second key is the phone's): one fetch at a time
+// counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
+const PACED_OUTBOX_LOCK = 0x50414345;
 
 const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, sims from devices
                   where user_id = ? and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
-  /** What a phone's live channel compares between two looks: paired or not, its settings, receiving. */
+  /** What a phone's live channel compares between two looks: paired or not, its settings, receiving, its window. */
   channelStates: (em: EntityManager, deviceIds: string[]) =>
-    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean }[]>(
-      `select id, unpaired_at is null and token_hash is not null as live,
-              concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id)
+    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean; send_window: SendWindow | null }[]>(
+      `select id, unpaired_at is null and token_hash is not null as live, send_window,
+              concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id,
+                        send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text)
                 as settings,
               receive_enabled as receiving
          from devices where id = any(string_to_array(?, ',')::uuid[])`,
@@ -54,21 +76,29 @@ export const devicesRepository = {
   },
 
   /**
-   * Takes `count` places at the end of a phone's queue. Returns how many were ahead and the phone's
-   * send delay, or nothing when the phone was disabled or unpaired meanwhile. The row lock orders
-   * concurrent sends to one phone.
+   * Takes `count` places at the end of a phone's queue. Returns how many were ahead (for a
+   * high-priority send, only the high-priority ones) and the phone's pace, or nothing when the phone
+   * was disabled or unpaired meanwhile. The row lock orders concurrent sends to one phone.
    */
-  async reserveQueue(
-    tx: EntityManager,
-    deviceId: string,
-    count: number,
-  ): Promise<{ ahead: number; send_delay_seconds: number } | undefined> {
-    const [row] = await tx.execute<{ ahead: number; send_delay_seconds: number }[]>(
-      `update devices set queue_depth = queue_depth + ? where id = ? and enabled and unpaired_at is null
-       returning queue_depth - ? as ahead, send_delay_seconds`,
-      [count, deviceId, count],
+  async reserveQueue(tx: EntityManager, deviceId: string, count: number, high = false): Promise<QueuePlace | undefined> {
+    const [row] = await tx.execute<QueuePlace[]>(
+      `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
+        where id = ? and enabled and unpaired_at is null
+       returning case when ? then queue_depth_high else queue_depth end - ? as ahead, ${PACING}`,
+      [count, high ? count : 0, deviceId, high, count],
     );
     return row;
+  },
+
+  /** A phone's pace, read by its outbox. */
+  async pacingOf(tx: EntityManager, deviceId: string): Promise<PacingRow | undefined> {
+    const [row] = await tx.execute<PacingRow[]>(`select ${PACING} from devices where id = ?`, [deviceId]);
+    return row;
+  },
+
+  /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */
+  async lockPacedOutbox(tx: EntityManager, deviceId: string): Promise<void> {
+    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [PACED_OUTBOX_LOCK, deviceId]);
   },
 
   /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
@@ -76,10 +106,12 @@ export const devicesRepository = {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
     if (changed.length === 0) return;
     await tx.execute(
-      `update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0), sent_count = d.sent_count + v.sent_n
-         from (values ${changed.map(() => '(?::uuid, ?::int, ?::int)').join(', ')}) as v (id, left_n, sent_n)
+      `update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
+              queue_depth_high = greatest(d.queue_depth_high - v.left_high_n, 0), sent_count = d.sent_count + v.sent_n
+         from (values ${changed.map(() => '(?::uuid, ?::int, ?::int, ?::int)').join(', ')})
+              as v (id, left_n, left_high_n, sent_n)
         where d.id = v.id`,
-      changed.flatMap((s) => [s.deviceId, s.left, s.sent]),
+      changed.flatMap((s) => [s.deviceId, s.left, s.leftHigh ?? 0, s.sent]),
     );
   },
 

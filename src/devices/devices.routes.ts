@@ -16,6 +16,10 @@ export function settingsPatch(body: Partial<PatchDeviceBody>): SettingsPatch {
     receiveEnabled: body.receive_enabled,
     heartbeatIntervalMinutes: body.heartbeat_interval_minutes,
     sendDelaySeconds: body.send_delay_seconds,
+    sendDelayJitterSeconds: body.send_delay_jitter_seconds,
+    maxSendsPerMinute: body.max_sends_per_minute,
+    maxSendsPerHour: body.max_sends_per_hour,
+    sendWindow: body.send_window,
     preferredSimSubscriptionId: body.preferred_sim_subscription_id,
     clearPreferredSim: body.clear_preferred_sim,
   };

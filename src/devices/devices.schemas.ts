@@ -1,15 +1,59 @@
 import * as yup from 'yup';
-import { freeJson, int, trimmedText } from '../lib/fields';
+import { freeJson, int, text as limitedText, trimmedText } from '../lib/fields';
+import { canonicalTimezone, minutesOf } from './send-window';
 
 const name = () => trimmedText(100).min(1);
 const text = () => trimmedText(200).nullable();
 const simId = () => int(0).nullable();
+
+export const MAX_SENDS_PER_MINUTE = 1000;
+export const MAX_SENDS_PER_HOUR = 60_000;
+
+const time = (pattern: RegExp, what: string) => limitedText(5).required().matches(pattern, `\${path} must be ${what}`);
+
+/** Days and hours in the phone's time zone when its outbox hands out messages; null: always. */
+const sendWindow = () =>
+  yup
+    .object({
+      timezone: trimmedText(64)
+        .required()
+        // Stored as the runtime spells the zone, whatever the case it was sent in.
+        .transform((value: unknown) => (typeof value === 'string' ? (canonicalTimezone(value) ?? value) : value))
+        .test('timezone', '${path} must be an IANA time zone such as Europe/Berlin', (value) =>
+          value === undefined ? true : canonicalTimezone(value) !== null,
+        ),
+      days: yup
+        .array(int(1, 7).required())
+        .min(1, '${path} must name at least one day (1 = Monday … 7 = Sunday)')
+        .max(7, '${path} must name each day at most once')
+        .required()
+        // Each day once, Monday first.
+        .transform((value: unknown) =>
+          Array.isArray(value) && value.every((day) => typeof day === 'number')
+            ? [...new Set(value as number[])].sort((a, b) => a - b)
+            : value,
+        ),
+      start: time(/^([01]\d|2[0-3]):[0-5]\d$/, 'a local time HH:MM (00:00 to 23:59)'),
+      end: time(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'a local time HH:MM (00:01 to 24:00)'),
+    })
+    .nullable()
+    .default(undefined)
+    .test('window_hours', function (value) {
+      if (!value?.start || !value.end) return true;
+      const [start, end] = [minutesOf(value.start), minutesOf(value.end)];
+      if (start === null || end === null || start < end) return true;
+      return this.createError({ path: `${this.path}.end`, message: `${this.path}.end must be later than start` });
+    });
 
 const phoneSettings = {
   name: name(),
   enabled: yup.boolean().typeError('${path} must be true or false'),
   receive_enabled: yup.boolean().typeError('${path} must be true or false'),
   send_delay_seconds: int(0, 3600),
+  send_delay_jitter_seconds: int(0, 3600),
+  max_sends_per_minute: int(1, MAX_SENDS_PER_MINUTE).nullable(),
+  max_sends_per_hour: int(1, MAX_SENDS_PER_HOUR).nullable(),
+  send_window: sendWindow(),
   preferred_sim_subscription_id: simId(),
   clear_preferred_sim: yup.boolean().typeError('${path} must be true or false'),
 };

@@ -9,6 +9,7 @@ import { devicesRepository } from './devices.repository';
 import type { Liveness } from './liveness';
 import type { Push } from './push';
 import { deviceView } from './devices.views';
+import type { SendWindow } from './send-window';
 
 export interface DevicesDeps {
   em: () => EntityManager;
@@ -25,6 +26,10 @@ export interface SettingsPatch {
   receiveEnabled?: boolean;
   heartbeatIntervalMinutes?: number;
   sendDelaySeconds?: number;
+  sendDelayJitterSeconds?: number;
+  maxSendsPerMinute?: number | null;
+  maxSendsPerHour?: number | null;
+  sendWindow?: SendWindow | null;
   preferredSimSubscriptionId?: number | null;
   clearPreferredSim?: boolean;
 }
@@ -67,6 +72,10 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
       if (patch.enabled !== undefined) device.enabled = patch.enabled;
       if (patch.receiveEnabled !== undefined) device.receiveEnabled = patch.receiveEnabled;
       if (patch.sendDelaySeconds !== undefined) device.sendDelaySeconds = patch.sendDelaySeconds;
+      if (patch.sendDelayJitterSeconds !== undefined) device.sendDelayJitterSeconds = patch.sendDelayJitterSeconds;
+      if (patch.maxSendsPerMinute !== undefined) device.maxSendsPerMinute = patch.maxSendsPerMinute;
+      if (patch.maxSendsPerHour !== undefined) device.maxSendsPerHour = patch.maxSendsPerHour;
+      if (patch.sendWindow !== undefined) device.sendWindow = patch.sendWindow;
       if (patch.preferredSimSubscriptionId !== undefined)
         device.preferredSimSubscriptionId = patch.preferredSimSubscriptionId;
       if (patch.clearPreferredSim === true) device.preferredSimSubscriptionId = null;

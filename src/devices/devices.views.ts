@@ -12,6 +12,17 @@ export const deviceView = (device: Device) => ({
   receive_enabled: device.receiveEnabled,
   heartbeat_interval_minutes: device.heartbeatIntervalMinutes,
   send_delay_seconds: device.sendDelaySeconds,
+  send_delay_jitter_seconds: device.sendDelayJitterSeconds,
+  max_sends_per_minute: device.maxSendsPerMinute ?? null,
+  max_sends_per_hour: device.maxSendsPerHour ?? null,
+  send_window: device.sendWindow
+    ? {
+        timezone: device.sendWindow.timezone,
+        days: device.sendWindow.days,
+        start: device.sendWindow.start,
+        end: device.sendWindow.end,
+      }
+    : null,
   preferred_sim_subscription_id: device.preferredSimSubscriptionId ?? null,
   sent_count: device.sentCount,
   received_count: device.receivedCount,

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
 import { devicesRepository } from './devices.repository';
+import { isOpen } from './send-window';
 import { messagesRepository } from '../messages/messages.repository';
 import type { Notifier } from '../events/notifier';
 import type { Logger } from '../lib/logger';
@@ -42,6 +43,8 @@ interface Snapshot {
   receiving: boolean;
   /** The newest queued, sendable message; another one appearing means new work. */
   newestQueued: string | null;
+  /** Its send window is open (or it has none): work waiting for the window is news when it opens. */
+  open: boolean;
 }
 
 /**
@@ -75,14 +78,21 @@ export function createPhoneChannel({
 
   async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
     const em = orm.em.fork();
+    const now = clock.now();
     const [rows, due] = await Promise.all([
       devicesRepository.channelStates(em, deviceIds),
-      messagesRepository.newestDue(orm.em.fork(), deviceIds, clock.now()),
+      messagesRepository.newestDue(orm.em.fork(), deviceIds, now),
     ]);
     return new Map(
       rows.map((row) => [
         row.id,
-        { live: row.live, settings: row.settings, receiving: row.receiving, newestQueued: due.get(row.id) ?? null },
+        {
+          live: row.live,
+          settings: row.settings,
+          receiving: row.receiving,
+          newestQueued: due.get(row.id) ?? null,
+          open: isOpen(row.send_window, now),
+        },
       ]),
     );
   }
@@ -106,7 +116,10 @@ export function createPhoneChannel({
         }
         known.set(deviceId, after);
         if (!before) continue;
-        if (after.newestQueued && after.newestQueued !== before.newestQueued) tell(deviceId, 'outbox');
+        // Outside its send window the phone would fetch nothing: it hears of the work when the window opens.
+        const newWork = after.newestQueued !== null && after.newestQueued !== before.newestQueued;
+        const opened = after.newestQueued !== null && !before.open;
+        if (after.open && (newWork || opened)) tell(deviceId, 'outbox');
         if (after.settings !== before.settings) tell(deviceId, 'settings');
         if (after.receiving !== before.receiving) tell(deviceId, 'receiving');
       }

@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock';
 import type { BatchSweep } from '../../workflows/definitions';
 import { messagesRepository } from './messages.repository';
 import type { OutcomesService } from './outcomes.service';
-import { placement } from './queue';
+import { NO_PACE, paceOf, placement } from './queue';
 
 export interface BatchProgressDeps {
   em: () => EntityManager;
@@ -29,20 +29,18 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
         const now = clock.now();
         // A phone disabled meanwhile has failed these messages already: none is left to place.
         const queue =
-          batch.queued > 0 ? await devicesRepository.reserveQueue(tx, batch.device_id, batch.queued) : undefined;
-        const place = placement({
+          batch.queued > 0
+            ? await devicesRepository.reserveQueue(tx, batch.device_id, batch.queued, batch.priority === 'high')
+            : undefined;
+        const { estimate, ...deadlines } = placement({
           sendableAt: now,
           ahead: queue?.ahead ?? 0,
           count: queue ? batch.queued : 0,
-          sendDelaySeconds: queue?.send_delay_seconds ?? 0,
+          pace: queue ? paceOf(queue) : NO_PACE,
           staleWindowMs: deps.staleWindowMs,
+          ttlSeconds: batch.ttl_seconds,
         });
-        await messagesRepository.place(tx, batchId, {
-          sendableAt: now,
-          firstStaleAt: place.firstStaleAt,
-          perMessageSeconds: place.perMessageSeconds,
-          estimate: place.estimate,
-        });
+        await messagesRepository.place(tx, batchId, { sendableAt: now, deadlines, estimate });
         // Messages failed meanwhile (the phone was disabled) may already have made it final.
         await outcomes.settleBatch(tx, batchId);
       });

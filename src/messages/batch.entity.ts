@@ -3,6 +3,8 @@ import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
 
 export const BATCH_STATUSES = ['scheduled', 'queued', 'sending', 'completed', 'failed'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
+export const PRIORITIES = ['normal', 'high'] as const;
+export type Priority = (typeof PRIORITIES)[number];
 
 export const Batch = defineEntity({
   name: 'Batch',
@@ -23,6 +25,10 @@ export const Batch = defineEntity({
     deliveredCount: p.integer().default(0),
     failedCount: p.integer().default(0),
     unknownCount: p.integer().default(0),
+    // high goes first in its phone's outbox.
+    priority: p.string().$type<Priority>().default('normal'),
+    // The send's own lifetime from when it became sendable: its messages lapse then at the latest.
+    ttlSeconds: p.integer().nullable(),
     scheduledAt: timestamp().nullable(),
     estimatedCompletionAt: timestamp().nullable(),
     completedAt: timestamp().nullable(),

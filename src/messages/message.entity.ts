@@ -20,6 +20,8 @@ export const Message = defineEntity({
     simSubscriptionId: p.integer().nullable(),
     segments: p.integer().default(1),
     position: p.integer().default(0),
+    // The outbox's first sort key: 1 for a high-priority send's messages, 0 otherwise.
+    priority: p.smallint().default(0),
     fingerprint: p.string().nullable(),
     errorCode: p.string().nullable(),
     errorMessage: p.text().nullable(),

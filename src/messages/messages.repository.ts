@@ -1,8 +1,9 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { createdWithin, findPage, type Page } from '../http/pagination';
-import { Batch, type BatchStatus } from './batch.entity';
+import { Batch, type BatchStatus, type Priority } from './batch.entity';
 import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
+import type { Deadlines } from './queue';
 import { OPTED_OUT, type BatchCounter } from './transitions';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
@@ -24,6 +25,7 @@ export function messageFromRow(row: Row): Message {
     simSubscriptionId: (row.sim_subscription_id as number | null) ?? null,
     segments: row.segments as number,
     position: row.position as number,
+    priority: (row.priority as number | undefined) ?? 0,
     fingerprint: (row.fingerprint as string | null) ?? null,
     errorCode: (row.error_code as string | null) ?? null,
     errorMessage: (row.error_message as string | null) ?? null,
@@ -56,10 +58,25 @@ export interface NewSend {
   recipients: string[];
   /** Per recipient, whether it is on the suppression list: its message is created failed, `opted_out`. */
   optedOut?: boolean[];
-  /** Stale deadline of the first message (null while scheduled); each next one is `perMessageSeconds` later. */
-  firstStaleAt: Date | null;
-  perMessageSeconds: number;
+  /** The sendable messages' stale deadlines, null while scheduled (they get theirs when released). */
+  deadlines: Deadlines | null;
 }
+
+/** The sort key of a priority in messages.priority (the outbox orders by it, descending). */
+export const PRIORITY_RANK: Record<Priority, number> = { normal: 0, high: 1 };
+
+// The n-th (from 1) message's stale deadline from Deadlines: the uneven list when there is one,
+// else the even stagger, never past the ttl (least() ignores a null ttl).
+const staleAtOf = (n: string, uneven: string) =>
+  `least(?::timestamptz, coalesce(to_timestamp(${uneven}::float8 / 1000),
+                                  ?::timestamptz + make_interval(secs => (${n} - 1) * ?::float8)))`;
+const deadlineParams = (d: Deadlines | null) => [
+  d?.ttlAt ?? null,
+  d?.firstStaleAt ?? null,
+  d?.perMessageSeconds ?? 0,
+];
+/** The uneven deadlines as one parameter (epoch ms, comma-separated); empty when they are even. */
+const unevenParam = (d: Deadlines | null) => (d?.staleAts ? d.staleAts.map((at) => at.getTime()).join(',') : '');
 
 export interface StatusChange {
   id: string;
@@ -81,6 +98,12 @@ export interface BatchCounts {
 }
 
 const OPEN = `direction = 'outbound' and status in ('queued', 'dispatched')`;
+// The outbox's order, as its index (messages_outbox_idx) keeps it.
+const OUTBOX_ORDER = 'priority desc, available_at, created_at, position';
+const DISPATCH = `update messages m
+          set status = 'dispatched', dispatched_at = coalesce(m.dispatched_at, ?), updated_at = ?
+         from due where m.id = due.id
+       returning m.*, due.old_status`;
 
 export const messagesRepository = {
   /**
@@ -92,78 +115,118 @@ export const messagesRepository = {
     const { batch } = send;
     // Per recipient: its place among the sendable ones, or -1 when it opted out (none: places in order).
     let slot = 0;
-    const slots = send.optedOut ? send.optedOut.map((out) => (out ? -1 : slot++)).join(',') : '';
+    const places = send.optedOut ? send.optedOut.map((out) => (out ? -1 : slot++)) : null;
+    const slots = places ? places.join(',') : '';
+    // Uneven deadlines (a send window) are per sendable message: spread over the recipients by place.
+    const staleAts = send.deadlines?.staleAts;
+    const uneven = !staleAts
+      ? ''
+      : places
+        ? places.map((place) => (place < 0 ? '' : String(staleAts[place].getTime()))).join(',')
+        : unevenParam(send.deadlines);
     await tx.execute(
       `with b as (
          insert into batches (id, user_id, device_id, body, status, recipient_count, recipient_preview, segments,
-                              encoding, sim_subscription_id, failed_count, scheduled_at, estimated_completion_at,
-                              completed_at, error, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
+                              encoding, sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at,
+                              estimated_completion_at, completed_at, error, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
        insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, sim_subscription_id,
-                             segments, position, available_at, stale_at, failed_at, error_code, error_message,
-                             created_at, updated_at)
+                             segments, position, priority, available_at, stale_at, failed_at, error_code,
+                             error_message, created_at, updated_at)
        select r.id::uuid, ?, ?, ?, 'outbound', case when r.out then 'failed' else 'queued' end, ?, r.recipient, ?, ?,
-              (r.n - 1)::int,
+              (r.n - 1)::int, ?,
               case when r.out then null else ?::timestamptz end,
               case when r.out then null
-                   else ?::timestamptz + make_interval(secs => coalesce(r.slot::int, r.n - 1) * ?::float8) end,
+                   else ${staleAtOf('(coalesce(r.slot::int, r.n - 1) + 1)', "nullif(r.at, '')")} end,
               case when r.out then ?::timestamptz end,
               case when r.out then ?::text end,
               case when r.out then ?::text end,
               ?, ?
          from (select u.*, coalesce(u.slot = '-1', false) as out
-                 from unnest(string_to_array(?, ','), string_to_array(?, ','), string_to_array(?, ','))
-                      with ordinality as u (id, recipient, slot, n)) r`,
+                 from unnest(string_to_array(?, ','), string_to_array(?, ','), string_to_array(?, ','),
+                             string_to_array(?, ','))
+                      with ordinality as u (id, recipient, slot, at, n)) r`,
       [
         batch.id, batch.userId, batch.deviceId, batch.body, batch.status, batch.recipientCount,
-        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.failedCount,
-        batch.scheduledAt, batch.estimatedCompletionAt, batch.completedAt, batch.error, batch.createdAt,
-        batch.updatedAt,
+        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.priority,
+        batch.ttlSeconds, batch.failedCount, batch.scheduledAt, batch.estimatedCompletionAt, batch.completedAt,
+        batch.error, batch.createdAt, batch.updatedAt,
         batch.userId, batch.id, batch.deviceId, batch.body, batch.simSubscriptionId, batch.segments,
-        batch.scheduledAt ? null : batch.createdAt,
-        send.firstStaleAt, send.perMessageSeconds,
+        PRIORITY_RANK[batch.priority as Priority], batch.scheduledAt ? null : batch.createdAt,
+        ...deadlineParams(send.deadlines),
         batch.createdAt, OPTED_OUT.code, OPTED_OUT.message,
         batch.createdAt, batch.updatedAt,
-        send.messageIds.join(','), send.recipients.join(','), slots,
+        send.messageIds.join(','), send.recipients.join(','), slots, uneven,
       ],
       'run',
     );
   },
 
   /**
-   * Hands out up to `limit` messages the phone may send now, oldest first, marking queued ones
-   * dispatched; dispatched ones come again until reported, lapsed ones never.
+   * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first,
+   * marking queued ones dispatched; dispatched ones come again until reported, lapsed ones never.
+   * `fresh` bounds how many queued ones may be handed out for the first time (a paced phone's
+   * allowance); null: no bound.
    */
-  async takeOutbox(tx: EntityManager, deviceId: string, now: Date, limit: number): Promise<Moved[]> {
+  async takeOutbox(
+    tx: EntityManager,
+    deviceId: string,
+    now: Date,
+    limit: number,
+    fresh: number | null = null,
+  ): Promise<Moved[]> {
+    const due = (status: string) =>
+      `select id, status as old_status from messages
+        where device_id = ? and ${status} and available_at <= ? and stale_at > ?
+        order by ${OUTBOX_ORDER}`;
     const rows = await tx.execute<Array<Row & { old_status: MessageStatus }>>(
-      `with due as (
-         select id, status as old_status from messages
-          where device_id = ? and ${OPEN} and available_at <= ? and stale_at > ?
-          order by available_at, created_at, position
-          limit ? for update skip locked)
-       update messages m
-          set status = 'dispatched', dispatched_at = coalesce(m.dispatched_at, ?), updated_at = ?
-         from due where m.id = due.id
-       returning m.*, due.old_status`,
-      [deviceId, now, now, limit, now, now],
+      fresh === null
+        ? `with due as (${due(OPEN)} limit ? for update skip locked)
+           ${DISPATCH}`
+        : // Handed out again does not count against the pace; handed out for the first time does.
+          `with again as (${due(`direction = 'outbound' and status = 'dispatched'`)} limit ? for update skip locked),
+                fresh as (${due(`direction = 'outbound' and status = 'queued'`)}
+                          limit least(?::int, greatest(?::int - (select count(*) from again), 0))
+                          for update skip locked),
+                due as (select * from again union all select * from fresh)
+           ${DISPATCH}`,
+      fresh === null
+        ? [deviceId, now, now, limit, now, now]
+        : [deviceId, now, now, limit, deviceId, now, now, fresh, limit, now, now],
     );
     return moved(rows).sort(
       (a, b) =>
+        b.message.priority - a.message.priority ||
         a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
         a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
         a.message.position - b.message.position,
     );
   },
 
-  /** Per phone, the newest message it may send now (a change says the phone has new work). */
+  /** How many messages a phone was handed out for the first time since each of two instants. */
+  async dispatchedSince(tx: EntityManager, deviceId: string, minuteAgo: Date, hourAgo: Date) {
+    const [row] = await tx.execute<{ minute: number; hour: number }[]>(
+      `select count(*) filter (where dispatched_at > ?)::int as minute, count(*)::int as hour
+         from messages where device_id = ? and dispatched_at > ?`,
+      [minuteAgo, deviceId, hourAgo],
+    );
+    return row;
+  },
+
+  /**
+   * Per phone, the newest message it may send now of each priority (a change says the phone has new
+   * work); one probe of the outbox index per priority.
+   */
   async newestDue(em: EntityManager, deviceIds: string[], now: Date): Promise<Map<string, string>> {
     const rows = await em.execute<{ device_id: string; id: string }[]>(
-      `select d.id as device_id, m.id
+      `select d.id as device_id, string_agg(m.id::text, ',' order by p.rank desc) as id
          from unnest(string_to_array(?, ',')::uuid[]) as d (id)
+        cross join (values (1), (0)) as p (rank)
          join lateral (select id from messages
-                        where device_id = d.id and direction = 'outbound' and status = 'queued'
+                        where device_id = d.id and priority = p.rank and direction = 'outbound' and status = 'queued'
                           and available_at <= ? and stale_at > ?
-                        order by available_at desc, created_at desc limit 1) m on true`,
+                        order by available_at desc, created_at desc limit 1) m on true
+        group by d.id`,
       [deviceIds.join(','), now, now],
     );
     return new Map(rows.map((row) => [row.device_id, row.id]));
@@ -299,38 +362,41 @@ export const messagesRepository = {
   },
 
   /** Locks a scheduled batch for its release; null when it is not (or no longer) scheduled. */
-  async lockScheduled(tx: EntityManager, batchId: string): Promise<{ device_id: string; queued: number } | null> {
-    const [batch] = await tx.execute<{ device_id: string; status: BatchStatus }[]>(
-      'select device_id, status from batches where id = ? for update',
-      [batchId],
-    );
+  async lockScheduled(
+    tx: EntityManager,
+    batchId: string,
+  ): Promise<{ device_id: string; queued: number; priority: Priority; ttl_seconds: number | null } | null> {
+    const [batch] = await tx.execute<
+      { device_id: string; status: BatchStatus; priority: Priority; ttl_seconds: number | null }[]
+    >('select device_id, status, priority, ttl_seconds from batches where id = ? for update', [batchId]);
     if (!batch || batch.status !== 'scheduled') return null;
     const [{ queued }] = await tx.execute<{ queued: number }[]>(
       `select count(*)::int as queued from messages where batch_id = ? and status = 'queued'`,
       [batchId],
     );
-    return { device_id: batch.device_id, queued };
+    return { device_id: batch.device_id, queued, priority: batch.priority, ttl_seconds: batch.ttl_seconds };
   },
 
   /** A released batch's queued messages take their places from `sendableAt`, with their deadlines. */
   async place(
     tx: EntityManager,
     batchId: string,
-    placement: { sendableAt: Date; firstStaleAt: Date; perMessageSeconds: number; estimate: Date },
+    placement: { sendableAt: Date; deadlines: Deadlines; estimate: Date },
   ): Promise<void> {
     await tx.execute(
       `with placed as (
-         update messages m set available_at = ?, stale_at = ?::timestamptz + make_interval(secs => p.n * ?::float8)
-           from (select id, (row_number() over (order by position) - 1) as n from messages
+         update messages m set available_at = ?, stale_at = ${staleAtOf('p.n', 's.at')}
+           from (select id, row_number() over (order by position) as n from messages
                   where batch_id = ? and status = 'queued') p
+           left join unnest(string_to_array(?, ',')) with ordinality as s (at, k) on s.k = p.n
           where m.id = p.id
          returning 1)
        update batches set status = 'queued', estimated_completion_at = ?, updated_at = ? where id = ?`,
       [
         placement.sendableAt,
-        placement.firstStaleAt,
-        placement.perMessageSeconds,
+        ...deadlineParams(placement.deadlines),
         batchId,
+        unevenParam(placement.deadlines),
         placement.estimate,
         placement.sendableAt,
         batchId,

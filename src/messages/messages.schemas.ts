@@ -1,10 +1,13 @@
 import * as yup from 'yup';
 import { pageFields } from '../http/pagination';
 import { int, text, timestamp, trimmedText, uuid } from '../lib/fields';
+import { PRIORITIES } from './batch.entity';
 import { MESSAGE_STATUSES } from './message.entity';
 
 export const BODY_MAX = 1600;
 export const SCHEDULE_HORIZON_MS = 7 * 86_400_000;
+/** The longest ttl_seconds: the scheduling horizon. */
+export const TTL_MAX_SECONDS = 7 * 86_400;
 
 export const sendBody = yup.object({
   body: text(BODY_MAX).min(1, '${path} must not be empty').required(),
@@ -19,6 +22,14 @@ export const sendBody = yup.object({
       (value) => !value || value.getTime() <= Date.now() + SCHEDULE_HORIZON_MS,
     ),
   sim_subscription_id: int(0).nullable(),
+  // Its messages lapse to unknown this long after they become sendable, unless sent by then.
+  ttl_seconds: int(1, TTL_MAX_SECONDS).nullable(),
+  priority: yup
+    .string()
+    .oneOf([...PRIORITIES], '${path} must be high or normal')
+    .default('normal')
+    .nonNullable()
+    .transform((value: unknown) => (value === null ? undefined : value)),
 });
 export type SendBody = yup.InferType<typeof sendBody>;
 

@@ -10,15 +10,15 @@ import type { Clock } from '../lib/clock';
 import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { StartKind, Starter } from '../../temporal/starter';
-import type { Batch } from './batch.entity';
+import type { Batch, Priority } from './batch.entity';
 import type { BatchStart } from './batch-starts';
 import type { Message } from './message.entity';
 import type { ListMessagesQuery, SendBody } from './messages.schemas';
-import { messagesRepository } from './messages.repository';
+import { messagesRepository, PRIORITY_RANK } from './messages.repository';
 import type { OutcomesService } from './outcomes.service';
 import { messageView } from './messages.views';
 import { OPTED_OUT } from './transitions';
-import { placement } from './queue';
+import { paceOf, placement, type Deadlines } from './queue';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 
@@ -79,6 +79,7 @@ export function createMessagesService(deps: MessagesDeps) {
         segments: batch.segments,
         position,
         fingerprint: null,
+        priority: PRIORITY_RANK[batch.priority as Priority],
         errorCode: OPTED_OUT.code,
         errorMessage: OPTED_OUT.message,
         availableAt: null,
@@ -142,6 +143,8 @@ export function createMessagesService(deps: MessagesDeps) {
         segments,
         encoding,
         simSubscriptionId: simFor(device, input.sim_subscription_id),
+        priority: input.priority,
+        ttlSeconds: input.ttl_seconds ?? null,
         dispatchedCount: 0,
         sentCount: 0,
         deliveredCount: 0,
@@ -163,28 +166,27 @@ export function createMessagesService(deps: MessagesDeps) {
 
       await transaction(em(), async (tx) => {
         await deps.plans.admitSends(tx, userId, sendable);
-        let firstStaleAt: Date | null = null;
-        let perMessageSeconds = 0;
+        let deadlines: Deadlines | null = null;
         if (!scheduledAt) {
-          const queue = await devicesRepository.reserveQueue(tx, device.id, sendable);
+          const queue = await devicesRepository.reserveQueue(tx, device.id, sendable, input.priority === 'high');
           if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
-          const place = placement({
+          const { estimate, ...placed } = placement({
             sendableAt: now,
             ahead: queue.ahead,
             count: sendable,
-            sendDelaySeconds: queue.send_delay_seconds,
+            pace: paceOf(queue),
             staleWindowMs: deps.staleWindowMs,
+            ttlSeconds: batch.ttlSeconds ?? null,
           });
-          ({ firstStaleAt, perMessageSeconds } = place);
-          if (sendable > 0) batch.estimatedCompletionAt = place.estimate;
+          deadlines = placed;
+          if (sendable > 0) batch.estimatedCompletionAt = estimate;
         }
         await messagesRepository.insertSend(tx, {
           batch,
           messageIds,
           recipients: numbers,
           optedOut: optedOutCount > 0 ? optedOut : undefined,
-          firstStaleAt,
-          perMessageSeconds,
+          deadlines,
         });
         if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
         // A send final as it is made has nothing to wait for, not even its scheduled time.

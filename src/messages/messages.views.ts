@@ -18,6 +18,8 @@ export const batchView = (batch: Batch) => ({
   delivered_count: batch.deliveredCount,
   failed_count: batch.failedCount,
   unknown_count: batch.unknownCount,
+  priority: batch.priority,
+  ttl_seconds: batch.ttlSeconds ?? null,
   scheduled_at: iso(batch.scheduledAt),
   estimated_completion_at: iso(batch.estimatedCompletionAt),
   completed_at: iso(batch.completedAt),

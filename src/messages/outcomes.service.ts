@@ -113,8 +113,9 @@ export function createOutcomesService(deps: OutcomesDeps) {
       const left = OPEN.has(from) && !OPEN.has(to) && message.staleAt !== null ? 1 : 0;
       const sent = REACHED_CARRIER.has(to) && !REACHED_CARRIER.has(from) ? 1 : 0;
       if (left || sent) {
-        const queue = queues.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, sent: 0 };
+        const queue = queues.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, leftHigh: 0, sent: 0 };
         queue.left += left;
+        if (message.priority > 0) queue.leftHigh = (queue.leftHigh ?? 0) + left;
         queue.sent += sent;
         queues.set(message.deviceId, queue);
       }

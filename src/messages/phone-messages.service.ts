@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { transaction } from '../db/transaction';
-import { devicesRepository } from '../devices/devices.repository';
+import { devicesRepository, type PacingRow } from '../devices/devices.repository';
+import { isOpen } from '../devices/send-window';
 import { forbidden } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
@@ -30,19 +31,47 @@ export interface InboundInput {
   simSubscriptionId?: number | null;
 }
 
+/**
+ * How many messages a paced phone may be handed for the first time now; null when it has no pace.
+ * Takes the phone's paced-outbox lock first, so the count includes every earlier fetch's.
+ */
+async function allowance(tx: EntityManager, deviceId: string, pace: PacingRow, now: Date): Promise<number | null> {
+  const perMinute = pace.max_sends_per_minute;
+  const perHour = pace.max_sends_per_hour;
+  if (perMinute === null && perHour === null) return null;
+  await devicesRepository.lockPacedOutbox(tx, deviceId);
+  const minuteAgo = new Date(now.getTime() - 60_000);
+  // Without an hourly pace only the last minute is counted.
+  const hourAgo = perHour === null ? minuteAgo : new Date(now.getTime() - 3_600_000);
+  const sent = await messagesRepository.dispatchedSince(tx, deviceId, minuteAgo, hourAgo);
+  return Math.max(
+    0,
+    Math.min(
+      perMinute === null ? Infinity : perMinute - sent.minute,
+      perHour === null ? Infinity : perHour - sent.hour,
+    ),
+  );
+}
+
 /** The phone's side of messaging: its outbox, inbound texts and its own message list. */
 export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
   const { em, clock } = deps;
 
   return {
     /**
-     * Hands out what the phone may send now, oldest first, marking queued ones dispatched. A message
-     * stays in the outbox until an outcome is reported, so a phone that lost it gets it again;
-     * lapsed (unknown) and final ones never come back.
+     * Hands out what the phone may send now, high priority first, then oldest first, marking queued
+     * ones dispatched. A message stays in the outbox until an outcome is reported, so a phone that
+     * lost it gets it again; lapsed (unknown) and final ones never come back. A paced phone gets no
+     * more new ones than its max_sends_per_minute/hour allow over the trailing minute and hour, and
+     * nothing at all outside its send window.
      */
     async outbox(deviceId: string, limit: number): Promise<Message[]> {
       const messages = await transaction(em(), async (tx) => {
-        const moves = await messagesRepository.takeOutbox(tx, deviceId, clock.now(), limit);
+        const now = clock.now();
+        const pace = await devicesRepository.pacingOf(tx, deviceId);
+        if (pace?.send_window && !isOpen(pace.send_window, now)) return [];
+        const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
+        const moves = await messagesRepository.takeOutbox(tx, deviceId, now, limit, fresh);
         await deps.outcomes.follow(tx, moves);
         return moves.map((m) => m.message);
       });

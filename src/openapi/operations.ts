@@ -113,7 +113,9 @@ export const operations: Operation[] = [
         errors: [403, 409],
         idempotent: true,
         description:
-          'Acceptance is not delivery: follow the batch or webhooks. Errors: email_unverified (403), ' +
+          'Acceptance is not delivery: follow the batch or webhooks. `priority` high goes first in the ' +
+          "phone's outbox; `ttl_seconds` lapses the messages to unknown that long after they become sendable " +
+          '(accept, or scheduled_at) if the stale window would keep them longer. Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
     ),
@@ -233,6 +235,10 @@ export const operations: Operation[] = [
       { 200: list('OutboxRow') },
       {
         query: phone.outboxQuery,
+        description:
+          'High-priority sends first, then oldest first. A message stays here until its outcome is reported. ' +
+          'A paced phone (max_sends_per_minute, max_sends_per_hour) gets no more new messages than its pace ' +
+          'allows over the trailing minute and hour; outside its send_window it gets none: they wait.',
       },
     ),
     op(

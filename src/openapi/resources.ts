@@ -1,5 +1,6 @@
 import { SCOPES } from '../api-keys/api-key.entity';
 import { EVENT_NAMES } from '../events/event.entity';
+import { PRIORITIES } from '../messages/batch.entity';
 import { MESSAGE_STATUSES } from '../messages/message.entity';
 import { OPT_OUT_SOURCES } from '../opt-outs/opt-out.entity';
 import { DELIVERY_STATUSES } from '../webhooks/delivery.entity';
@@ -43,6 +44,16 @@ export const resources: Record<string, JsonSchema> = {
       delivered_count: int,
       failed_count: int,
       unknown_count: int,
+      priority: {
+        type: 'string',
+        enum: [...PRIORITIES],
+        description: "high goes first in its phone's outbox; its estimate counts only high-priority messages ahead.",
+      },
+      ttl_seconds: {
+        ...nullable(int),
+        description:
+          'Its messages lapse to unknown this long after they became sendable unless sent; null: the stale window.',
+      },
       scheduled_at: nullable(ts),
       estimated_completion_at: nullable(ts),
       completed_at: nullable(ts),
@@ -111,6 +122,37 @@ export const resources: Record<string, JsonSchema> = {
       receive_enabled: bool,
       heartbeat_interval_minutes: int,
       send_delay_seconds: int,
+      send_delay_jitter_seconds: {
+        ...int,
+        description: 'A random extra pause of up to this many seconds the phone adds to send_delay_seconds.',
+      },
+      max_sends_per_minute: {
+        ...nullable(int),
+        description: 'The outbox hands out no more new messages in any trailing minute; null: unlimited.',
+      },
+      max_sends_per_hour: {
+        ...nullable(int),
+        description:
+          'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
+      },
+      send_window: {
+        oneOf: [
+          object(
+            {
+              timezone: { ...str, description: 'IANA time zone of the phone, e.g. Europe/Berlin.' },
+              days: {
+                type: 'array',
+                items: { type: 'integer', minimum: 1, maximum: 7 },
+                description: '1 = Monday … 7 = Sunday.',
+              },
+              start: { ...str, description: 'Local time HH:MM the window opens.' },
+              end: { ...str, description: 'Local time HH:MM it closes (24:00: midnight), after start.' },
+            },
+            "Days and hours in the phone's time zone when its outbox hands out messages; outside them messages wait.",
+          ),
+          { type: 'null' },
+        ],
+      },
       preferred_sim_subscription_id: nullable(int),
       sent_count: int,
       received_count: int,

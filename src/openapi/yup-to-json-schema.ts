@@ -34,6 +34,8 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
       ? { type: 'object', description: limits }
       : { type: 'array', items: { type: 'object' }, maxItems, description: limits };
   },
+  timezone: () => ({ description: 'An IANA time zone such as Europe/Berlin.' }),
+  window_hours: () => ({ description: 'start must be before end.' }),
   clear_preferred_sim: () => ({
     description: 'clear_preferred_sim cannot be combined with preferred_sim_subscription_id.',
   }),

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { createPhoneChannel } from '../../src/devices/phone-channel';
+import { createLogger } from '../../src/lib/logger';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone } from './helpers';
@@ -157,5 +159,45 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
       await simulated.stop();
     }
     expect(lines.some((line) => line.startsWith('live channel open'))).toBe(true);
+  });
+
+  it('holds news of work outside a phone’s send window and tells it when the window opens', async () => {
+    // Friday 18:30 in Berlin: the window (weekdays 09:00–18:00) is closed until Monday 09:00 (08:00 UTC).
+    a.clock.set(new Date(Date.UTC(2030, 0, 11, 17, 30)));
+    // A channel of its own on the app's clock, looking every 50 ms (no notifications): one look covers both phones.
+    const channel = createPhoneChannel({ orm: a.orm, clock: a.clock, logger: createLogger('silent'), pollMs: 50 });
+    const account = await registerAccount(a, { verified: true, plan: 'pro' });
+    const key = await createKey(a, account);
+    const [windowed, always] = [await pairPhone(a, key), await pairPhone(a, key)];
+    const window = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], start: '09:00', end: '18:00' };
+    const patched = await a.fetch(
+      `/v1/devices/${windowed.id}`,
+      json('PATCH', { send_window: window }, { 'x-api-key': key }),
+    );
+    expect(patched.status).toBe(200);
+    const told = { windowed: [] as string[], always: [] as string[] };
+    const connection = (events: string[]) => ({ send: (e: string) => events.push(e), keepAlive() {}, end() {} });
+    const closers = [
+      await channel.open(windowed.id, connection(told.windowed)),
+      await channel.open(always.id, connection(told.always)),
+    ];
+    try {
+      for (const phone of [windowed, always]) {
+        const res = await a.fetch(
+          '/v1/messages',
+          json('POST', { body: 'Weekend', to: ['+14155550150'], device_id: phone.id }, { 'x-api-key': key }),
+        );
+        expect(res.status).toBe(202);
+      }
+      await expect.poll(() => told.always).toEqual(['outbox']);
+      // Looked at in the same look: nothing to fetch while its window is closed.
+      expect(told.windowed).toEqual([]);
+      a.clock.set(new Date(Date.UTC(2030, 0, 14, 8, 0)));
+      await expect.poll(() => told.windowed).toEqual(['outbox']);
+      expect(told.always).toEqual(['outbox']);
+    } finally {
+      for (const close of closers) close();
+      a.clock.set(new Date());
+    }
   });
 });

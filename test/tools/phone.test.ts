@@ -289,6 +289,38 @@ describe('simulated phones against the API', () => {
     }
   });
 
+  it('adds a random pause of up to send_delay_jitter_seconds between its sends', async () => {
+    const sentAt: number[] = [];
+    const code = (await readJson(await call('POST', '/v1/devices/pairing-codes'))).code;
+    const phone = new SimulatedPhone({
+      server: app.url,
+      code,
+      pollSeconds: 0.2,
+      sentAfterMs: 0,
+      // Every draw is half the range: a pause of exactly half the jitter.
+      random: () => 0.5,
+      log: (line) => {
+        if (line.startsWith('sent ')) sentAt.push(Date.now());
+      },
+    });
+    await phone.start();
+    try {
+      const patched = await call('PATCH', `/v1/devices/${phone.deviceId}`, { send_delay_jitter_seconds: 2 });
+      expect((await readJson(patched)).device).toMatchObject({ send_delay_seconds: 0, send_delay_jitter_seconds: 2 });
+      await until('the new setting', 10_000, () => (phone.device?.send_delay_jitter_seconds === 2 ? true : undefined));
+      await call('POST', '/v1/messages', {
+        body: 'jittered',
+        to: ['+14155550121', '+14155550122', '+14155550123'],
+        device_id: phone.deviceId,
+      });
+      await until('three sends', 15_000, () => (sentAt.length === 3 ? true : undefined));
+      const gaps = sentAt.slice(1).map((at, i) => at - sentAt[i]);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+    } finally {
+      await phone.stop();
+    }
+  });
+
   it('runs as a command and exits 0 on Ctrl-C', async () => {
     const code = (await readJson(await call('POST', '/v1/devices/pairing-codes'))).code;
     const child = spawn(

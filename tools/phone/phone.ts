@@ -218,7 +218,13 @@ export class SimulatedPhone {
     this.lastSettingsAt = Date.now();
     if (!before) return;
     const changed = (
-      ['enabled', 'receive_enabled', 'heartbeat_interval_minutes', 'send_delay_seconds'] as const
+      [
+        'enabled',
+        'receive_enabled',
+        'heartbeat_interval_minutes',
+        'send_delay_seconds',
+        'send_delay_jitter_seconds',
+      ] as const
     ).filter((field) => before[field] !== device[field]);
     if (changed.length === 0) return;
     this.log(`settings changed (${from}): ${changed.map((field) => `${field}=${device[field]}`).join(', ')}`);
@@ -340,10 +346,15 @@ export class SimulatedPhone {
     if (!waiting) this.enqueue({ id, status, at: new Date().toISOString(), extra });
   }
 
-  /** Sends one message at a time, send_delay_seconds apart, as the app does. */
+  /**
+   * Sends one message at a time, send_delay_seconds apart plus a random extra pause of up to
+   * send_delay_jitter_seconds (drawn afresh for each message), as the app does.
+   */
   private async sendAll(): Promise<void> {
     for (let row = this.queue.shift(); row && !this.stopped; row = this.queue.shift()) {
-      const delayMs = (this.device?.send_delay_seconds ?? 0) * 1000;
+      const jitter = this.device?.send_delay_jitter_seconds ?? 0;
+      const jitterMs = jitter > 0 ? jitter * 1000 * this.random() : 0;
+      const delayMs = (this.device?.send_delay_seconds ?? 0) * 1000 + jitterMs;
       const gap = this.lastSendAt + delayMs - Date.now();
       try {
         if (gap > 0) await sleep(gap, undefined, { signal: this.abort.signal });

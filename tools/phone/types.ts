@@ -51,5 +51,7 @@ export interface DeviceSettings {
   receive_enabled: boolean;
   heartbeat_interval_minutes: number;
   send_delay_seconds: number;
+  /** A random extra pause of up to this many seconds before each send (absent from older servers). */
+  send_delay_jitter_seconds?: number;
   [field: string]: unknown;
 }

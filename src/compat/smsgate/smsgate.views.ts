@@ -76,12 +76,13 @@ export const webhookView = (device: Device, event: string, url: string) => ({
  * phone (the private view, signing key included). Keys we leave out keep the phone's own value.
  */
 export const settingsView = (device: Device, signingKey: string) => {
-  const delay = device.sendDelaySeconds > 0 ? device.sendDelaySeconds : null;
+  // The app waits a random time within [min, max] between sends: our pause and its jitter.
+  const longest = device.sendDelaySeconds + (device.sendDelayJitterSeconds ?? 0);
   return {
     messages: {
-      // A fixed pause: the app waits a random time within [min, max]; null turns it off.
-      send_interval_min: delay,
-      send_interval_max: delay,
+      // null turns the pause off.
+      send_interval_min: longest > 0 ? device.sendDelaySeconds : null,
+      send_interval_max: longest > 0 ? longest : null,
       // A send naming no SIM goes out on the phone's default one (our clear_preferred_sim).
       sim_selection_mode: 'OSDefault',
       // Our outbox is oldest first.

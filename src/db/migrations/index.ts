@@ -11,6 +11,7 @@ import { Migration20261123030000PhoneChannel } from './Migration20261123030000Ph
 import { Migration20261124100000CancelSend } from './Migration20261124100000CancelSend';
 import { Migration20261124110000OptOuts } from './Migration20261124110000OptOuts';
 import { Migration20261124120000IdempotencyKeys } from './Migration20261124120000IdempotencyKeys';
+import { Migration20261124200000Pacing } from './Migration20261124200000Pacing';
 import { Migration20261124300000Failover } from './Migration20261124300000Failover';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
@@ -27,5 +28,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124100000CancelSend', class: Migration20261124100000CancelSend },
   { name: 'Migration20261124110000OptOuts', class: Migration20261124110000OptOuts },
   { name: 'Migration20261124120000IdempotencyKeys', class: Migration20261124120000IdempotencyKeys },
+  { name: 'Migration20261124200000Pacing', class: Migration20261124200000Pacing },
   { name: 'Migration20261124300000Failover', class: Migration20261124300000Failover },
 ];

@@ -339,10 +339,15 @@ describe('the SMSGate app as a phone', () => {
     expect(stream.res.status).toBe(200);
 
     // wire domain_upstream.go PushSettingsUpdated → app SettingsUpdateWorker.kt reloads /settings.
-    await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 7, heartbeat_interval_minutes: 5 });
+    await call('PATCH', `/v1/devices/${id}`, {
+      send_delay_seconds: 7,
+      send_delay_jitter_seconds: 3,
+      heartbeat_interval_minutes: 5,
+    });
     await expect.poll(() => stream.events.map((e) => e.type)).toContain('SettingsUpdated');
     const settings = await readJson(await phone.getSettings());
-    expect(settings.messages).toMatchObject({ send_interval_min: 7, send_interval_max: 7 });
+    // The pause and its jitter: the app draws each pause within [min, max].
+    expect(settings.messages).toMatchObject({ send_interval_min: 7, send_interval_max: 10 });
     expect(settings.ping).toEqual({ interval_seconds: 300 });
 
     // wire PushWebhooksUpdated → app WebhooksUpdateWorker.kt: receiving off drops the text webhooks.

@@ -1,8 +1,13 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Chip, Group, Modal, NumberInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { FormError } from '../components/states';
 import { simsOf } from './phones';
+
+const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** An empty pace field is no pace (null). */
+const paceOf = (value: string | number) => (value === '' ? null : Number(value));
 
 /** Every setting of PATCH /v1/devices/{id}. */
 export function DeviceSettings({
@@ -20,6 +25,16 @@ export function DeviceSettings({
   const [delay, setDelay] = useState<number>(device.send_delay_seconds);
   const [interval, setInterval] = useState<number>(device.heartbeat_interval_minutes);
   const [sim, setSim] = useState<string>(device.preferred_sim_subscription_id?.toString() ?? '');
+  const [jitter, setJitter] = useState<number>(device.send_delay_jitter_seconds);
+  const [perMinute, setPerMinute] = useState<string | number>(device.max_sends_per_minute ?? '');
+  const [perHour, setPerHour] = useState<string | number>(device.max_sends_per_hour ?? '');
+  const [windowOn, setWindowOn] = useState(device.send_window !== null);
+  const [timezone, setTimezone] = useState(
+    device.send_window?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+  );
+  const [days, setDays] = useState<string[]>((device.send_window?.days ?? [1, 2, 3, 4, 5]).map(String));
+  const [start, setStart] = useState(device.send_window?.start ?? '09:00');
+  const [end, setEnd] = useState(device.send_window?.end ?? '18:00');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const field = (n: string) => (error instanceof ApiFailure ? error.field(n) : undefined);
@@ -34,6 +49,10 @@ export function DeviceSettings({
         enabled,
         receive_enabled: receive,
         send_delay_seconds: delay,
+        send_delay_jitter_seconds: jitter,
+        max_sends_per_minute: paceOf(perMinute),
+        max_sends_per_hour: paceOf(perHour),
+        send_window: windowOn ? { timezone, days: days.map(Number), start, end } : null,
         heartbeat_interval_minutes: interval,
         ...(sim ? { preferred_sim_subscription_id: Number(sim) } : { clear_preferred_sim: true }),
       };
@@ -75,6 +94,75 @@ export function DeviceSettings({
             error={field('send_delay_seconds')}
             onChange={(v) => setDelay(Number(v) || 0)}
           />
+          <NumberInput
+            label="Random extra pause, up to (seconds)"
+            min={0}
+            max={3600}
+            value={jitter}
+            error={field('send_delay_jitter_seconds')}
+            onChange={(v) => setJitter(Number(v) || 0)}
+          />
+          <Group grow>
+            <NumberInput
+              label="Sends per minute, at most"
+              placeholder="unlimited"
+              min={1}
+              value={perMinute}
+              error={field('max_sends_per_minute')}
+              onChange={setPerMinute}
+            />
+            <NumberInput
+              label="Sends per hour, at most"
+              placeholder="unlimited"
+              min={1}
+              value={perHour}
+              error={field('max_sends_per_hour')}
+              onChange={setPerHour}
+            />
+          </Group>
+          <Switch
+            label="Sends only within set days and hours"
+            checked={windowOn}
+            onChange={(e) => setWindowOn(e.currentTarget.checked)}
+          />
+          {windowOn && (
+            <>
+              <TextInput
+                label="Time zone"
+                value={timezone}
+                error={field('send_window.timezone')}
+                onChange={(e) => setTimezone(e.currentTarget.value)}
+              />
+              <Chip.Group multiple value={days} onChange={setDays}>
+                <Group gap="xs">
+                  {DAYS.map((day, i) => (
+                    <Chip key={day} value={String(i + 1)} size="xs">
+                      {day}
+                    </Chip>
+                  ))}
+                </Group>
+              </Chip.Group>
+              {field('send_window.days') && (
+                <Text size="xs" c="red">
+                  {field('send_window.days')}
+                </Text>
+              )}
+              <Group grow>
+                <TextInput
+                  label="From (HH:MM)"
+                  value={start}
+                  error={field('send_window.start')}
+                  onChange={(e) => setStart(e.currentTarget.value)}
+                />
+                <TextInput
+                  label="Until (HH:MM)"
+                  value={end}
+                  error={field('send_window.end')}
+                  onChange={(e) => setEnd(e.currentTarget.value)}
+                />
+              </Group>
+            </>
+          )}
           <NumberInput
             label="Heartbeat interval (minutes)"
             min={1}
