@@ -32,6 +32,7 @@ import { createBatchProgressService } from './messages/batch-progress.service';
 import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
 import { createOutcomesService } from './messages/outcomes.service';
+import { createFailoverService } from './messages/failover.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
@@ -193,6 +194,7 @@ export function buildServices(deps: ServiceDeps) {
     metrics: metrics.sends,
   });
   const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events, metrics: metrics.phone });
+  const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
     clock,
@@ -244,6 +246,7 @@ export function buildServices(deps: ServiceDeps) {
     messages,
     phoneMessages,
     batchProgress,
+    failover,
     reconciler,
     /** Waits for work handed to the background (workflow starts, signals, pushes) and key usage. */
     async drain(): Promise<void> {

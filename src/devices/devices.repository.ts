@@ -80,12 +80,42 @@ export const devicesRepository = {
    * high-priority send, only the high-priority ones) and the phone's pace, or nothing when the phone
    * was disabled or unpaired meanwhile. The row lock orders concurrent sends to one phone.
    */
-  async reserveQueue(tx: EntityManager, deviceId: string, count: number, high = false): Promise<QueuePlace | undefined> {
+  async reserveQueue(
+    tx: EntityManager,
+    deviceId: string,
+    count: number,
+    high = false,
+  ): Promise<QueuePlace | undefined> {
     const [row] = await tx.execute<QueuePlace[]>(
       `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
         where id = ? and enabled and unpaired_at is null
        returning case when ? then queue_depth_high else queue_depth end - ? as ahead, ${PACING}`,
       [count, high ? count : 0, deviceId, high, count],
+    );
+    return row;
+  },
+
+  /**
+   * Where an offline phone's waiting messages go (failover): another paired, enabled, online phone of
+   * the account, the default first, then the one heard from last. Locked until the move commits.
+   */
+  async failoverTarget(tx: EntityManager, userId: string, fromId: string): Promise<{ id: string } | undefined> {
+    const [row] = await tx.execute<{ id: string }[]>(
+      `select id from devices
+        where user_id = ? and id <> ? and enabled and online and unpaired_at is null and token_hash is not null
+        order by is_default desc, last_heartbeat_at desc nulls last, created_at
+        limit 1 for update`,
+      [userId, fromId],
+    );
+    return row;
+  },
+
+  /** Moved messages join the end of a phone's queue: `count` places, `high` of them high priority. */
+  async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<QueuePlace | undefined> {
+    const [row] = await tx.execute<QueuePlace[]>(
+      `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
+        where id = ? returning queue_depth - ? as ahead, ${PACING}`,
+      [count, high, deviceId, count],
     );
     return row;
   },
@@ -157,7 +187,7 @@ export const devicesRepository = {
 
   async markSignalled(em: EntityManager, ids: string[], at: Date): Promise<void> {
     await em.execute(
-      'update devices set last_signal_at = ? where id = any(string_to_array(?, \',\')::uuid[])',
+      "update devices set last_signal_at = ? where id = any(string_to_array(?, ',')::uuid[])",
       [at, ids.join(',')],
       'run',
     );
@@ -173,15 +203,16 @@ export const devicesRepository = {
 
   /** Locks every paired phone of an account, in one order: changes of the default queue, never deadlock. */
   async lockAllOf(tx: EntityManager, userId: string): Promise<void> {
-    await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [userId]);
+    await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [
+      userId,
+    ]);
   },
 
   async clearDefaultExcept(tx: EntityManager, userId: string, deviceId: string, at: Date): Promise<void> {
-    await tx.execute('update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?', [
-      at,
-      userId,
-      deviceId,
-    ]);
+    await tx.execute(
+      'update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?',
+      [at, userId, deviceId],
+    );
   },
 
   /**

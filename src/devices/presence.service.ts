@@ -34,6 +34,9 @@ export function createPresenceService({
   events: EventsService;
   clock: Clock;
 }) {
+  // Run in the transaction that marks a phone offline (failover moves its waiting messages there).
+  const offlineHooks: Array<(tx: EntityManager, device: { id: string; userId: string }) => Promise<void>> = [];
+
   async function transition(
     tx: EntityManager,
     deviceId: string,
@@ -59,7 +62,8 @@ export function createPresenceService({
           clock.now(),
         );
         if (moved) {
-          await transition(tx, input.deviceId, 'device.offline');
+          const event = await transition(tx, input.deviceId, 'device.offline');
+          for (const hook of offlineHooks) await hook(tx, { id: input.deviceId, userId: event.userId });
           return { status: 'offline' };
         }
         const device = await tx.findOne(Device, { id: input.deviceId }, { refresh: true });
@@ -71,6 +75,11 @@ export function createPresenceService({
           heartbeatIntervalMinutes: device.heartbeatIntervalMinutes,
         };
       });
+    },
+
+    /** Work to do in the same transaction when a phone goes offline. */
+    onOffline(hook: (tx: EntityManager, device: { id: string; userId: string }) => Promise<void>): void {
+      offlineHooks.push(hook);
     },
 
     /** Online again; a no-op when the heartbeat's own request already did it. */

@@ -41,7 +41,8 @@ export function messageFromRow(row: Row): Message {
   } as Message;
 }
 
-const date = (value: unknown): Date | null => (value == null ? null : value instanceof Date ? value : new Date(value as string));
+const date = (value: unknown): Date | null =>
+  value == null ? null : value instanceof Date ? value : new Date(value as string);
 
 /** A message and the status it had before a statement moved it. */
 export interface Moved {
@@ -70,11 +71,7 @@ export const PRIORITY_RANK: Record<Priority, number> = { normal: 0, high: 1 };
 const staleAtOf = (n: string, uneven: string) =>
   `least(?::timestamptz, coalesce(to_timestamp(${uneven}::float8 / 1000),
                                   ?::timestamptz + make_interval(secs => (${n} - 1) * ?::float8)))`;
-const deadlineParams = (d: Deadlines | null) => [
-  d?.ttlAt ?? null,
-  d?.firstStaleAt ?? null,
-  d?.perMessageSeconds ?? 0,
-];
+const deadlineParams = (d: Deadlines | null) => [d?.ttlAt ?? null, d?.firstStaleAt ?? null, d?.perMessageSeconds ?? 0];
 /** The uneven deadlines as one parameter (epoch ms, comma-separated); empty when they are even. */
 const unevenParam = (d: Deadlines | null) => (d?.staleAts ? d.staleAts.map((at) => at.getTime()).join(',') : '');
 
@@ -147,16 +144,43 @@ export const messagesRepository = {
                              string_to_array(?, ','))
                       with ordinality as u (id, recipient, slot, at, n)) r`,
       [
-        batch.id, batch.userId, batch.deviceId, batch.body, batch.status, batch.recipientCount,
-        batch.recipientPreview, batch.segments, batch.encoding, batch.simSubscriptionId, batch.priority,
-        batch.ttlSeconds, batch.failedCount, batch.scheduledAt, batch.estimatedCompletionAt, batch.completedAt,
-        batch.error, batch.createdAt, batch.updatedAt,
-        batch.userId, batch.id, batch.deviceId, batch.body, batch.simSubscriptionId, batch.segments,
-        PRIORITY_RANK[batch.priority as Priority], batch.scheduledAt ? null : batch.createdAt,
+        batch.id,
+        batch.userId,
+        batch.deviceId,
+        batch.body,
+        batch.status,
+        batch.recipientCount,
+        batch.recipientPreview,
+        batch.segments,
+        batch.encoding,
+        batch.simSubscriptionId,
+        batch.priority,
+        batch.ttlSeconds,
+        batch.failedCount,
+        batch.scheduledAt,
+        batch.estimatedCompletionAt,
+        batch.completedAt,
+        batch.error,
+        batch.createdAt,
+        batch.updatedAt,
+        batch.userId,
+        batch.id,
+        batch.deviceId,
+        batch.body,
+        batch.simSubscriptionId,
+        batch.segments,
+        PRIORITY_RANK[batch.priority as Priority],
+        batch.scheduledAt ? null : batch.createdAt,
         ...deadlineParams(send.deadlines),
-        batch.createdAt, OPTED_OUT.code, OPTED_OUT.message,
-        batch.createdAt, batch.updatedAt,
-        send.messageIds.join(','), send.recipients.join(','), slots, uneven,
+        batch.createdAt,
+        OPTED_OUT.code,
+        OPTED_OUT.message,
+        batch.createdAt,
+        batch.updatedAt,
+        send.messageIds.join(','),
+        send.recipients.join(','),
+        slots,
+        uneven,
       ],
       'run',
     );
@@ -314,17 +338,23 @@ export const messagesRepository = {
   },
 
   async batchStatusOf(em: EntityManager, userId: string, batchId: string): Promise<BatchStatus | undefined> {
-    const [row] = await em.execute<{ status: BatchStatus }[]>('select status from batches where id = ? and user_id = ?', [
-      batchId,
-      userId,
-    ]);
+    const [row] = await em.execute<{ status: BatchStatus }[]>(
+      'select status from batches where id = ? and user_id = ?',
+      [batchId, userId],
+    );
     return row?.status;
   },
 
   /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
   async addToCounters(tx: EntityManager, deltas: Map<string, Partial<Record<BatchCounter, number>>>, now: Date) {
     if (deltas.size === 0) return [];
-    const counters: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
+    const counters: BatchCounter[] = [
+      'dispatched_count',
+      'sent_count',
+      'delivered_count',
+      'failed_count',
+      'unknown_count',
+    ];
     const entries = [...deltas.entries()];
     return tx.execute<BatchCounts[]>(
       `update batches b set ${counters.map((c) => `${c} = b.${c} + v.${c}`).join(', ')}, updated_at = ?
@@ -359,6 +389,78 @@ export const messagesRepository = {
         where b.id = v.id`,
       [now, now, ...changes.flatMap((c) => [c.id, c.status])],
     );
+  },
+
+  /** Locks an offline phone's queued messages of released batches; how many, and how many high priority. */
+  async lockReroutable(tx: EntityManager, fromId: string): Promise<{ total: number; high: number }> {
+    const rows = await tx.execute<{ priority: number }[]>(
+      `select m.priority from messages m join batches b on b.id = m.batch_id
+        where m.device_id = ? and m.direction = 'outbound' and m.status = 'queued' and b.status <> 'scheduled'
+        for update of m`,
+      [fromId],
+    );
+    return { total: rows.length, high: rows.filter((row) => row.priority > 0).length };
+  },
+
+  /**
+   * Failover: the queued messages of an offline phone move to another one, in its outbox order, with
+   * new deadlines after the `ahead` messages waiting there (never past their send's ttl); batches with
+   * nothing left on the old phone move with them; scheduled batches move whole. Returns the moved ids.
+   */
+  async reroute(
+    tx: EntityManager,
+    move: { from: string; to: string; now: Date; ahead: number; deadlines: Deadlines },
+  ): Promise<string[]> {
+    const { deadlines } = move;
+    const released = await tx.execute<{ id: string }[]>(
+      `with numbered as (
+         select m.id, row_number() over (order by m.priority desc, m.available_at, m.created_at, m.position) as n
+           from messages m join batches b on b.id = m.batch_id
+          where m.device_id = ? and m.direction = 'outbound' and m.status = 'queued' and b.status <> 'scheduled'),
+       moved as (
+         update messages m set device_id = ?, available_at = ?, updated_at = ?,
+                stale_at = least(coalesce(b.scheduled_at, b.created_at) + make_interval(secs => b.ttl_seconds),
+                                 coalesce(to_timestamp(nullif(u.at, '')::float8 / 1000),
+                                          ?::timestamptz + make_interval(secs => (n.n - 1) * ?::float8)))
+           from numbered n
+           join messages x on x.id = n.id
+           join batches b on b.id = x.batch_id
+           left join unnest(string_to_array(?, ',')) with ordinality as u (at, i) on u.i = n.n
+          where m.id = n.id
+         returning m.id, m.batch_id, n.n),
+       rebatched as (
+         update batches b set estimated_completion_at = ?::timestamptz + make_interval(secs => (? + x.last) * ?::float8),
+                device_id = case when exists (select 1 from messages o
+                                               where o.batch_id = b.id and o.device_id = ? and o.status = 'dispatched')
+                                 then b.device_id else ? end,
+                updated_at = ?
+           from (select batch_id, max(n) as last from moved group by batch_id) x
+          where b.id = x.batch_id
+         returning b.id)
+       select id from moved`,
+      [
+        move.from,
+        move.to,
+        move.now,
+        move.now,
+        deadlines.firstStaleAt,
+        deadlines.perMessageSeconds,
+        unevenParam(deadlines),
+        move.now,
+        move.ahead,
+        deadlines.perMessageSeconds,
+        move.from,
+        move.to,
+        move.now,
+      ],
+    );
+    const scheduled = await tx.execute<{ id: string }[]>(
+      `with s as (update batches set device_id = ?, updated_at = ? where device_id = ? and status = 'scheduled' returning id)
+       update messages m set device_id = ?, updated_at = ? from s
+        where m.batch_id = s.id and m.status = 'queued' returning m.id`,
+      [move.to, move.now, move.from, move.to, move.now],
+    );
+    return [...released, ...scheduled].map((row) => row.id);
   },
 
   /** Locks a scheduled batch for its release; null when it is not (or no longer) scheduled. */
@@ -510,13 +612,16 @@ export const messagesRepository = {
   ): Promise<Page<Message>> {
     const where: FilterQuery<Message> = createdWithin(filter.from, filter.to);
     if (filter.userId) where.userId = filter.userId;
-    if (filter.deviceIds) where.deviceId = filter.deviceIds.length === 1 ? filter.deviceIds[0] : { $in: filter.deviceIds };
+    if (filter.deviceIds)
+      where.deviceId = filter.deviceIds.length === 1 ? filter.deviceIds[0] : { $in: filter.deviceIds };
     if (filter.direction) where.direction = filter.direction as Message['direction'];
     if (filter.status) where.status = filter.status as MessageStatus;
     if (filter.batchId) where.batchId = filter.batchId;
     if (filter.q) {
       // The same expression as the trigram index (messages_search_idx), so the index serves it.
-      const text = raw((alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`);
+      const text = raw(
+        (alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`,
+      );
       (where as Record<string, unknown>)[text] = { $ilike: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
     }
     return findPage(em, Message, where, page);

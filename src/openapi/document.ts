@@ -154,6 +154,14 @@ function operation(op: Operation): Record<string, unknown> {
 
 /** The payload schema of each event: messages and phones as their resources. */
 function eventData(event: string): JsonSchema {
+  if (event === 'message.rerouted') {
+    return {
+      allOf: [
+        ref('Message'),
+        object({ previous_device_id: { type: 'string', description: 'The phone it was moved from (failover).' } }),
+      ],
+    };
+  }
   if (event.startsWith('message.')) return ref('Message');
   if (event.startsWith('device.')) return ref('Device');
   return { type: 'object', description: 'Nothing useful: the webhook the ping was sent to.' };

@@ -144,6 +144,7 @@ describe('the OpenAPI document', () => {
         'message.failed',
         'message.received',
         'message.sent',
+        'message.rerouted',
         'message.unknown',
         'ping',
       ].sort(),
