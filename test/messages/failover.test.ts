@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { startTestApp, testClock, type TestApp } from '../support/app';
+import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { deviceRow, eventsOf } from '../support/factories';
 import { readJson } from '../support/http';
@@ -138,5 +141,76 @@ describe('failover: an offline phone’s waiting messages move to another online
     expect(await messageOf(alone.call, stays.message_ids[0])).toMatchObject({ device_id: alone.phones[0].id });
     const userId = (await deviceRow(app.orm, alone.phones[0].id)).userId;
     expect(await eventsOf(app.orm, { name: 'message.rerouted', userId })).toEqual([]);
+  });
+});
+
+describe('failover driven by the liveness workflow (time-skipping)', () => {
+  const MINUTE = 60_000;
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+  let worker: Worker;
+  let running: Promise<void>;
+  const clock = testClock();
+  // The app's clock follows the workflows' (skipped) time: heartbeats are stamped when they happen.
+  const syncClock = async () => clock.set(new Date(await env.currentTimeMs()));
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    app = await startTestApp({
+      clock,
+      temporal: env.client,
+      env: { TEMPORAL_TASK_QUEUE: 'failover-liveness-test' },
+    });
+    worker = await createTestWorker(env, { config: app.config, orm: app.orm, services: app.services });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await app?.close();
+    await env?.teardown();
+  });
+
+  it('moves a silent phone’s queue to the phone that kept heartbeating, when its heartbeats stop', async () => {
+    await syncClock();
+    const account = await registerAccount(app, { verified: true, plan: 'business' });
+    const key = await createKey(app, account);
+    const call = (method: string, path: string, body?: unknown) =>
+      app.fetch(path, json(method, body, { 'x-api-key': key }));
+    const silent = await pairPhone(app, key);
+    const alive = await pairPhone(app, key);
+    for (const phone of [silent, alive]) {
+      expect((await app.fetch('/v1/device/heartbeat', json('POST', {}, bearer(phone.token)))).status).toBe(200);
+    }
+    await app.services.background.idle();
+    expect((await call('PATCH', '/v1/account/settings', { failover: true })).status).toBe(200);
+    const sent = await readJson(
+      await call('POST', '/v1/messages', { body: 'Moved', to: ['+14155550178', '+14155550179'], device_id: silent.id }),
+    );
+    expect(sent.batch.status).toBe('queued');
+
+    // Twenty minutes on, only the second phone checks in; at thirty the first has missed two intervals.
+    await env.sleep(20 * MINUTE);
+    await syncClock();
+    expect((await app.fetch('/v1/device/heartbeat', json('POST', {}, bearer(alive.token)))).status).toBe(200);
+    await app.services.background.idle();
+    await env.sleep(11 * MINUTE);
+    await syncClock();
+
+    // Watched in the database: the API's rate limit runs on the test clock, which stands still here.
+    await vi.waitFor(
+      async () => {
+        expect((await deviceRow(app.orm, silent.id)).online).toBe(false);
+        const rerouted = await eventsOf(app.orm, { name: 'message.rerouted', userId: account.userId });
+        expect(rerouted.map((event) => event.messageId).sort()).toEqual([...sent.message_ids].sort());
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    for (const id of sent.message_ids as string[]) {
+      expect((await readJson(await call('GET', `/v1/messages/${id}`))).message.device_id).toBe(alive.id);
+    }
+    expect((await deviceRow(app.orm, alive.id)).online).toBe(true);
+    const outbox = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(alive.token) }));
+    expect(outbox.data).toHaveLength(2);
   });
 });
