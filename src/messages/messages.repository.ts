@@ -414,7 +414,8 @@ export const messagesRepository = {
     const { deadlines } = move;
     const released = await tx.execute<{ id: string }[]>(
       `with numbered as (
-         select m.id, row_number() over (order by m.priority desc, m.available_at, m.created_at, m.position) as n
+         select m.id, m.batch_id,
+                row_number() over (order by m.priority desc, m.available_at, m.created_at, m.position) as n
            from messages m join batches b on b.id = m.batch_id
           where m.device_id = ? and m.direction = 'outbound' and m.status = 'queued' and b.status <> 'scheduled'),
        moved as (
@@ -423,8 +424,7 @@ export const messagesRepository = {
                                  coalesce(to_timestamp(nullif(u.at, '')::float8 / 1000),
                                           ?::timestamptz + make_interval(secs => (n.n - 1) * ?::float8)))
            from numbered n
-           join messages x on x.id = n.id
-           join batches b on b.id = x.batch_id
+           join batches b on b.id = n.batch_id
            left join unnest(string_to_array(?, ',')) with ordinality as u (at, i) on u.i = n.n
           where m.id = n.id
          returning m.id, m.batch_id, n.n),
