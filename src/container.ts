@@ -64,6 +64,7 @@ export async function createContainer(
       services,
       tracing,
       async close() {
+        await services.accounts.mailsSent();
         await services.keyUsage.stop();
         await temporal.connection.close();
         await opened.close();

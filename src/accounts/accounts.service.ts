@@ -36,6 +36,8 @@ export function createAccountsService(deps: AccountsDeps) {
   const { em, clock, sessions, codes, mailer, limiter } = deps;
 
   const findByEmail = (email: string) => em().findOne(User, { email: normalizeEmail(email) });
+  // Mails sent after the answer; shutdown (and a test) waits for them rather than dropping them.
+  const mailsInFlight = new Set<Promise<void>>();
 
   async function mailCode(user: User, purpose: 'verify' | 'reset'): Promise<void> {
     await limiter.hit(`mail:${user.email}`, LIMITS.mailsPerAddress);
@@ -54,6 +56,10 @@ export function createAccountsService(deps: AccountsDeps) {
 
   return {
     findByEmail,
+    /** Resolves once every mail started in the background has been sent or has failed. */
+    async mailsSent(): Promise<void> {
+      while (mailsInFlight.size > 0) await Promise.all(mailsInFlight);
+    },
     getUser: (id: string) => em().findOneOrFail(User, { id }),
 
     async register(
@@ -153,9 +159,12 @@ export function createAccountsService(deps: AccountsDeps) {
       const user = await findByEmail(input.email);
       if (!user) return;
       // Not awaited: the mail round trip would otherwise tell a known address from an unknown one.
-      mailCode(user, 'reset').catch((error) => {
-        if (!(error instanceof ApiError)) deps.logger.error({ err: error }, 'reset email failed');
-      });
+      const mail = mailCode(user, 'reset')
+        .catch((error) => {
+          if (!(error instanceof ApiError)) deps.logger.error({ err: error }, 'reset email failed');
+        })
+        .finally(() => mailsInFlight.delete(mail));
+      mailsInFlight.add(mail);
     },
 
     async resetPassword(input: { email: string; code: string; newPassword: string }, origin: Origin) {

@@ -105,6 +105,7 @@ export async function startTestApp(
     clock,
     async close() {
       await served.close();
+      await services.accounts.mailsSent();
       await services.keyUsage.stop();
       await orm.close();
     },
