@@ -10,14 +10,13 @@ import { httpClient, type Reply } from './http';
 import { memorySampler, snapshot, type Component, type Snapshot } from './proc';
 import { createAccount, fillHistory, insertBenchPlan, keyAuth, type Account, type Phone } from './setup';
 import {
-  cleanup,
+  runMain,
   logMessages,
   migrate,
   onCleanup,
   startPostgres,
   startService,
   startTemporal,
-  stopping,
   type Layout,
   type PostgresLog,
 } from './stack';
@@ -779,15 +778,4 @@ function printTable() {
   );
 }
 
-main()
-  .then(async () => {
-    await cleanup();
-    process.exit(0);
-  })
-  .catch(async (error) => {
-    // After Ctrl-C, requests fail as the stack goes down: that is not the bench failing.
-    if (stopping()) return;
-    console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await cleanup();
-    process.exit(1);
-  });
+runMain(main, 'bench');

@@ -14,7 +14,7 @@ import { createTestTls } from '../test/support/tls';
 import { httpClient, type Reply } from './http';
 import { snapshot, type Component } from './proc';
 import { createAccount, insertBenchPlan, keyAuth } from './setup';
-import { cleanup, migrate, onCleanup, startPostgres, startService, startTemporal, stopping } from './stack';
+import { migrate, onCleanup, runMain, startPostgres, startService, startTemporal, stopping } from './stack';
 import { int, mib, ms, percentile } from './stats';
 
 const argv = process.argv.slice(2);
@@ -258,14 +258,4 @@ async function main() {
   );
 }
 
-main()
-  .then(async () => {
-    await cleanup();
-    process.exit(0);
-  })
-  .catch(async (error) => {
-    if (stopping()) return;
-    console.error(`\nsoak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await cleanup();
-    process.exit(1);
-  });
+runMain(main, 'soak');

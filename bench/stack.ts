@@ -71,6 +71,22 @@ process.on('exit', () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs a bench script's `main`, then stops and deletes the stack, whichever way it ends. */
+export function runMain(main: () => Promise<void>, name = path.basename(process.argv[1] ?? 'bench', '.ts')): void {
+  main()
+    .then(async () => {
+      await cleanup();
+      process.exit(0);
+    })
+    .catch(async (error) => {
+      // After Ctrl-C, requests fail as the stack goes down: that is not the script failing.
+      if (stopping()) return;
+      console.error(`\n${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      await cleanup();
+      process.exit(1);
+    });
+}
+
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   dirs.add(dir);
@@ -231,6 +247,8 @@ export async function startService(options: {
   temporalAddress: string;
   temporal: Client;
   env: Record<string, string>;
+  /** Node flags for the service's processes (e.g. --cpu-prof, which NODE_OPTIONS may not carry). */
+  nodeArgs?: string[];
 }) {
   const port = await freePort();
   const env = {
@@ -254,7 +272,10 @@ export async function startService(options: {
       : [['api+worker', ENTRY.start]];
   const started = entries.map(([name, file]) =>
     // PGAPPNAME names each process's Postgres sessions, so the plans it logs say who ran them.
-    startProcess(name, process.execPath, ['--import', 'tsx', file], { ...env, PGAPPNAME: name }),
+    startProcess(name, process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', file], {
+      ...env,
+      PGAPPNAME: name,
+    }),
   );
   const base = `http://127.0.0.1:${port}`;
   await apiReady(base, started);

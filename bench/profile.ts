@@ -1,0 +1,125 @@
+// `npm run bench:profile`: where one request's time goes. Starts the bench stack with the api under
+// `node --cpu-prof`, then for each request kind prints every SQL statement the api ran for one request
+// (Postgres' own durations, log_min_duration_statement = 0 around that request only), then times a few
+// hundred more and leaves the api's CPU profile (open it in Chrome DevTools) in --out.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { startSmtpServer } from '../test/support/smtp';
+import { httpClient, type Reply } from './http';
+import { createAccount, insertBenchPlan, keyAuth } from './setup';
+import {
+  cleanup,
+  migrate,
+  onCleanup,
+  runMain,
+  startPostgres,
+  startService,
+  startTemporal,
+  type PostgresLog,
+} from './stack';
+import { latencyLine, summarize } from './stats';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const OUT = path.resolve(flag('out') ?? 'bench-profile');
+const SAMPLES = Number(flag('samples') ?? 300);
+/** Only the request kinds whose label contains this (the profile then shows little else). */
+const ONLY = flag('only');
+const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
+
+async function statementLog(db: Pool, on: boolean): Promise<void> {
+  await db.query(
+    on ? 'alter system set log_min_duration_statement = 0' : 'alter system reset log_min_duration_statement',
+  );
+  await db.query('select pg_reload_conf()');
+  // Sessions apply a reload before their next statement; give the signal time to arrive.
+  await delay(300);
+}
+
+/** The statements the api's sessions ran during `action`, with Postgres' durations. */
+async function statementsOf(db: Pool, log: PostgresLog, action: () => Promise<unknown>): Promise<string[]> {
+  let captured = '';
+  await statementLog(db, true);
+  log.tap = (chunk) => (captured += chunk + '\n');
+  try {
+    await action();
+    await delay(300);
+  } finally {
+    log.tap = undefined;
+    await statementLog(db, false);
+  }
+  return captured
+    .split('\n')
+    .filter((line) => / api[^:]*: LOG:\s+duration:/.test(line))
+    .map((line) => line.replace(/^.* LOG:\s+duration: /, '').slice(0, 200));
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const pgLog: PostgresLog = { errors: [] };
+  const postgres = await startPostgres(pgLog);
+  const db = new Pool({ connectionString: postgres.url, max: 2, application_name: 'bench' });
+  db.on('error', () => {});
+  onCleanup('close the bench pool', () => db.end());
+  const temporal = await startTemporal();
+  await migrate(postgres.url);
+  await insertBenchPlan(db);
+  await db.query(`alter system set log_line_prefix = '%m [%p] %a: '`);
+  const smtp = await startSmtpServer();
+  onCleanup('stop the SMTP server', () => smtp.close());
+  const service = await startService({
+    layout: 'split',
+    databaseUrl: postgres.url,
+    temporalAddress: temporal.address,
+    temporal: temporal.client,
+    env: {
+      DEFAULT_PLAN: 'bench',
+      SMTP_URL: smtp.url,
+      DEVICE_RATE_PER_SECOND: '100000',
+      DEVICE_RATE_BURST: '100000',
+    },
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${OUT}`],
+  });
+  const http = httpClient(service.base, 4);
+  onCleanup('close the http agent', () => http.close());
+  const account = await createAccount(http, (email) => smtp.codeFor(email, 15_000), {
+    label: 'profile',
+    keys: 20,
+    phones: ['phone'],
+  });
+  const phone = account.phones.phone;
+  let n = 0;
+  const kinds: Array<[string, () => Promise<Reply>]> = [
+    [
+      'POST /v1/messages (1 recipient)',
+      () =>
+        http.expect(202, 'POST', '/v1/messages', {
+          headers: keyAuth(account),
+          body: { body: 'Profile text', to: [`+1415${2000000 + (n++ % 7_000_000)}`], device_id: phone.id },
+        }),
+    ],
+    ['GET /v1/devices', () => http.expect(200, 'GET', '/v1/devices', { headers: keyAuth(account) })],
+    [
+      'GET /v1/messages?limit=50',
+      () => http.expect(200, 'GET', '/v1/messages?limit=50', { headers: keyAuth(account) }),
+    ],
+    [
+      'GET /v1/device/messages?limit=100 (outbox)',
+      () => http.expect(200, 'GET', '/v1/device/messages?limit=100', { headers: phone.auth }),
+    ],
+  ];
+  for (const [label, once] of kinds.filter(([label]) => !ONLY || label.includes(ONLY))) {
+    for (let i = 0; i < 50; i++) await once();
+    const statements = await statementsOf(db, pgLog, once);
+    console.log(`\n=== ${label}: ${statements.length} statement log lines (parse/bind/execute)`);
+    for (const line of statements) console.log(`  ${line}`);
+    const samples: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) samples.push((await once()).ms);
+    console.log(`  ${SAMPLES} sequential: ${latencyLine(summarize([samples]))}`);
+  }
+  await cleanup();
+  console.log(`\nCPU profiles of the api and the worker: ${OUT}/*.cpuprofile`);
+}
+
+runMain(main);
