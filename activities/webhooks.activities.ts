@@ -1,25 +1,43 @@
 import { Context } from '@temporalio/activity';
 import type { AttemptsService } from '../src/webhooks/attempts.service';
-import type { DeliveryAttemptInput, DeliveryAttemptOutcome } from '../workflows/definitions';
+import type { QueueService } from '../src/webhooks/queue.service';
+import type {
+  DeliveryAttemptInput,
+  DeliveryAttemptOutcome,
+  QueuePass,
+  WebhookQueueInput,
+} from '../workflows/definitions';
 
 const HEARTBEAT_MS = 3000;
 
-export function createWebhookActivities(attempts: AttemptsService) {
+/**
+ * Runs `work` with heartbeats: they tell Temporal within seconds that a worker died mid-attempt,
+ * and carry the cancellation of a worker shutting down to the requests (aborted, then retried
+ * elsewhere).
+ */
+async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+  try {
+    return await work(context.cancellationSignal);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+export function createWebhookActivities(attempts: AttemptsService, queue: QueueService) {
   return {
     /**
-     * One attempt of a delivery. Throws only for infrastructure faults (then Temporal retries it);
-     * the endpoint's answer, whatever it is, is the returned outcome.
+     * One pass over a webhook's queue: its due deliveries attempted and recorded. Throws only for
+     * infrastructure faults (then Temporal retries it); the endpoints' answers are recorded outcomes.
      */
-    async attemptDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptOutcome> {
-      const context = Context.current();
-      // Heartbeats tell Temporal within seconds that a worker died mid-attempt, and carry the
-      // cancellation of a worker shutting down to the request (aborted, then retried elsewhere).
-      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      try {
-        return await attempts.attempt(input, context.cancellationSignal);
-      } finally {
-        clearInterval(beat);
-      }
+    drainWebhookQueue(input: Pick<WebhookQueueInput, 'webhookId'>): Promise<QueuePass> {
+      return heartbeating((signal) => queue.pass(input.webhookId, signal));
+    },
+
+    /** One attempt of a delivery from before the queues (workflows/webhook-delivery.ts). */
+    attemptDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptOutcome> {
+      return heartbeating((signal) => attempts.attempt(input, signal));
     },
   };
 }

@@ -38,6 +38,7 @@ import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
 import { createAttemptsService } from './webhooks/attempts.service';
+import { createQueueService } from './webhooks/queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createStarter } from '../temporal/starter';
@@ -116,12 +117,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const events = createEventsService({ clock });
   const secretBox = createSecretBox(config.secretsKey);
-  const webhookDeliveries = deliveryStarts({
-    em: fresh,
-    clock,
-    taskQueue: config.temporal.taskQueue,
-    retryScheduleMs: config.webhooks.retryScheduleMs,
-  });
+  const webhookDeliveries = deliveryStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const webhooks = createWebhooksService({
     em,
     clock,
@@ -132,14 +128,16 @@ export function buildServices(deps: ServiceDeps) {
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
   });
-  const attempts = createAttemptsService({
+  const attemptsDeps = {
     em: fresh,
     clock,
     logger,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
     metrics: metrics.webhooks,
-  });
+  };
+  const attempts = createAttemptsService(attemptsDeps);
+  const webhookQueue = createQueueService({ ...attemptsDeps, retryScheduleMs: config.webhooks.retryScheduleMs });
   const liveness = createLiveness({ temporal, config, em: fresh, clock, background, starter });
   const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
   const devices = createDevicesService({ em, clock, events, liveness, push });
@@ -234,6 +232,7 @@ export function buildServices(deps: ServiceDeps) {
     secretBox,
     webhooks,
     attempts,
+    webhookQueue,
     liveness,
     push,
     devices,

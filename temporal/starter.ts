@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
@@ -28,6 +29,16 @@ export interface StartKind<T extends { id: string }> {
   markStarted(ids: string[]): Promise<void>;
   /** Rows committed before `before` whose workflow was never recorded as started. */
   unstarted(before: Date, limit: number): Promise<T[]>;
+  /**
+   * Rows that share one workflow (a webhook's deliveries, its queue): the rows queued together with
+   * the same key make one start call, the first row's, and are all recorded when it succeeds.
+   */
+  groupKey?(item: T): string;
+  /**
+   * A pause after each round of starts while more rows wait, so that the rows committed meanwhile
+   * share the next round (with groupKey: one signal per workflow per round, not one per row).
+   */
+  pauseMs?: number;
 }
 
 /** What the starter adds to every start. */
@@ -56,6 +67,8 @@ interface Queued<T> {
 const START_DEADLINE_MS = 5000;
 const PARALLEL_STARTS = 32;
 const CHUNK = 256;
+// Grouped rows cost one start per group: a round takes more of them.
+const GROUPED_CHUNK = 4096;
 const SWEEP_LIMIT = 500;
 
 /**
@@ -90,17 +103,31 @@ export function createStarter(deps: StarterDeps) {
     }
   }
 
+  /** Rows that one start serves: each row alone, or grouped by the kind's key. */
+  function groupsOf<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Queued<T>[][] {
+    if (!kind.groupKey) return items.map((queued) => [queued]);
+    const groups = new Map<string, Queued<T>[]>();
+    for (const queued of items) {
+      const key = kind.groupKey(queued.item);
+      const group = groups.get(key);
+      if (group) group.push(queued);
+      else groups.set(key, [queued]);
+    }
+    return [...groups.values()];
+  }
+
   /** Starts these rows' workflows, PARALLEL_STARTS at a time, and records the ones that run. */
   async function startQueued<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Promise<number> {
     const started: string[] = [];
+    const groups = groupsOf(kind, items);
     let next = 0;
     const lane = async () => {
-      while (next < items.length) {
-        const queued = items[next++];
-        if (await startOne(kind, queued)) started.push(queued.item.id);
+      while (next < groups.length) {
+        const group = groups[next++];
+        if (await startOne(kind, group[0])) started.push(...group.map((queued) => queued.item.id));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_STARTS, items.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_STARTS, groups.length) }, lane));
     if (started.length > 0) await kind.markStarted(started);
     return started.length;
   }
@@ -113,8 +140,12 @@ export function createStarter(deps: StarterDeps) {
 
   async function pump<T extends { id: string }>(kind: StartKind<T>): Promise<void> {
     const queue = queues.get(kind)!;
+    const chunk = kind.groupKey ? GROUPED_CHUNK : CHUNK;
     try {
-      while (queue.items.length > 0) await startQueued(kind, queue.items.splice(0, CHUNK) as Queued<T>[]);
+      while (queue.items.length > 0) {
+        await startQueued(kind, queue.items.splice(0, chunk) as Queued<T>[]);
+        if (kind.pauseMs && queue.items.length > 0) await delay(kind.pauseMs);
+      }
     } finally {
       queue.pumping = false;
     }

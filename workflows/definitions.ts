@@ -1,5 +1,6 @@
 // Signals, queries, ids and types shared by workflows and the API. Types and @temporalio/workflow only.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { DeliveryStatusValue } from './search-attributes';
 
 export const RECONCILER_WORKFLOW_ID = 'reconciler';
 
@@ -53,7 +54,32 @@ export const deviceSettingsSignal = defineSignal<[{ heartbeatIntervalMinutes: nu
 export const deviceUnpairedSignal = defineSignal('unpaired');
 export const deviceLivenessQuery = defineQuery<DeviceLivenessStatus>('liveness');
 
-// Webhook deliveries (workflows/webhook-delivery.ts): one per delivery, until delivered or given up.
+// A webhook's queue (workflows/webhook-queue.ts): one per webhook, attempting its open deliveries.
+export const webhookQueueWorkflowId = (webhookId: string) => `webhook-${webhookId}`;
+
+export interface WebhookQueueInput {
+  webhookId: string;
+  /** Passes and signals handled before continue-as-new, so the history stays small however long it runs. */
+  eventsPerRun?: number;
+}
+
+/** Sent after the commit of new deliveries for the webhook (and by the reconciler): a pass is due. */
+export const deliveriesQueuedSignal = defineSignal('deliveries-queued');
+
+/** What one pass over a webhook's queue left. */
+export interface QueuePass {
+  /** Deliveries are due now still (the pass stopped at its time budget, or some arrived at its end). */
+  due: boolean;
+  /** When the earliest retry falls due (epoch ms), or null when none is waiting. */
+  nextDueAtMs: number | null;
+  /** The queue's state for its DeliveryStatus search attribute; null leaves it as it was. */
+  status: DeliveryStatusValue | null;
+  /** The webhook was deleted: nothing will be queued for it again. */
+  ended: boolean;
+}
+
+// Webhook deliveries from before the queues (workflows/webhook-delivery.ts): one per delivery, until
+// delivered or given up. No longer started; registered until the last of them has ended.
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
 export interface WebhookDeliveryInput {

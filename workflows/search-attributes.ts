@@ -9,11 +9,11 @@ import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair
 export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
 /** The phone a batch is sent from, or whose liveness a workflow watches. */
 export const DeviceId = defineSearchAttributeKey('DeviceId', SearchAttributeType.KEYWORD);
-/** The webhook a delivery is for. */
+/** The webhook a queue (or a delivery from before the queues) is for. */
 export const WebhookId = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 /** A batch workflow's stage (BATCH_STATUSES). */
 export const BatchStatus = defineSearchAttributeKey('BatchStatus', SearchAttributeType.KEYWORD);
-/** A delivery workflow's state (DELIVERY_STATUSES). */
+/** A webhook queue's state, or a delivery workflow's (DELIVERY_STATUSES). */
 export const DeliveryStatus = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
 /** A phone's liveness (LIVENESS_STATUSES). */
 export const LivenessStatus = defineSearchAttributeKey('LivenessStatus', SearchAttributeType.KEYWORD);
@@ -31,9 +31,11 @@ export const BATCH_STATUSES = ['scheduled', 'sending', 'settled'] as const;
 export type BatchStatusValue = (typeof BATCH_STATUSES)[number];
 
 /**
- * pending: not attempted yet; retrying: failed, another attempt scheduled; delivered: a 2xx;
- * failed: the schedule ran out or the endpoint refused it (4xx); abandoned: stopped because its
- * webhook was paused (automatically or by hand) or deleted, not by the endpoint's answers.
+ * For a webhook's queue: pending: deliveries wait for their first attempt; retrying: some wait for a
+ * retry (the endpoint failing); delivered / failed: nothing open, and the last delivery ended
+ * delivered, or failed (the schedule ran out or the endpoint refused it with a 4xx); abandoned: the
+ * webhook was paused (automatically or by hand), disabled or deleted. For a delivery from before
+ * the queues, the same words about that one delivery.
  */
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'abandoned'] as const;
 export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
@@ -56,8 +58,8 @@ export function batchSearchAttributes(batch: {
   ];
 }
 
-/** What a delivery workflow is started with. */
-export function deliverySearchAttributes(delivery: { accountId: string; webhookId: string }): SearchAttributePair[] {
+/** What a webhook's queue workflow is started with (by the signal of a new delivery). */
+export function queueSearchAttributes(delivery: { accountId: string; webhookId: string }): SearchAttributePair[] {
   const status: DeliveryStatusValue = 'pending';
   return [
     { key: AccountId, value: delivery.accountId },

@@ -4,21 +4,10 @@ import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
 import { statusClass, type Metrics } from '../metrics/metrics';
 import { postOnce, type PostOptions, type PostResult } from './outbound';
-import { signatureHeader } from './signature';
 import { attemptsRepository, type AttemptTarget } from './attempts.repository';
 import { webhooksRepository } from './webhooks.repository';
 import type { SecretBox } from '../lib/secret-box';
-
-/** The auto-pause rule, counted over attempts. */
-export const AUTO_PAUSE = {
-  windowMs: 7 * 86_400_000,
-  minFailures: 20,
-  quietMs: 86_400_000,
-} as const;
-
-// 4xx answers that say "not now" rather than "never": they keep the full schedule.
-const RETRYABLE_4XX = new Set([408, 425, 429]);
-const MAX_ATTEMPTS_ON_REJECTION = 3;
+import { ABANDONED, answered2xx, outcomeOf, pauseIfFailing, refused, signedHeaders } from './attempt-rules';
 
 export interface AttemptsDeps {
   /** A fresh EntityManager per call (activities never share one). */
@@ -35,23 +24,9 @@ export interface AttemptsDeps {
   post?: (options: PostOptions) => Promise<PostResult>;
 }
 
-// Why a delivery ended other than by its endpoint's answers (webhooksRepository.abandonOpen/abandonOne):
-// its workflow reports it `abandoned` (the DeliveryStatus search attribute).
-export const ABANDONED = {
-  paused: 'the webhook was paused automatically',
-  disabled: 'the webhook was disabled',
-  deleted: 'the webhook was deleted',
-} as const;
-const abandonReasons: ReadonlySet<string> = new Set(Object.values(ABANDONED));
-
-const outcomeOf = (row: { status: string; error: string | null } | undefined): DeliveryAttemptOutcome => {
-  if (row?.status === 'delivered') return 'delivered';
-  if (row?.status === 'retrying') return 'retry';
-  return row?.error && abandonReasons.has(row.error) ? 'abandoned' : 'stopped';
-};
-
 /**
- * One attempt of one delivery, then its record: the attempt row, the delivery's status and
+ * One attempt of one delivery (the workflow per delivery of rows from before the queues,
+ * workflows/webhook-delivery.ts), then its record: the attempt row, the delivery's status and
  * counters, the webhook's counters, and the auto-pause rule after a failure. Idempotent per
  * (delivery, attempt number): an activity retried after the record committed sends nothing again.
  */
@@ -59,34 +34,13 @@ export function createAttemptsService(deps: AttemptsDeps) {
   const post = deps.post ?? postOnce;
   const timeoutMs = deps.timeoutMs ?? 30_000;
 
-  /** Pauses the webhook when the rule holds; returns whether it did. Runs with the webhook row locked. */
-  async function pauseIfFailing(tx: EntityManager, webhookId: string, deliveryId: string, now: Date) {
-    const counts = await attemptsRepository.countsOf(
-      tx,
-      webhookId,
-      new Date(now.getTime() - AUTO_PAUSE.windowMs),
-      new Date(now.getTime() - AUTO_PAUSE.quietMs),
-    );
-    const failing =
-      counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recent_ok === 0;
-    if (!failing) return false;
-    const reason =
-      `Paused automatically: ${counts.failed} of ${counts.total} attempts failed in the last 7 days ` +
-      'and none succeeded in the last 24 hours.';
-    await attemptsRepository.pauseWebhook(tx, webhookId, reason, now);
-    // The delivery being recorded ends with its own attempt's record.
-    await webhooksRepository.abandonOpen(tx, webhookId, ABANDONED.paused, now, deliveryId);
-    deps.logger.warn({ webhook_id: webhookId, failed: counts.failed, total: counts.total }, 'webhook paused');
-    return true;
-  }
-
   async function record(
     input: DeliveryAttemptInput,
     row: AttemptTarget,
     startedAt: Date,
     result: PostResult,
   ): Promise<DeliveryAttemptOutcome> {
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const ok = answered2xx(result.status);
     return deps.em().transactional(async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
       const webhook = await attemptsRepository.lockWebhook(tx, row.webhook_id);
@@ -118,13 +72,10 @@ export function createAttemptsService(deps: AttemptsDeps) {
       else {
         const live = webhook && !webhook.deleted_at && (webhook.enabled || row.event === 'ping');
         const paused =
-          webhook?.enabled && !webhook.deleted_at ? await pauseIfFailing(tx, row.webhook_id, row.id, now) : false;
-        const rejected =
-          result.status !== null &&
-          result.status >= 400 &&
-          result.status < 500 &&
-          !RETRYABLE_4XX.has(result.status) &&
-          input.attempt >= MAX_ATTEMPTS_ON_REJECTION;
+          webhook?.enabled && !webhook.deleted_at
+            ? await pauseIfFailing(tx, deps.logger, row.webhook_id, [row.id], now)
+            : false;
+        const rejected = refused(result.status, input.attempt);
         status = live && !paused && !rejected && input.nextAttemptAtMs !== null ? 'retrying' : 'failed';
         endedByWebhook = !live || paused;
         if (paused) error ??= ABANDONED.paused;
@@ -171,18 +122,10 @@ export function createAttemptsService(deps: AttemptsDeps) {
       }
 
       const startedAt = now;
-      // The signature's time is the wall clock's: receivers compare it with theirs (5 minutes).
-      const unixSeconds = Math.floor(Date.now() / 1000);
       const result = await post({
         url: row.url,
         body: row.body,
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'phone-gateway-webhooks/1',
-          'X-Service-Event': row.event,
-          'X-Service-Delivery': row.id,
-          'X-Service-Signature': signatureHeader(deps.secretBox.open(row.secret), row.body, unixSeconds),
-        },
+        headers: signedHeaders({ ...row, secret: row.secret }, deps.secretBox),
         timeoutMs,
         allowPrivateNetworks: deps.allowPrivateNetworks,
         signal,

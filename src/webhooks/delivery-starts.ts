@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idempotentStart } from '../../temporal/client';
 import type { StartKind } from '../../temporal/starter';
-import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/definitions';
-import { deliverySearchAttributes } from '../../workflows/search-attributes';
+import { deliveriesQueuedSignal, webhookQueueWorkflowId, type WebhookQueueInput } from '../../workflows/definitions';
+import { queueSearchAttributes } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
 import { webhooksRepository } from './webhooks.repository';
 
@@ -12,27 +11,36 @@ export interface DeliveryStart {
   webhookId: string;
 }
 
-/** A committed webhook_deliveries row needs its delivery workflow (`delivery-<deliveryId>`). */
+/** Signals from one api process to one webhook's queue: at most one per this many milliseconds under load. */
+const SIGNAL_PAUSE_MS = 500;
+
+/**
+ * A committed webhook_deliveries row needs its webhook's queue workflow (`webhook-<webhookId>`) to
+ * know: signal-with-start, so a queue that ended while idle starts again and a running one makes
+ * another pass. The deliveries of one webhook committed together share one signal.
+ */
 export function deliveryStarts(deps: {
   em: () => EntityManager;
   clock: Clock;
   taskQueue: string;
-  retryScheduleMs: readonly number[];
 }): StartKind<DeliveryStart> {
   return {
     name: 'webhook-deliveries',
-    workflowType: 'webhookDeliveryWorkflow',
-    async start(temporal, { id }, options) {
-      const input: WebhookDeliveryInput = { deliveryId: id, retryScheduleMs: [...deps.retryScheduleMs] };
-      await temporal.workflow.start('webhookDeliveryWorkflow', {
-        workflowId: deliveryWorkflowId(id),
+    workflowType: 'webhookQueueWorkflow',
+    async start(temporal, { webhookId }, options) {
+      const input: WebhookQueueInput = { webhookId };
+      await temporal.workflow.signalWithStart('webhookQueueWorkflow', {
+        workflowId: webhookQueueWorkflowId(webhookId),
         taskQueue: deps.taskQueue,
         args: [input],
-        ...idempotentStart,
+        signal: deliveriesQueuedSignal,
+        signalArgs: [],
         ...options,
       });
     },
-    searchAttributes: deliverySearchAttributes,
+    searchAttributes: queueSearchAttributes,
+    groupKey: (item) => item.webhookId,
+    pauseMs: SIGNAL_PAUSE_MS,
     markStarted: (ids) => webhooksRepository.markDeliveriesStarted(deps.em(), ids, deps.clock.now()),
     unstarted: async (before, limit) =>
       (await webhooksRepository.unstartedDeliveries(deps.em(), before, limit)).map((row) => ({

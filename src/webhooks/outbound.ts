@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request } from 'node:https';
+import { request, type Agent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -125,6 +125,11 @@ export interface PostOptions {
   /** Characters of the answer kept as the excerpt. */
   excerptChars?: number;
   signal?: AbortSignal;
+  /**
+   * Connections kept alive between the attempts of one queue pass (one webhook's). Without it, a
+   * fresh connection per attempt. Either way the address is checked when a connection is made.
+   */
+  agent?: Agent;
 }
 
 /**
@@ -171,8 +176,7 @@ export function postOnce(options: PostOptions): Promise<PostResult> {
       method: 'POST',
       headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
       lookup: guardedLookup(options.allowPrivateNetworks),
-      // A fresh connection per attempt: nothing pooled from an earlier resolution is reused.
-      agent: false,
+      agent: options.agent ?? false,
       signal: options.signal,
     });
     const deadline = setTimeout(() => {
@@ -187,22 +191,23 @@ export function postOnce(options: PostOptions): Promise<PostResult> {
       const status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let size = 0;
-      const complete = () => {
+      const complete = (cutOff: boolean) => {
         const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, excerptChars);
         const redirect = status >= 300 && status < 400 ? 'redirects are not followed' : null;
         finish({ status, excerpt: excerpt || null, error: redirect });
-        res.destroy();
+        // A body read to its end leaves the connection reusable (with an agent); the rest is dropped.
+        if (cutOff) res.destroy();
       };
       res.on('data', (chunk: Buffer) => {
         if (size >= maxBytes) return;
         chunks.push(chunk.subarray(0, maxBytes - size));
         size += chunk.length;
-        if (size >= maxBytes) complete();
+        if (size >= maxBytes) complete(true);
       });
-      res.on('end', complete);
+      res.on('end', () => complete(false));
       // The status is the answer; a body cut off afterwards does not change it.
-      res.on('error', complete);
-      res.on('aborted', complete);
+      res.on('error', () => complete(true));
+      res.on('aborted', () => complete(true));
     });
     req.end(options.body);
   });

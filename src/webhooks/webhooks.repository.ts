@@ -37,6 +37,9 @@ export interface DeliveryFilter {
   limit: number;
 }
 
+/** How late a due delivery may be before the reconciler tells its queue again. */
+const OVERDUE_MS = 10 * 60_000;
+
 export const webhooksRepository = {
   /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
   listDeliveries(em: EntityManager, userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
@@ -77,9 +80,9 @@ export const webhooksRepository = {
     if (deliveries.length === 0) return;
     await tx.execute(
       `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
-                                       secret_version, status, created_at)
+                                       secret_version, status, created_at, via_queue)
        select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
-              created_at
+              created_at, true
          from json_to_recordset(?::json)
            as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
                  device_id uuid, body text, secret_version int, created_at timestamptz)`,
@@ -104,12 +107,13 @@ export const webhooksRepository = {
     );
   },
 
-  /** Ends every open delivery of a webhook: failed, abandoned_at set, not retried. */
-  async abandonOpen(tx: EntityManager, webhookId: string, reason: string, at: Date, exceptDeliveryId: string | null = null) {
+  /** Ends every open delivery of a webhook but `except`: failed, abandoned_at set, not retried. */
+  async abandonOpen(tx: EntityManager, webhookId: string, reason: string, at: Date, except: string[] = []) {
     await tx.execute(
       `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
-        where webhook_id = ? and status in ('pending', 'retrying') and id is distinct from ?`,
-      [at, reason, webhookId, exceptDeliveryId],
+        where webhook_id = ? and status in ('pending', 'retrying')
+          and id <> all(string_to_array(?, ',')::uuid[])`,
+      [at, reason, webhookId, except.join(',')],
     );
   },
 
@@ -140,18 +144,36 @@ export const webhooksRepository = {
     return row.secret_version;
   },
 
+  /**
+   * Open deliveries whose queue must be told (again): those it was never told of, committed before
+   * `before`, and one per webhook of those overdue by more than OVERDUE_MS (a queue whose workflow
+   * was terminated, or missed its wake-up).
+   */
   async unstartedDeliveries(em: EntityManager, before: Date, limit: number) {
-    return em.execute<{ id: string; user_id: string; webhook_id: string }[]>(
+    type Row = { id: string; user_id: string; webhook_id: string };
+    const unstarted = await em.execute<Row[]>(
       `select id, user_id, webhook_id from webhook_deliveries
         where workflow_started_at is null and created_at < ? and status in ('pending', 'retrying')
         order by created_at limit ?`,
       [before, limit],
     );
+    const overdue = await em.execute<Row[]>(
+      `select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
+        where via_queue and status in ('pending', 'retrying') and workflow_started_at is not null
+          and coalesce(next_attempt_at, created_at) < ?
+        order by webhook_id, coalesce(next_attempt_at, created_at) limit ?`,
+      [new Date(before.getTime() - OVERDUE_MS), limit],
+    );
+    return [...unstarted, ...overdue];
   },
 
+  /**
+   * Their queue was told. A row from before the queues whose own workflow never started (its api
+   * process could not reach Temporal) joins its webhook's queue here.
+   */
   async markDeliveriesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
     await em.execute(
-      `update webhook_deliveries set workflow_started_at = ?
+      `update webhook_deliveries set workflow_started_at = ?, via_queue = true
         where id = any(string_to_array(?, ',')::uuid[]) and workflow_started_at is null`,
       [at, ids.join(',')],
       'run',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { DeliveryStart } from './delivery-starts';
-import { ABANDONED } from './attempts.service';
+import { ABANDONED } from './attempt-rules';
 import { afterCommit, transaction } from '../db/transaction';
 import type { Event, EventName } from '../events/event.entity';
 import type { Emitted, EventsService } from '../events/events.service';

@@ -1,0 +1,26 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261125000000WebhookQueue extends Migration {
+  override async up(): Promise<void> {
+    // Deliveries are attempted by their webhook's queue workflow (one per webhook, draining its open
+    // deliveries in batches) rather than by one workflow each: a workflow per delivery cost the
+    // Temporal server more than the delivery itself. Rows from before keep their own workflow until
+    // it ends; those whose workflow never started move to the queue.
+    this.addSql('alter table webhook_deliveries add column via_queue boolean not null default false;');
+    this.addSql(
+      "update webhook_deliveries set via_queue = true where workflow_started_at is null and status in ('pending', 'retrying');",
+    );
+    // A webhook's open deliveries in the order they fall due: a pending one at its creation, a
+    // retrying one at its next attempt.
+    this.addSql(
+      `create index webhook_deliveries_queue_idx on webhook_deliveries
+         (webhook_id, (coalesce(next_attempt_at, created_at)), id)
+         where via_queue and status in ('pending', 'retrying');`,
+    );
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('drop index webhook_deliveries_queue_idx;');
+    this.addSql('alter table webhook_deliveries drop column via_queue;');
+  }
+}

@@ -1,0 +1,147 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+// The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
+// record of a batch of attempts in a few set-based statements.
+
+/** The webhook a queue pass works for. */
+export interface QueueWebhook {
+  id: string;
+  url: string;
+  enabled: boolean;
+  deleted_at: Date | null;
+}
+
+/** An open delivery with what its attempt needs: the body and the secret it is signed with. */
+export interface QueuedDelivery {
+  id: string;
+  status: 'pending' | 'retrying';
+  attempt_count: number;
+  event: string;
+  body: string;
+  /** When the attempt about to be made was due (null for the first one). */
+  next_attempt_at: Date | null;
+  secret: string | null;
+}
+
+/** One attempt and what it leaves on its delivery. */
+export interface BatchRecord {
+  deliveryId: string;
+  attempt: number;
+  url: string;
+  ok: boolean;
+  httpStatus: number | null;
+  excerpt: string | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  status: 'delivered' | 'retrying' | 'failed';
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  abandonedAt: Date | null;
+}
+
+// Rows travel as one JSON parameter (json_to_recordset): a statement per batch, not per delivery.
+const asJson = (records: BatchRecord[]) =>
+  JSON.stringify(
+    records.map((r) => ({
+      delivery_id: r.deliveryId,
+      attempt: r.attempt,
+      url: r.url,
+      ok: r.ok,
+      http_status: r.httpStatus,
+      excerpt: r.excerpt,
+      error: r.error,
+      started_at: r.startedAt.toISOString(),
+      duration_ms: r.durationMs,
+      status: r.status,
+      next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
+      delivered_at: r.deliveredAt?.toISOString() ?? null,
+      abandoned_at: r.abandonedAt?.toISOString() ?? null,
+    })),
+  );
+
+const RECORD_COLUMNS = `delivery_id uuid, attempt int, url text, ok boolean, http_status int, excerpt text, error text,
+  started_at timestamptz, duration_ms int, status text, next_attempt_at timestamptz, delivered_at timestamptz,
+  abandoned_at timestamptz`;
+
+export const queueRepository = {
+  async webhook(em: EntityManager, webhookId: string): Promise<QueueWebhook | undefined> {
+    const [row] = await em.execute<QueueWebhook[]>('select id, url, enabled, deleted_at from webhooks where id = ?', [
+      webhookId,
+    ]);
+    return row;
+  },
+
+  /** The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say. */
+  due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
+    return em.execute<QueuedDelivery[]>(
+      `select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret
+         from webhook_deliveries d
+         left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
+        where d.webhook_id = ? and d.via_queue and d.status in ('pending', 'retrying')
+          and (d.status = 'pending' or d.next_attempt_at <= ?)
+        order by coalesce(d.next_attempt_at, d.created_at), d.id
+        limit ?`,
+      [webhookId, now, limit],
+    );
+  },
+
+  /** What is left open: deliveries waiting for their first attempt, and the next retry due. */
+  async open(em: EntityManager, webhookId: string): Promise<{ pending: number; nextRetryAt: Date | null }> {
+    const [row] = await em.execute<{ pending: number; next_retry_at: Date | null }[]>(
+      `select count(*) filter (where status = 'pending')::int as pending,
+              min(next_attempt_at) filter (where status = 'retrying') as next_retry_at
+         from webhook_deliveries
+        where webhook_id = ? and via_queue and status in ('pending', 'retrying')`,
+      [webhookId],
+    );
+    return { pending: row.pending, nextRetryAt: row.next_retry_at ? new Date(row.next_retry_at) : null };
+  },
+
+  /** Inserts the attempts once per (delivery, attempt number); returns the deliveries whose attempt it inserted. */
+  async insertAttempts(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<Set<string>> {
+    const inserted = await tx.execute<{ delivery_id: string }[]>(
+      `insert into webhook_attempts
+         (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
+       select gen_random_uuid(), delivery_id, ?, attempt, url, ok, http_status, excerpt, error, started_at, duration_ms
+         from json_to_recordset(?::json) as x (${RECORD_COLUMNS})
+       on conflict (delivery_id, attempt_number) do nothing returning delivery_id`,
+      [webhookId, asJson(records)],
+    );
+    return new Set(inserted.map((row) => row.delivery_id));
+  },
+
+  /** The webhook's counters and last times, for a batch of attempts at once. */
+  async countOnWebhook(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<void> {
+    const latest = (rs: BatchRecord[]) =>
+      rs.length ? new Date(Math.max(...rs.map((r) => r.startedAt.getTime()))) : null;
+    const ok = records.filter((r) => r.ok);
+    const failed = records.filter((r) => !r.ok);
+    await tx.execute(
+      `update webhooks set last_attempt_at = greatest(last_attempt_at, ?),
+              success_count = success_count + ?, failure_count = failure_count + ?,
+              last_success_at = greatest(last_success_at, ?), last_failure_at = greatest(last_failure_at, ?)
+        where id = ?`,
+      [latest(records), ok.length, failed.length, latest(ok), latest(failed), webhookId],
+    );
+  },
+
+  /**
+   * Guarded as one attempt's record is (attemptsRepository.recordOnDelivery): only the expected next
+   * attempt of a delivery still open moves it, and a success also closes one that a pause or delete
+   * abandoned while the request was in flight.
+   */
+  async recordOnDeliveries(tx: EntityManager, records: BatchRecord[]): Promise<void> {
+    await tx.execute(
+      `update webhook_deliveries d
+          set status = x.status, attempt_count = x.attempt, url = x.url, http_status = x.http_status,
+              response_excerpt = x.excerpt, error = x.error, last_attempt_at = x.started_at,
+              next_attempt_at = x.next_attempt_at, delivered_at = x.delivered_at, abandoned_at = x.abandoned_at
+         from json_to_recordset(?::json) as x (${RECORD_COLUMNS})
+        where d.id = x.delivery_id and d.attempt_count = x.attempt - 1
+          and (d.status in ('pending', 'retrying') or (x.ok and d.status = 'failed'))`,
+      [asJson(records)],
+      'run',
+    );
+  },
+};

@@ -1,0 +1,232 @@
+import { Agent } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DeliveryAttemptOutcome, QueuePass } from '../../workflows/definitions';
+import type { DeliveryStatusValue } from '../../workflows/search-attributes';
+import { statusClass } from '../metrics/metrics';
+import { ABANDONED, answered2xx, pauseIfFailing, refused, signedHeaders } from './attempt-rules';
+import { attemptsRepository } from './attempts.repository';
+import type { AttemptsDeps } from './attempts.service';
+import { postOnce, type PostResult } from './outbound';
+import { queueRepository, type BatchRecord, type QueuedDelivery, type QueueWebhook } from './queue.repository';
+import { webhooksRepository } from './webhooks.repository';
+
+// How a pass over one webhook's queue runs. The batch bounds one record's statements; the
+// concurrency is how many requests one endpoint receives from us at once.
+const BATCH = 100;
+const CONCURRENCY = 32;
+// A pass ends after this much work (wall clock), so its activity and history stay short.
+const PASS_MS = 60_000;
+// A busy queue keeps its pass a moment after it empties: new deliveries are then taken without a
+// signal, a workflow task and another activity each time. A quiet one hands back at once.
+const BUSY_AFTER = 10;
+const LINGER_MS = 1000;
+const POLL_MS = 100;
+
+export interface QueueDeps extends AttemptsDeps {
+  /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
+  retryScheduleMs: readonly number[];
+}
+
+interface Sent {
+  row: QueuedDelivery;
+  attempt: number;
+  startedAt: Date;
+  result: PostResult;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/**
+ * The deliveries of one webhook, attempted by its queue workflow: each pass takes the open ones
+ * that are due, oldest first, a batch at a time (concurrent requests over connections kept alive
+ * for the pass), and records each batch in one transaction: the attempt rows, the deliveries'
+ * states, the webhook's counters and the auto-pause rule. Every attempt keeps the guarantees of one
+ * made alone (attempts.service.ts): numbered per delivery, recorded once, never moving a delivery
+ * backwards; a request sent but not recorded (a crash) is sent again with the same attempt number.
+ */
+export function createQueueService(deps: QueueDeps) {
+  const post = deps.post ?? postOnce;
+  const timeoutMs = deps.timeoutMs ?? 30_000;
+  const schedule = deps.retryScheduleMs;
+
+  /** When the next attempt is due after this one, counted from when this one was due. */
+  function nextDue(row: QueuedDelivery, attempt: number, startedAt: Date): Date | null {
+    if (attempt > schedule.length) return null;
+    const due = row.status === 'retrying' && row.next_attempt_at ? new Date(row.next_attempt_at) : startedAt;
+    return new Date(due.getTime() + schedule[attempt - 1]);
+  }
+
+  /** Records a batch of attempts; returns each recorded one's outcome (another execution's are left out). */
+  async function record(
+    webhookId: string,
+    url: string,
+    sent: Sent[],
+  ): Promise<Array<{ sent: Sent; outcome: DeliveryAttemptOutcome }>> {
+    return deps.em().transactional(async (tx) => {
+      // Serialises the records of one webhook's attempts with its pause, disable and delete.
+      const webhook = await attemptsRepository.lockWebhook(tx, webhookId);
+      const now = deps.clock.now();
+      const draft = sent.map((s) => ({ s, ok: answered2xx(s.result.status) }));
+      const attempts: BatchRecord[] = draft.map(({ s, ok }) => ({
+        deliveryId: s.row.id,
+        attempt: s.attempt,
+        url,
+        ok,
+        httpStatus: s.result.status,
+        excerpt: s.result.excerpt,
+        error: s.result.error,
+        startedAt: s.startedAt,
+        durationMs: s.result.durationMs,
+        status: ok ? 'delivered' : 'failed',
+        nextAttemptAt: null,
+        deliveredAt: null,
+        abandonedAt: null,
+      }));
+      const inserted = await queueRepository.insertAttempts(tx, webhookId, attempts);
+      const mine = attempts.filter((a) => inserted.has(a.deliveryId));
+      if (mine.length === 0) return [];
+      await queueRepository.countOnWebhook(tx, webhookId, mine);
+
+      const live = Boolean(webhook && !webhook.deleted_at);
+      const paused =
+        mine.some((a) => !a.ok) && webhook?.enabled && live
+          ? await pauseIfFailing(
+              tx,
+              deps.logger,
+              webhookId,
+              mine.map((a) => a.deliveryId),
+              now,
+            )
+          : false;
+      const bySent = new Map(draft.map(({ s }) => [s.row.id, s]));
+      const outcomes = mine.map((a) => {
+        const s = bySent.get(a.deliveryId)!;
+        if (a.ok) {
+          a.deliveredAt = now;
+          return { sent: s, outcome: 'delivered' as const };
+        }
+        // A ping reaches a disabled webhook; anything else ends with it.
+        const reachable = live && (webhook!.enabled || s.row.event === 'ping');
+        const next = nextDue(s.row, s.attempt, s.startedAt);
+        const retry = reachable && !paused && !refused(a.httpStatus, a.attempt) && next !== null;
+        if (paused) a.error ??= ABANDONED.paused;
+        a.status = retry ? 'retrying' : 'failed';
+        a.nextAttemptAt = retry ? next : null;
+        a.abandonedAt = retry ? null : now;
+        const outcome: DeliveryAttemptOutcome = retry ? 'retry' : !reachable || paused ? 'abandoned' : 'stopped';
+        return { sent: s, outcome };
+      });
+      await queueRepository.recordOnDeliveries(tx, mine);
+      return outcomes;
+    });
+  }
+
+  /** One batch: what cannot be sent ends now, the rest is sent and recorded. */
+  async function attemptBatch(
+    webhook: QueueWebhook,
+    rows: QueuedDelivery[],
+    agent: Agent,
+    signal: AbortSignal | undefined,
+  ): Promise<DeliveryAttemptOutcome[]> {
+    const outcomes: DeliveryAttemptOutcome[] = [];
+    const sendable: QueuedDelivery[] = [];
+    for (const row of rows) {
+      if (row.secret && (webhook.enabled || row.event === 'ping')) {
+        sendable.push(row);
+        continue;
+      }
+      const reason = row.secret ? ABANDONED.disabled : 'the signing secret is missing';
+      await webhooksRepository.abandonOne(deps.em(), row.id, reason, deps.clock.now());
+      deps.metrics.attempts.inc({ outcome: 'stopped', response: 'not_sent' });
+      outcomes.push(row.secret ? 'abandoned' : 'stopped');
+    }
+
+    const sent: Sent[] = [];
+    await eachLimited(sendable, CONCURRENCY, async (row) => {
+      const startedAt = deps.clock.now();
+      const result = await post({
+        url: webhook.url,
+        body: row.body,
+        headers: signedHeaders({ ...row, secret: row.secret! }, deps.secretBox),
+        timeoutMs,
+        allowPrivateNetworks: deps.allowPrivateNetworks,
+        signal,
+        agent,
+      });
+      sent.push({ row, attempt: row.attempt_count + 1, startedAt, result });
+    });
+    // Cancelled (the worker stopping): nothing recorded, the retried activity sends them again.
+    if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
+
+    for (const { sent: s, outcome } of await record(webhook.id, webhook.url, sent)) {
+      const response = s.result.status === null ? 'error' : statusClass(s.result.status);
+      deps.metrics.attempts.inc({ outcome, response });
+      deps.metrics.attemptDuration.observe({ response }, s.result.durationMs / 1000);
+      deps.logger.debug(
+        { delivery_id: s.row.id, attempt: s.attempt, http_status: s.result.status, outcome },
+        'webhook attempt',
+      );
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  /** What the pass leaves for its workflow. */
+  async function summary(webhook: QueueWebhook, last: DeliveryAttemptOutcome | null): Promise<QueuePass> {
+    const open = await queueRepository.open(deps.em(), webhook.id);
+    const nextDueAtMs = open.nextRetryAt?.getTime() ?? null;
+    let status: DeliveryStatusValue | null = null;
+    if (!webhook.enabled) status = 'abandoned';
+    else if (nextDueAtMs !== null) status = 'retrying';
+    else if (open.pending > 0) status = 'pending';
+    else if (last) status = last === 'delivered' ? 'delivered' : last === 'stopped' ? 'failed' : 'abandoned';
+    return { due: open.pending > 0, nextDueAtMs, status, ended: false };
+  }
+
+  return {
+    /** One pass over the webhook's queue (the activity of workflows/webhook-queue.ts). */
+    async pass(webhookId: string, signal?: AbortSignal): Promise<QueuePass> {
+      const began = Date.now();
+      let attempted = 0;
+      let idleSince: number | null = null;
+      let last: DeliveryAttemptOutcome | null = null;
+      const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      try {
+        for (;;) {
+          if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
+          const webhook = await queueRepository.webhook(deps.em(), webhookId);
+          if (!webhook || webhook.deleted_at) {
+            // Deleting ended its deliveries already; this catches any that raced the delete.
+            if (webhook)
+              await webhooksRepository.abandonOpen(deps.em(), webhookId, ABANDONED.deleted, deps.clock.now());
+            return { due: false, nextDueAtMs: null, status: 'abandoned', ended: true };
+          }
+          const rows = await queueRepository.due(deps.em(), webhookId, deps.clock.now(), BATCH);
+          if (rows.length > 0) {
+            idleSince = null;
+            const outcomes = await attemptBatch(webhook, rows, agent, signal);
+            attempted += outcomes.length;
+            last = outcomes.at(-1) ?? last;
+            if (Date.now() - began >= PASS_MS) return await summary(webhook, last);
+            continue;
+          }
+          idleSince ??= Date.now();
+          const busy = attempted >= BUSY_AFTER && Date.now() - began < PASS_MS;
+          if (!busy || Date.now() - idleSince >= LINGER_MS) return await summary(webhook, last);
+          await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+        }
+      } finally {
+        agent.destroy();
+      }
+    },
+  };
+}
+
+export type QueueService = ReturnType<typeof createQueueService>;
