@@ -1,12 +1,4 @@
-import {
-  condition,
-  continueAsNew,
-  patched,
-  proxyActivities,
-  setHandler,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { MessagesActivities } from '../activities/messages.activities';
 import { batchSettledSignal, type BatchInput } from './definitions';
 import { BatchStatus } from './search-attributes';

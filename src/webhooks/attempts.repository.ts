@@ -103,10 +103,11 @@ export const attemptsRepository = {
   },
 
   async pauseWebhook(tx: EntityManager, webhookId: string, reason: string, at: Date): Promise<void> {
-    await tx.execute(
-      'update webhooks set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled',
-      [reason, at, webhookId],
-    );
+    await tx.execute('update webhooks set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled', [
+      reason,
+      at,
+      webhookId,
+    ]);
   },
 
   /**

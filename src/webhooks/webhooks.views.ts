@@ -2,6 +2,7 @@ import type { WebhookDelivery } from './delivery.entity';
 import type { Webhook } from './webhook.entity';
 import { iso } from '../lib/iso';
 
+
 /** The only serialiser of webhooks: the signing secret is never part of it. */
 export const webhookView = (webhook: Webhook) => ({
   id: webhook.id,
