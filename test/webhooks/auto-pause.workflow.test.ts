@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { seedAttempts } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
@@ -11,7 +10,6 @@ import {
   deliveriesOf,
   deliveryRow,
   emitEvent,
-  queueUnstarted,
   resultOf,
   rows,
   webhookRow,
@@ -25,8 +23,6 @@ describe('webhook auto-pause (time-skipping)', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  // An api process that cannot reach Temporal: what it queues stays unstarted.
-  let offline: TestApp;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
@@ -34,10 +30,8 @@ describe('webhook auto-pause (time-skipping)', () => {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TEMPORAL_TASK_QUEUE: 'webhook-pause-test' },
     });
     ({ env, app } = stack);
-    offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   });
   afterAll(async () => {
-    await offline?.close();
     await Promise.all(receivers.map((r) => r.close()));
     await stack?.close();
   });
@@ -73,28 +67,29 @@ describe('webhook auto-pause (time-skipping)', () => {
     webhookId = (await createWebhook(tenant, receiver.url)).id;
     // 18 failures within 7 days, 20 successes older than a day: the next two failures make 20 of 40.
     await seed(tenant, webhookId, times(18, 2 * HOUR), times(20, 30 * HOUR));
-    // Queued but not yet attempted (its workflow not started): the pause must end it too.
-    const {
-      deliveries: [queuedDelivery],
-    } = await queueUnstarted(offline, { userId: tenant.userId, name: 'message.received', data: { id: randomUUID() } });
+    // The 19th failure leaves the webhook enabled; its delivery waits a minute for its retry.
+    const first = await emitEvent(app, tenant.userId);
+    const [open] = await deliveriesOf(app, first.id);
+    await expect.poll(async () => (await deliveryRow(app, open.id)).status).toBe('retrying');
 
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
 
-    // Attempt 1 made 19 failures: still enabled at attempt 2; attempt 2 made 20 of 40: paused.
-    expect(receiver.requests).toHaveLength(2);
+    // The first made 19 failures: still enabled at the next request; that one made 20 of 40: paused.
     expect(seen[1]).toMatchObject({ enabled: true, disabled_reason: null });
     const paused = await webhookRow(app, webhookId);
     expect(paused.enabled).toBe(false);
     expect(paused.disabled_reason).toMatch(/20 of 40 attempts failed/);
     const row = await deliveryRow(app, delivery.id);
-    expect(row).toMatchObject({ status: 'failed', attempt_count: 2, http_status: 500, next_attempt_at: null });
+    expect(row).toMatchObject({ status: 'failed', attempt_count: 1, http_status: 500, next_attempt_at: null });
     expect(row.abandoned_at).toBeInstanceOf(Date);
-    const abandoned = await deliveryRow(app, queuedDelivery.id);
+    // The one waiting for its retry ends with the pause.
+    const abandoned = await deliveryRow(app, open.id);
     expect(abandoned).toMatchObject({
       status: 'failed',
-      attempt_count: 0,
+      attempt_count: 1,
+      next_attempt_at: null,
       error: 'the webhook was paused automatically',
     });
     expect(abandoned.abandoned_at).toBeInstanceOf(Date);
@@ -111,11 +106,12 @@ describe('webhook auto-pause (time-skipping)', () => {
     receiver.respond = () => ({ status: 200 });
     const next = await emitEvent(app, tenant.userId);
     const [nextDelivery] = await deliveriesOf(app, next.id);
-    expect(await resultOf(env, nextDelivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, nextDelivery.id)).toBe('delivered');
     expect(await deliveriesOf(app, missed.id)).toEqual([]);
     const bodies = receiver.requests.map((r) => JSON.parse(r.raw).id);
     expect(bodies).not.toContain(missed.id);
-    expect(bodies).not.toContain(queuedDelivery.event_id);
+    // Not retried after the pause.
+    expect(bodies.filter((id: string) => id === first.id)).toHaveLength(1);
     expect(bodies[bodies.length - 1]).toBe(next.id);
   });
 
@@ -130,7 +126,7 @@ describe('webhook auto-pause (time-skipping)', () => {
     const [delivery] = await deliveriesOf(app, event.id);
     const respond = receiver.respond;
     receiver.respond = (request, index) => (index === 0 ? respond(request, index) : { status: 200 });
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     expect(await webhookRow(app, webhookId)).toMatchObject({ enabled: true, disabled_reason: null });
     expect(seen).toHaveLength(1);
   });
@@ -151,7 +147,7 @@ describe('webhook auto-pause (time-skipping)', () => {
       states.push((await webhookRow(app, webhookId)).enabled);
       return index < 1 ? respond(request, index) : { status: 200 };
     };
-    expect(await resultOf(env, firstDelivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, firstDelivery.id)).toBe('delivered');
     expect(states).toEqual([true, true]);
     expect((await webhookRow(app, webhookId)).enabled).toBe(true);
 
@@ -163,7 +159,7 @@ describe('webhook auto-pause (time-skipping)', () => {
     await seed(other, otherId, times(19, 2 * HOUR), [25 * HOUR]);
     const event = await emitEvent(app, other.userId);
     const [delivery] = await deliveriesOf(app, event.id);
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     expect(failing.receiver.requests).toHaveLength(1);
     expect((await webhookRow(app, otherId)).enabled).toBe(false);
     const attempts = await rows(app, 'select ok from webhook_attempts where delivery_id = ?', [delivery.id]);

@@ -23,7 +23,7 @@ const MIN = 60_000;
 // The default schedule's pauses, summed: when each of the nine attempts is due.
 const OFFSETS = [0, 1, 6, 21, 81, 261, 621, 1341, 2781].map((m) => m * MIN);
 
-describe('webhook delivery workflow (time-skipping)', () => {
+describe('webhook deliveries through their queue workflow (time-skipping)', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
@@ -67,7 +67,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const [delivery] = await deliveriesOf(app, event.id);
     expect(delivery).toMatchObject({ status: 'pending', webhook_id: webhook.id, attempt_count: 0 });
 
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     expect(times).toHaveLength(1);
     const [request] = receiver.requests;
     expect(request.headers['content-type']).toBe('application/json');
@@ -109,7 +109,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
 
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     expectOffsets(times, [0, MIN]);
     expect(receiver.requests.map((r) => r.deliveryId)).toEqual([delivery.id, delivery.id]);
     expect(receiver.requests[0].raw).toBe(receiver.requests[1].raw);
@@ -133,7 +133,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
 
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     expectOffsets(times, OFFSETS);
     expect(new Set(receiver.requests.map((r) => r.deliveryId))).toEqual(new Set([delivery.id]));
     const row = await deliveryRow(app, delivery.id);
@@ -157,7 +157,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
 
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     expectOffsets(times, OFFSETS.slice(0, 3));
     const row = await deliveryRow(app, delivery.id);
     expect(row).toMatchObject({
@@ -183,7 +183,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
 
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     expectOffsets(times, OFFSETS.slice(0, 5));
     expect(await deliveryRow(app, delivery.id)).toMatchObject({ status: 'delivered', attempt_count: 5 });
   });
@@ -203,8 +203,8 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const after = await emitEvent(app, tenant.userId);
     const [queuedAfter] = await deliveriesOf(app, after.id);
 
-    expect(await resultOf(env, queuedBefore.id)).toBe('delivered');
-    expect(await resultOf(env, queuedAfter.id)).toBe('delivered');
+    expect(await resultOf(env, app, queuedBefore.id)).toBe('delivered');
+    expect(await resultOf(env, app, queuedAfter.id)).toBe('delivered');
     const of = (id: string) => receiver.requests.filter((r) => r.deliveryId === id);
     expect(of(queuedBefore.id)).toHaveLength(2);
     for (const request of of(queuedBefore.id)) {
@@ -231,7 +231,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     expect(abandoned).toMatchObject({ status: 'failed', attempt_count: 1, error: 'the webhook was deleted' });
     expect(abandoned.abandoned_at).toBeInstanceOf(Date);
 
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     expect(receiver.requests).toHaveLength(1);
     const log = await readJson(await tenant.call('GET', `/v1/webhooks/deliveries?webhook_id=${webhook.id}`));
     expect(log.data).toMatchObject([{ id: delivery.id, webhook_id: webhook.id, status: 'failed' }]);

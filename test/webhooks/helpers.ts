@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
 import type { EventName } from '../../src/events/event.entity';
-import { deliveryWorkflowId } from '../../workflows/definitions';
+import { webhookQueueWorkflowId } from '../../workflows/definitions';
 import { createKey, json, registerAccount } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { readJson } from '../support/http';
@@ -87,17 +87,36 @@ export const deliveryRow = async (app: TestApp, id: string) =>
 export const webhookRow = async (app: TestApp, id: string) =>
   (await rows(app, 'select * from webhooks where id = ?', [id]))[0];
 
-/** Waits (skipping time) until the delivery's workflow has ended; returns its result. */
-/** How a delivery's workflow ended; it is started after the commit that queued it, so it may not exist yet. */
-export async function resultOf(env: TestWorkflowEnvironment, deliveryId: string): Promise<'delivered' | 'failed'> {
-  const handle = env.client.workflow.getHandle(deliveryWorkflowId(deliveryId));
+/**
+ * How a delivery ended, once it has: polls its row, and while it waits for a retry, skips the test
+ * server's time to that retry (its webhook's queue workflow sleeps until then).
+ */
+export async function resultOf(
+  env: TestWorkflowEnvironment,
+  app: TestApp,
+  deliveryId: string,
+): Promise<'delivered' | 'failed'> {
+  for (;;) {
+    const row = await deliveryRow(app, deliveryId);
+    if (row.status === 'delivered' || row.status === 'failed') return row.status;
+    const wait = row.status === 'retrying' ? row.next_attempt_at.getTime() - (await env.currentTimeMs()) : 0;
+    if (wait > 0) await env.sleep(wait);
+    else await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A webhook's queue workflow, once the first delivery's signal has started it. */
+export async function queueOf(env: TestWorkflowEnvironment, webhookId: string) {
+  const handle = env.client.workflow.getHandle(webhookQueueWorkflowId(webhookId));
   await expect
-    .poll(() => handle.describe().then(
-      () => true,
-      () => false,
-    ))
+    .poll(() =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    )
     .toBe(true);
-  return handle.result();
+  return handle;
 }
 
 /**

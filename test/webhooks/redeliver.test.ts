@@ -63,7 +63,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     const event = await emitEvent(app, tenant.userId);
     const [delivery] = await deliveriesOf(app, event.id);
     expect(delivery.webhook_id).toBe(webhookId);
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     return { event, delivery };
   }
 
@@ -92,7 +92,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
       payload: JSON.parse(delivery.body),
     });
 
-    expect(await resultOf(env, again.id)).toBe('delivered');
+    expect(await resultOf(env, app, again.id)).toBe('delivered');
     const second = receiver.requests.find((r) => r.deliveryId === again.id)!;
     // The same event, byte for byte: the same event id for the receiver to de-duplicate on.
     expect(second.raw).toBe(first.raw);
@@ -116,7 +116,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     const [delivery] = await deliveriesOf(app, event.id);
     // A rejection (4xx) three times ends the delivery failed.
     answers.set(delivery.id, 410);
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     expect(await deliveryRow(app, delivery.id)).toMatchObject({ status: 'failed', attempt_count: 3 });
 
     // The new delivery retries on its own schedule: a 503 first, then delivered.
@@ -124,7 +124,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     const res = await redeliver(tenant, delivery.id);
     expect(res.status).toBe(202);
     const again = (await readJson(res)).delivery;
-    expect(await resultOf(env, again.id)).toBe('delivered');
+    expect(await resultOf(env, app, again.id)).toBe('delivered');
     failFirstTry = false;
     expect(await deliveryRow(app, again.id)).toMatchObject({ status: 'delivered', attempt_count: 2 });
     expect(receiver.requests.filter((r) => r.deliveryId === again.id)).toHaveLength(2);
@@ -142,7 +142,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     await expect.poll(async () => (await deliveryRow(app, missed.id)).status).toBe('retrying');
     failFirstTry = false;
     await pauseWebhookAutomatically(app.orm, webhook.id, 'Paused automatically (test)');
-    expect(await resultOf(env, missed.id)).toBe('failed');
+    expect(await resultOf(env, app, missed.id)).toBe('failed');
     expect(await deliveryRow(app, missed.id)).toMatchObject({
       status: 'failed',
       attempt_count: 1,
@@ -162,7 +162,7 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     const res = await redeliver(tenant, missed.id);
     expect(res.status).toBe(202);
     const again = (await readJson(res)).delivery;
-    expect(await resultOf(env, again.id)).toBe('delivered');
+    expect(await resultOf(env, app, again.id)).toBe('delivered');
     const request = receiver.requests.find((r) => r.deliveryId === again.id)!;
     expect(JSON.parse(request.raw).id).toBe(queued.id);
     expectSigned(request, webhook.secret);
@@ -214,6 +214,6 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     );
     expect(bySession.status).toBe(202);
     const again = (await readJson(bySession)).delivery;
-    expect(await resultOf(env, again.id)).toBe('delivered');
+    expect(await resultOf(env, app, again.id)).toBe('delivered');
   });
 });

@@ -248,7 +248,7 @@ describe('webhooks API', () => {
       },
     });
 
-    expect(await resultOf(env, delivery.id)).toBe('delivered');
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
     const request = receiver.requests.find((r) => r.deliveryId === delivery.id)!;
     expect(request.event).toBe('ping');
     expect(JSON.parse(request.raw)).toEqual(delivery.payload);
