@@ -24,6 +24,8 @@ export interface Receiver {
   url: string;
   port: number;
   requests: Received[];
+  /** TLS connections accepted (a client keeping connections alive makes fewer than its requests). */
+  connections: number;
   /** Decides each answer; 200 by default. */
   respond: (request: Received, index: number) => Answer | Promise<Answer>;
   close(): Promise<void>;
@@ -34,7 +36,7 @@ export async function startReceiver(
   respond: Receiver['respond'] = () => ({ status: 200, body: 'ok' }),
 ): Promise<Receiver> {
   const { key, cert } = inject('testTls');
-  const receiver = { requests: [] as Received[], respond } as Receiver;
+  const receiver = { requests: [] as Received[], connections: 0, respond } as Receiver;
   const server: Server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,6 +61,7 @@ export async function startReceiver(
       answerRequest().catch(() => res.destroy());
     });
   });
+  server.on('secureConnection', () => receiver.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   receiver.port = port;
