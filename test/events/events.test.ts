@@ -2,7 +2,7 @@ import { transaction } from '../../src/db/transaction';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryWorkflowId } from '../../workflows/definitions';
+import { webhookQueueWorkflowId } from '../../workflows/definitions';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { createTenant, createWebhook, deliveriesOf, rows } from '../webhooks/helpers';
@@ -38,14 +38,20 @@ describe('event service with webhook fan-out', () => {
       return event;
     });
 
-  const workflowExists = async (deliveryId: string) => {
+  /** Whether the webhook's queue workflow exists (started by the signal of its first delivery). */
+  const queueExists = async (webhookId: string) => {
     try {
-      await env.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe();
+      await env.client.workflow.getHandle(webhookQueueWorkflowId(webhookId)).describe();
       return true;
     } catch {
       return false;
     }
   };
+  /** The signals the webhook's queue workflow received. */
+  const signalsTo = async (webhookId: string) =>
+    (await env.client.workflow.getHandle(webhookQueueWorkflowId(webhookId)).fetchHistory()).events!.filter(
+      (e) => e.workflowExecutionSignaledEventAttributes,
+    ).length;
 
   it('queues one delivery per subscribed, enabled, undeleted webhook, with one event id', async () => {
     const tenant = await createTenant(app);
@@ -85,41 +91,55 @@ describe('event service with webhook fan-out', () => {
     expect(await rows(app, 'select id from webhook_deliveries where webhook_id = ?', [webhook.id])).toEqual([]);
   });
 
-  it('starts delivery workflows after commit, and the reconciler sweep starts what a crash left', async () => {
+  it("tells the webhook's queue after commit, once for the deliveries committed together, and the reconciler sweep tells it what a crash left", async () => {
     const tenant = await createTenant(app);
-    await createWebhook(tenant, url, ['device.online']);
+    const webhook = await createWebhook(tenant, url, ['device.online']);
     const started = await emitIn(tenant.userId, 'device.online');
     await app.services.background.idle();
     const [delivery] = await deliveriesOf(app, started.id);
     expect(delivery.workflow_started_at).toBeInstanceOf(Date);
-    expect(await workflowExists(delivery.id)).toBe(true);
-    // Started again (the reconciler racing the normal path): still one workflow, no error.
+    expect(await queueExists(webhook.id)).toBe(true);
+    expect(await signalsTo(webhook.id)).toBe(1);
+    // Told again (the reconciler racing the normal path): one more signal to the same workflow, no error.
     expect(
       await app.services.starter.startAll(app.services.starts.webhookDeliveries, [
         { id: delivery.id, accountId: tenant.userId, webhookId: delivery.webhook_id },
       ]),
     ).toBe(1);
+    expect(await signalsTo(webhook.id)).toBe(2);
+    // Five events in one transaction: five deliveries, one signal.
+    await transaction(app.orm.em.fork(), (tx) =>
+      app.services.events.emitMany(
+        tx,
+        Array.from({ length: 5 }, () => ({ userId: tenant.userId, name: 'device.online' as const, data: {} })),
+      ),
+    );
+    await app.services.background.idle();
+    expect(await rows(app, 'select id from webhook_deliveries where webhook_id = ?', [webhook.id])).toHaveLength(6);
+    expect(await signalsTo(webhook.id)).toBe(3);
 
-    // An api process that cannot reach Temporal commits the delivery but never starts it.
+    // An api process that cannot reach Temporal commits a delivery for another webhook but never tells its queue.
+    const other = await createTenant(app);
+    const otherHook = await createWebhook(other, url, ['device.online']);
     const offline = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     let orphan;
     try {
-      orphan = await emitIn(tenant.userId, 'device.online', false, offline);
+      orphan = await emitIn(other.userId, 'device.online', false, offline);
       await offline.services.background.idle();
     } finally {
       await offline.close();
     }
     const [left] = await deliveriesOf(app, orphan.id);
     expect(left.workflow_started_at).toBeNull();
-    expect(await workflowExists(left.id)).toBe(false);
+    expect(await queueExists(otherHook.id)).toBe(false);
     const sweep = app.services.starter.sweep(app.services.starts.webhookDeliveries);
-    // Within the grace period the normal path may still start it: the sweep leaves it.
+    // Within the grace period the normal path may still tell it: the sweep leaves it.
     await sweep.run();
     expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeNull();
     app.clock.advance(60_000);
     expect(await sweep.run()).toBeGreaterThanOrEqual(1);
     expect((await deliveriesOf(app, orphan.id))[0].workflow_started_at).toBeInstanceOf(Date);
-    expect(await workflowExists(left.id)).toBe(true);
+    expect(await queueExists(otherHook.id)).toBe(true);
   });
 
   it('never fails the caller when Temporal cannot be reached; the row stays for the reconciler', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/lib/secret-box';
 import { createLogger } from '../../src/lib/logger';
 import type { PostOptions } from '../../src/webhooks/outbound';
-import { createAttemptsService } from '../../src/webhooks/attempts.service';
+import { createQueueService } from '../../src/webhooks/queue.service';
 import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTenant, createWebhook, emitEvent, verifyByHand } from './helpers';
@@ -40,20 +40,23 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
     await emitEvent(app, tenant.userId);
     const delivery = await app.orm.em.fork().findOneOrFail(WebhookDelivery, { webhookId: id });
     const sent: PostOptions[] = [];
-    const attempts = createAttemptsService({
+    // The queue's pass, run here without Temporal, with the request captured rather than sent.
+    const queue = createQueueService({
       em: () => app.orm.em.fork(),
       clock: app.clock,
       logger: createLogger('silent'),
       allowPrivateNetworks: true,
       secretBox: app.services.secretBox,
       metrics: app.services.metrics.webhooks,
+      retryScheduleMs: app.config.webhooks.retryScheduleMs,
       post: async (options) => {
         sent.push(options);
         return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
       },
     });
-    expect(await attempts.attempt({ deliveryId: delivery.id, attempt: 1, nextAttemptAtMs: null })).toBe('delivered');
+    expect(await queue.pass(id)).toMatchObject({ status: 'delivered', due: false, nextDueAtMs: null });
     expect(sent).toHaveLength(1);
+    expect(sent[0].headers['X-Service-Delivery']).toBe(delivery.id);
     expect(verifyByHand(sent[0].body, sent[0].headers['X-Service-Signature'], secret)).toBe(true);
     expect(verifyByHand(sent[0].body, sent[0].headers['X-Service-Signature'], 'another secret')).toBe(false);
   });
