@@ -137,7 +137,11 @@ export function buildServices(deps: ServiceDeps) {
     metrics: metrics.webhooks,
   };
   const attempts = createAttemptsService(attemptsDeps);
-  const webhookQueue = createQueueService({ ...attemptsDeps, retryScheduleMs: config.webhooks.retryScheduleMs });
+  const webhookQueue = createQueueService({
+    ...attemptsDeps,
+    retryScheduleMs: config.webhooks.retryScheduleMs,
+    tracer: deps.tracing?.tracer,
+  });
   const liveness = createLiveness({ temporal, config, em: fresh, clock, background, starter });
   const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
   const devices = createDevicesService({ em, clock, events, liveness, push });

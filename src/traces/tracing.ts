@@ -1,4 +1,4 @@
-import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -12,6 +12,8 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 //   Postgres    a span per SQL statement (src/traces/sql.ts)
 //   Temporal    StartWorkflow, RunWorkflow, StartActivity, RunActivity, SignalWorkflow
 //               (@temporalio/interceptors-opentelemetry; temporal/client.ts, worker.ts, bundle.ts)
+//   webhooks    a WebhookAttempt span per attempt, in the trace that queued the delivery (its
+//               traceparent is kept on the row: one queue workflow serves many traces)
 // and the one starter (temporal/starter.ts) starts each workflow in the context of the request or
 // activity that queued it, so a send is one trace from the request to the webhook attempt.
 
@@ -63,3 +65,14 @@ export function installTracing(options: TracingOptions): Tracing | undefined {
   installed = tracing;
   return tracing;
 }
+
+/** The W3C traceparent of the active span (to be continued later, elsewhere), or null without one. */
+export function activeTraceParent(): string | null {
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** The context a stored traceparent continues. */
+export const contextOf = (traceParent: string): Context =>
+  propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });

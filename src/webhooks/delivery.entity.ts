@@ -35,6 +35,8 @@ export const WebhookDelivery = defineEntity({
     workflowStartedAt: timestamp().nullable(),
     // Attempted by its webhook's queue workflow; false for rows from before, which have their own.
     viaQueue: p.boolean().default(false),
+    // The W3C traceparent of what queued it, with tracing on: its attempts' spans continue that trace.
+    traceParent: p.text().nullable(),
   },
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;

@@ -21,6 +21,8 @@ export interface QueuedDelivery {
   /** When the attempt about to be made was due (null for the first one). */
   next_attempt_at: Date | null;
   secret: string | null;
+  /** The trace that queued it (tracing on). */
+  trace_parent: string | null;
 }
 
 /** One attempt and what it leaves on its delivery. */
@@ -75,7 +77,7 @@ export const queueRepository = {
   /** The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say. */
   due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
     return em.execute<QueuedDelivery[]>(
-      `select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret
+      `select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent
          from webhook_deliveries d
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
         where d.webhook_id = ? and d.via_queue and d.status in ('pending', 'retrying')

@@ -1,8 +1,10 @@
 import { Agent } from 'node:https';
+import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttemptOutcome, QueuePass } from '../../workflows/definitions';
 import type { DeliveryStatusValue } from '../../workflows/search-attributes';
 import { statusClass } from '../metrics/metrics';
+import { contextOf } from '../traces/tracing';
 import { ABANDONED, answered2xx, pauseIfFailing, refused, signedHeaders } from './attempt-rules';
 import { attemptsRepository } from './attempts.repository';
 import type { AttemptsDeps } from './attempts.service';
@@ -25,6 +27,8 @@ const POLL_MS = 100;
 export interface QueueDeps extends AttemptsDeps {
   /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
   retryScheduleMs: readonly number[];
+  /** Set only when tracing is on: a WebhookAttempt span per attempt, in its delivery's trace. */
+  tracer?: Tracer;
 }
 
 interface Sent {
@@ -61,6 +65,24 @@ export function createQueueService(deps: QueueDeps) {
     if (attempt > schedule.length) return null;
     const due = row.status === 'retrying' && row.next_attempt_at ? new Date(row.next_attempt_at) : startedAt;
     return new Date(due.getTime() + schedule[attempt - 1]);
+  }
+
+  /**
+   * The attempt's span, in the trace that queued its delivery (one queue pass serves many traces),
+   * linked to the pass that made it.
+   */
+  function attemptSpan(row: QueuedDelivery) {
+    if (!deps.tracer || !row.trace_parent) return undefined;
+    const pass = trace.getSpanContext(context.active());
+    return deps.tracer.startSpan(
+      'WebhookAttempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'webhook.delivery_id': row.id, 'webhook.event': row.event },
+        links: pass ? [{ context: pass }] : [],
+      },
+      contextOf(row.trace_parent),
+    );
   }
 
   /** Records a batch of attempts; returns each recorded one's outcome (another execution's are left out). */
@@ -151,6 +173,7 @@ export function createQueueService(deps: QueueDeps) {
     const sent: Sent[] = [];
     await eachLimited(sendable, CONCURRENCY, async (row) => {
       const startedAt = deps.clock.now();
+      const span = attemptSpan(row);
       const result = await post({
         url: webhook.url,
         body: row.body,
@@ -160,6 +183,12 @@ export function createQueueService(deps: QueueDeps) {
         signal,
         agent,
       });
+      span?.setAttributes({
+        'webhook.attempt': row.attempt_count + 1,
+        ...(result.status === null ? {} : { 'http.response.status_code': result.status }),
+      });
+      if (result.error) span?.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+      span?.end();
       sent.push({ row, attempt: row.attempt_count + 1, startedAt, result });
     });
     // Cancelled (the worker stopping): nothing recorded, the retried activity sends them again.

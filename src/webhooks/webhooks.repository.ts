@@ -25,6 +25,8 @@ export interface NewDelivery {
   body: string;
   secretVersion: number;
   createdAt: Date;
+  /** With tracing on, the trace that queued it. */
+  traceParent?: string | null;
 }
 
 export interface DeliveryFilter {
@@ -80,12 +82,12 @@ export const webhooksRepository = {
     if (deliveries.length === 0) return;
     await tx.execute(
       `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
-                                       secret_version, status, created_at, via_queue)
+                                       secret_version, status, created_at, via_queue, trace_parent)
        select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
-              created_at, true
+              created_at, true, trace_parent
          from json_to_recordset(?::json)
            as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
-                 device_id uuid, body text, secret_version int, created_at timestamptz)`,
+                 device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text)`,
       [
         JSON.stringify(
           deliveries.map((d) => ({
@@ -100,6 +102,7 @@ export const webhooksRepository = {
             body: d.body,
             secret_version: d.secretVersion,
             created_at: d.createdAt.toISOString(),
+            trace_parent: d.traceParent ?? null,
           })),
         ),
       ],

@@ -15,6 +15,7 @@ import { urlProblem } from './outbound';
 import { newSecret } from './signature';
 import { Webhook } from './webhook.entity';
 import type { SecretBox } from '../lib/secret-box';
+import { activeTraceParent } from '../traces/tracing';
 import { webhooksRepository, type DeliveryFilter, type NewDelivery, type Target } from './webhooks.repository';
 
 export interface WebhooksDeps {
@@ -69,6 +70,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     const explicit = emitted.filter((e) => e.input.webhookId);
     const broadcast = emitted.filter((e) => !e.input.webhookId);
     const deliveries: NewDelivery[] = [];
+    // With tracing on, the attempts continue the trace of what emitted the events.
+    const traceParent = activeTraceParent();
     const add = (event: Event, target: Target) =>
       deliveries.push({
         id: randomUUID(),
@@ -82,6 +85,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         body: deliveryBody(event),
         secretVersion: target.secret_version,
         createdAt: event.createdAt,
+        traceParent,
       });
     // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
     for (const { event, input } of explicit)
@@ -230,6 +234,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
             body: original.body,
             secretVersion: webhook.secret_version,
             createdAt: clock.now(),
+            traceParent: activeTraceParent(),
           },
         ]);
         afterCommit(tx, () =>

@@ -9,7 +9,7 @@ import { installTracing, type Tracing } from '../../src/traces/tracing';
 import { bundleWorkflows } from '../../temporal/bundle';
 import { connectTemporal } from '../../temporal/client';
 import { workerTracing } from '../../temporal/worker';
-import { batchWorkflowId, deliveryWorkflowId } from '../../workflows/definitions';
+import { batchWorkflowId, webhookQueueWorkflowId } from '../../workflows/definitions';
 import { bearer } from '../devices/helpers';
 import { sendingTenant } from '../messages/helpers';
 import { startTestApp, type TestApp } from '../support/app';
@@ -106,8 +106,9 @@ describe('traces: one send from the request to the webhook attempt', () => {
     await env.sleep('11 minutes');
     await expect.poll(() => receiver.requests.map((r) => r.event)).toEqual(['message.unknown']);
     expect(JSON.parse(receiver.requests[0].raw).data.id).toBe(message_ids[0]);
-    // Workflow spans leave the sandbox when their workflow task completes; the runs end after the attempt.
-    await expect.poll(() => named('RunWorkflow:webhookDeliveryWorkflow').length).toBeGreaterThan(0);
+    // Workflow spans leave the sandbox when their workflow task completes; the batch's run ends after
+    // its sweep, the queue's pass (an activity) after the attempt (its run goes on, waiting for more).
+    await expect.poll(() => named('RunActivity:drainWebhookQueue').length).toBeGreaterThan(0);
     await expect.poll(() => named('RunWorkflow:batchWorkflow').length).toBeGreaterThan(0);
 
     // The request: a server span named by its route template, with the status the client got.
@@ -136,29 +137,37 @@ describe('traces: one send from the request to the webhook attempt', () => {
       expect(String(span.attributes['db.statement'])).not.toContain('Traced');
     }
 
-    // The chain, each span the child of the one before it, all in the request's trace.
-    const attempt = one('RunActivity:attemptDelivery', traceId);
+    // The chain, each span the child of the one before it, all in the request's trace: the attempt
+    // continues the trace that queued its delivery (kept on the row), whichever pass made it.
+    const attempt = one('WebhookAttempt', traceId);
     expect(ancestry(attempt)).toEqual([
-      'RunActivity:attemptDelivery',
-      'StartActivity:attemptDelivery',
-      'RunWorkflow:webhookDeliveryWorkflow',
-      'StartWorkflow:webhookDeliveryWorkflow',
+      'WebhookAttempt',
       'RunActivity:sweepBatch',
       'StartActivity:sweepBatch',
       'RunWorkflow:batchWorkflow',
       'StartWorkflow:batchWorkflow',
       'POST /v1/messages',
     ]);
+    expect(attempt.kind).toBe(SpanKind.CLIENT);
+    const deliveries = await readJson(await call('GET', '/v1/webhooks/deliveries'));
+    const [delivery] = deliveries.data;
+    expect(attempt.attributes).toMatchObject({
+      'webhook.delivery_id': delivery.id,
+      'webhook.event': 'message.unknown',
+      'webhook.attempt': 1,
+      'http.response.status_code': 200,
+    });
     expect(one('StartWorkflow:batchWorkflow', traceId).attributes).toMatchObject({
       temporalWorkflowId: batchWorkflowId(batch.id),
     });
-    // Inside the activities, their SQL: the attempt's record is written in the attempt's span.
-    const attemptSql = spans().filter((s) => s.parentSpanId === attempt.spanContext().spanId);
-    expect(attemptSql.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^INSERT /)]));
-    // The delivery workflow is the one for this message's delivery.
-    const deliveries = await readJson(await call('GET', '/v1/webhooks/deliveries'));
-    const start = one('StartWorkflow:webhookDeliveryWorkflow', traceId);
-    expect(start.attributes.temporalWorkflowId).toBe(deliveryWorkflowId(deliveries.data[0].id));
+    // The webhook's queue was started by this delivery's signal, in this trace; the pass that made the
+    // attempt (linked from it) writes the attempt's record in its own span.
+    const signal = one('SignalWithStartWorkflow:webhookQueueWorkflow', traceId);
+    expect(signal.attributes.temporalWorkflowId).toBe(webhookQueueWorkflowId(delivery.webhook_id));
+    const pass = spans().find((s) => s.spanContext().spanId === attempt.links[0]?.context.spanId);
+    expect(pass?.name).toBe('RunActivity:drainWebhookQueue');
+    const passSql = spans().filter((s) => s.parentSpanId === pass!.spanContext().spanId);
+    expect(passSql.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^INSERT /)]));
     // The phone's outbox fetch is a request of its own, in a trace of its own.
     const fetch = named('GET /v1/device/outbox');
     expect(fetch).toHaveLength(1);
@@ -167,7 +176,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
 
   it('replays the traced histories on the bundle without tracing (turning traces off breaks no workflow)', async () => {
     const ids = spans()
-      .filter((s) => s.name.startsWith('StartWorkflow:'))
+      .filter((s) => s.name.startsWith('StartWorkflow:') || s.name.startsWith('SignalWithStartWorkflow:'))
       .map((s) => String(s.attributes.temporalWorkflowId));
     expect(ids.length).toBeGreaterThanOrEqual(2);
     for (const workflowId of ids) {

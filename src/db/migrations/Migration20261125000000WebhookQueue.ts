@@ -10,6 +10,8 @@ export class Migration20261125000000WebhookQueue extends Migration {
     this.addSql(
       "update webhook_deliveries set via_queue = true where workflow_started_at is null and status in ('pending', 'retrying');",
     );
+    // With tracing on, the trace that queued the delivery: its attempts continue it.
+    this.addSql('alter table webhook_deliveries add column trace_parent text;');
     // A webhook's open deliveries in the order they fall due: a pending one at its creation, a
     // retrying one at its next attempt.
     this.addSql(
@@ -21,6 +23,7 @@ export class Migration20261125000000WebhookQueue extends Migration {
 
   override async down(): Promise<void> {
     this.addSql('drop index webhook_deliveries_queue_idx;');
+    this.addSql('alter table webhook_deliveries drop column trace_parent;');
     this.addSql('alter table webhook_deliveries drop column via_queue;');
   }
 }
