@@ -1,12 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { AttemptsService } from '../src/webhooks/attempts.service';
 import type { QueueService } from '../src/webhooks/queue.service';
-import type {
-  DeliveryAttemptInput,
-  DeliveryAttemptOutcome,
-  QueuePass,
-  WebhookQueueInput,
-} from '../workflows/definitions';
+import type { DeliveryAttemptInput, DeliveryAttemptOutcome, QueuePass, QueuePassInput } from '../workflows/definitions';
 
 const HEARTBEAT_MS = 3000;
 
@@ -31,8 +26,8 @@ export function createWebhookActivities(attempts: AttemptsService, queue: QueueS
      * One pass over a webhook's queue: its due deliveries attempted and recorded. Throws only for
      * infrastructure faults (then Temporal retries it); the endpoints' answers are recorded outcomes.
      */
-    drainWebhookQueue(input: Pick<WebhookQueueInput, 'webhookId'>): Promise<QueuePass> {
-      return heartbeating((signal) => queue.pass(input.webhookId, signal));
+    drainWebhookQueue(input: QueuePassInput): Promise<QueuePass> {
+      return heartbeating((signal) => queue.pass(input, signal));
     },
 
     /** One attempt of a delivery from before the queues (workflows/webhook-delivery.ts). */

@@ -63,6 +63,16 @@ export interface WebhookQueueInput {
   eventsPerRun?: number;
 }
 
+/** What a pass is asked for. */
+export interface QueuePassInput {
+  webhookId: string;
+  /**
+   * The workflow's time when it asked (epoch ms): retries due by then are due, whatever the
+   * worker's clock says (a clock behind the server's would otherwise find the retry it woke for early).
+   */
+  dueByMs: number;
+}
+
 /** Sent after the commit of new deliveries for the webhook (and by the reconciler): a pass is due. */
 export const deliveriesQueuedSignal = defineSignal('deliveries-queued');
 

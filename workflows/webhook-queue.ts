@@ -43,7 +43,7 @@ export async function webhookQueueWorkflow(input: WebhookQueueInput): Promise<vo
     // Whatever was committed before this point is seen by the pass; a signal from here on means
     // another pass.
     queued = false;
-    const pass = await drainWebhookQueue({ webhookId: input.webhookId });
+    const pass = await drainWebhookQueue({ webhookId: input.webhookId, dueByMs: Date.now() });
     events += 1;
     if (pass.status) keepSearchAttributes([[DeliveryStatus, pass.status]]);
     if (pass.ended) return;

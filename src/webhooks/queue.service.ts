@@ -1,7 +1,7 @@
 import { Agent } from 'node:https';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryAttemptOutcome, QueuePass } from '../../workflows/definitions';
+import type { DeliveryAttemptOutcome, QueuePass, QueuePassInput } from '../../workflows/definitions';
 import type { DeliveryStatusValue } from '../../workflows/search-attributes';
 import { statusClass } from '../metrics/metrics';
 import { contextOf } from '../traces/tracing';
@@ -221,7 +221,7 @@ export function createQueueService(deps: QueueDeps) {
 
   return {
     /** One pass over the webhook's queue (the activity of workflows/webhook-queue.ts). */
-    async pass(webhookId: string, signal?: AbortSignal): Promise<QueuePass> {
+    async pass({ webhookId, dueByMs }: QueuePassInput, signal?: AbortSignal): Promise<QueuePass> {
       const began = Date.now();
       let attempted = 0;
       let idleSince: number | null = null;
@@ -237,7 +237,8 @@ export function createQueueService(deps: QueueDeps) {
               await webhooksRepository.abandonOpen(deps.em(), webhookId, ABANDONED.deleted, deps.clock.now());
             return { due: false, nextDueAtMs: null, status: 'abandoned', ended: true };
           }
-          const rows = await queueRepository.due(deps.em(), webhookId, deps.clock.now(), BATCH);
+          const now = Math.max(deps.clock.now().getTime(), dueByMs);
+          const rows = await queueRepository.due(deps.em(), webhookId, new Date(now), BATCH);
           if (rows.length > 0) {
             idleSince = null;
             const outcomes = await attemptBatch(webhook, rows, agent, signal);

@@ -52,7 +52,7 @@ describe('counters of the worker side', () => {
     const before = await scrape();
     const statuses = [];
     for (const hook of hooks) {
-      await queue.pass(hook.id);
+      await queue.pass({ webhookId: hook.id, dueByMs: Date.now() });
       statuses.push((await app.orm.em.fork().findOneOrFail(WebhookDelivery, { webhookId: hook.id })).status);
     }
     expect(statuses).toEqual(['delivered', 'retrying', 'retrying']);

@@ -54,7 +54,11 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
         return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
       },
     });
-    expect(await queue.pass(id)).toMatchObject({ status: 'delivered', due: false, nextDueAtMs: null });
+    expect(await queue.pass({ webhookId: id, dueByMs: Date.now() })).toMatchObject({
+      status: 'delivered',
+      due: false,
+      nextDueAtMs: null,
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0].headers['X-Service-Delivery']).toBe(delivery.id);
     expect(verifyByHand(sent[0].body, sent[0].headers['X-Service-Signature'], secret)).toBe(true);

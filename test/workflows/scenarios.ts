@@ -8,12 +8,14 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { expect, vi } from 'vitest';
 import {
   batchWorkflowId,
-  deliveryWorkflowId,
   deviceHeartbeatSignal,
   deviceLivenessQuery,
   deviceWorkflowId,
+  webhookQueueWorkflowId,
+  type WebhookQueueInput,
 } from '../../workflows/definitions';
-import type { reconcilerWorkflow } from '../../workflows';
+import type { reconcilerWorkflow, webhookQueueWorkflow } from '../../workflows';
+import { queueSearchAttributes } from '../../workflows/search-attributes';
 import { accountWithKey, bearer, pairPhone } from '../devices/helpers';
 import { sendingTenant } from '../messages/helpers';
 import { json } from '../support/accounts';
@@ -74,29 +76,50 @@ async function receiver(ctx: ScenarioContext, answers: Answer[]) {
   return r;
 }
 
-/** One webhook answering from `answers`, one event: its delivery's workflow runs to its end. */
-async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed: number[]; succeeded: number[] }) {
+/** The timers the workflow has started: a queue starts one after each pass (a retry, or its idle wait). */
+async function timersOf(handle: WorkflowHandle): Promise<number> {
+  return (await handle.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;
+}
+
+/**
+ * One webhook answering from `answers`, one event: its queue workflow attempts it until it ends,
+ * then waits idle and ends. With `deleteWhileRetrying`, the webhook is deleted after the first
+ * failure: the pass at the retry ends the workflow.
+ */
+async function queue(
+  ctx: ScenarioContext,
+  answers: Answer[],
+  options: { seed?: { failed: number[]; succeeded: number[] }; deleteWhileRetrying?: boolean } = {},
+) {
   const { app, env } = ctx;
   const tenant = await createTenant(app);
-  const webhook = await createWebhook(tenant, (await receiver(ctx, answers)).url);
-  if (seed)
+  const endpoint = await receiver(ctx, answers);
+  const webhook = await createWebhook(tenant, endpoint.url);
+  if (options.seed)
     await seedAttempts(app.orm, {
       userId: tenant.userId,
       webhookId: webhook.id,
       now: await env.currentTimeMs(),
-      ...seed,
+      ...options.seed,
     });
   const event = await emitEvent(app, tenant.userId);
   const [row] = await deliveriesOf(app, event.id);
-  const handle = await started(ctx, deliveryWorkflowId(row.id));
+  const handle = await started(ctx, webhookQueueWorkflowId(webhook.id));
   if (answers[0].status >= 300) {
-    // The first attempt failed and the workflow waits for the next (time stands still until asked).
-    const timers = async () =>
-      (await handle.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;
-    await expect.poll(timers).toBe(1);
+    // The first attempt failed and the workflow waits for the retry (time stands still until asked).
+    await expect.poll(() => timersOf(handle)).toBe(1);
     await checkpoint(ctx, 'retrying', handle);
   }
-  await resultOf(env, row.id);
+  if (options.deleteWhileRetrying) {
+    expect((await tenant.call('DELETE', `/v1/webhooks/${webhook.id}`)).status).toBe(204);
+  } else {
+    await resultOf(env, app, row.id);
+    // One pass per attempt here, each followed by a timer: the last pass has returned.
+    await expect.poll(() => timersOf(handle)).toBe(endpoint.requests.length);
+    await checkpoint(ctx, 'settled', handle);
+  }
+  // Waiting on its result lets the server skip the idle wait (or the wait for the retry).
+  await handle.result();
   await checkpoint(ctx, 'ended', handle);
   return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
 }
@@ -148,18 +171,50 @@ export const scenarios: Record<string, Scenario> = {
     return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
   },
 
-  /** A 2xx at the first attempt. */
-  'delivery-delivered': (ctx) => delivery(ctx, [{ status: 204 }]),
+  // Webhook queues. (The delivery-*.bin histories were recorded by the workflow per delivery that the
+  // queues replaced; kept, not re-recorded, for the runs of it that are still going.)
+
+  /** A 2xx at the first attempt, then the idle end. */
+  'queue-delivered': (ctx) => queue(ctx, [{ status: 204 }]),
 
   /** A 500, then a 200 a minute later. */
-  'delivery-retried': (ctx) => delivery(ctx, [{ status: 500 }, { status: 200 }]),
+  'queue-retried': (ctx) => queue(ctx, [{ status: 500 }, { status: 200 }]),
 
   /** 404 three times: the endpoint refuses it, the delivery stops before its schedule runs out. */
-  'delivery-rejected': (ctx) => delivery(ctx, [{ status: 404 }]),
+  'queue-rejected': (ctx) => queue(ctx, [{ status: 404 }]),
 
   /** Failing, with 18 failures and no recent success before it: its second failure pauses the webhook. */
-  'delivery-abandoned': (ctx) =>
-    delivery(ctx, [{ status: 500 }], { failed: times(18, 2 * HOUR), succeeded: times(20, 30 * HOUR) }),
+  'queue-abandoned': (ctx) =>
+    queue(ctx, [{ status: 500 }], { seed: { failed: times(18, 2 * HOUR), succeeded: times(20, 30 * HOUR) } }),
+
+  /** A 500, then the webhook deleted: the pass at the retry ends the workflow for good. */
+  'queue-deleted': (ctx) => queue(ctx, [{ status: 500 }], { deleteWhileRetrying: true }),
+
+  /**
+   * Started with a budget of three events: a pass, a delivery's signal and its pass fill it, and it
+   * continues as new; the second run delivers the next one and ends idle.
+   */
+  async 'queue-continue-as-new'(ctx) {
+    const { app, env } = ctx;
+    const tenant = await createTenant(app);
+    const endpoint = await receiver(ctx, [{ status: 200 }]);
+    const webhook = await createWebhook(tenant, endpoint.url);
+    const input: WebhookQueueInput = { webhookId: webhook.id, eventsPerRun: 3 };
+    const handle = await env.client.workflow.start<typeof webhookQueueWorkflow>('webhookQueueWorkflow', {
+      workflowId: webhookQueueWorkflowId(webhook.id),
+      taskQueue: app.config.temporal.taskQueue,
+      args: [input],
+      typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+    });
+    await expect.poll(() => timersOf(handle)).toBe(1);
+    for (let i = 0; i < 2; i++) {
+      const [row] = await deliveriesOf(app, (await emitEvent(app, tenant.userId)).id);
+      expect(await resultOf(env, app, row.id)).toBe('delivered');
+      if (i === 0) await expect.poll(async () => (await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+    }
+    await handle.result();
+    return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
+  },
 
   /** Paired (online), silent past the threshold (offline), a heartbeat (online), unpaired (ends). */
   async 'liveness-offline-online'(ctx) {

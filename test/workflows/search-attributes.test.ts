@@ -51,21 +51,35 @@ describe('workflow search attributes', () => {
     });
   });
 
-  it('a delivery: its account and webhook, delivered at once', async () => {
-    const { accountId, webhookId, steps } = await run('delivery-delivered');
-    expect(steps).toEqual({ ended: { AccountId: accountId, WebhookId: webhookId, DeliveryStatus: 'delivered' } });
+  it("a webhook's queue: its account and webhook, delivered at once, still so when it ends idle", async () => {
+    const { accountId, webhookId, steps } = await run('queue-delivered');
+    const ids = { AccountId: accountId, WebhookId: webhookId };
+    expect(steps).toEqual({
+      settled: { ...ids, DeliveryStatus: 'delivered' },
+      ended: { ...ids, DeliveryStatus: 'delivered' },
+    });
   });
 
   it.each([
-    ['delivery-retried', 'delivered'],
-    ['delivery-rejected', 'failed'],
-    ['delivery-abandoned', 'abandoned'],
-  ] as const)('a delivery (%s): retrying after its first failure, then %s', async (name, status) => {
+    ['queue-retried', 'delivered'],
+    ['queue-rejected', 'failed'],
+    ['queue-abandoned', 'abandoned'],
+  ] as const)("a webhook's queue (%s): retrying after the first failure, then %s", async (name, status) => {
     const { accountId, webhookId, steps } = await run(name);
     const ids = { AccountId: accountId, WebhookId: webhookId };
     expect(steps).toEqual({
       retrying: { ...ids, DeliveryStatus: 'retrying' },
+      settled: { ...ids, DeliveryStatus: status },
       ended: { ...ids, DeliveryStatus: status },
+    });
+  });
+
+  it("a webhook's queue: retrying, then abandoned when its webhook is deleted", async () => {
+    const { accountId, webhookId, steps } = await run('queue-deleted');
+    const ids = { AccountId: accountId, WebhookId: webhookId };
+    expect(steps).toEqual({
+      retrying: { ...ids, DeliveryStatus: 'retrying' },
+      ended: { ...ids, DeliveryStatus: 'abandoned' },
     });
   });
 

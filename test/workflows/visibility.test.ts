@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchWorkflowId, deliveryWorkflowId, deviceWorkflowId } from '../../workflows/definitions';
+import { batchWorkflowId, deviceWorkflowId, webhookQueueWorkflowId } from '../../workflows/definitions';
 import { sendingTenant } from '../messages/helpers';
 import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';
@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 // The README's "Finding workflows" queries, run as written on the Temporal CLI dev server (the
 // time-skipping server answers no visibility queries): one account's batches, one phone's liveness,
-// the failing deliveries of one webhook.
+// whether one webhook's deliveries are failing.
 describe('finding workflows by search attribute (dev server)', () => {
   let env: TestWorkflowEnvironment;
   let app: TestApp;
@@ -49,7 +49,7 @@ describe('finding workflows by search attribute (dev server)', () => {
     return ids.sort();
   }
 
-  it("finds one account's batches, one phone's liveness and one webhook's failing deliveries", async () => {
+  it("finds one account's batches, one phone's liveness and one webhook's failing queue", async () => {
     const tenant = await sendingTenant(app);
     const other = await sendingTenant(app);
     const send = async (t: typeof tenant) =>
@@ -62,7 +62,7 @@ describe('finding workflows by search attribute (dev server)', () => {
     );
     const event = await emitEvent(app, tenant.account.userId);
     const [delivery] = await deliveriesOf(app, event.id);
-    expect(await resultOf(env, delivery.id)).toBe('failed');
+    expect(await resultOf(env, app, delivery.id)).toBe('failed');
     await app.services.background.idle();
 
     const account = tenant.account.userId;
@@ -76,8 +76,12 @@ describe('finding workflows by search attribute (dev server)', () => {
       .poll(() => found(`WorkflowType = 'deviceLivenessWorkflow' AND DeviceId = '${tenant.phone.id}'`))
       .toEqual([deviceWorkflowId(tenant.phone.id)]);
     await expect
-      .poll(() => found(`WebhookId = '${webhook.id}' AND DeliveryStatus IN ('retrying', 'failed', 'abandoned')`))
-      .toEqual([deliveryWorkflowId(delivery.id)]);
+      .poll(() =>
+        found(
+          `WorkflowType = 'webhookQueueWorkflow' AND WebhookId = '${webhook.id}' AND DeliveryStatus IN ('retrying', 'failed', 'abandoned')`,
+        ),
+      )
+      .toEqual([webhookQueueWorkflowId(webhook.id)]);
     expect(await found(`WebhookId = '${webhook.id}' AND DeliveryStatus = 'delivered'`)).toEqual([]);
   });
 });
