@@ -191,8 +191,8 @@ export const scenarios: Record<string, Scenario> = {
   'queue-deleted': (ctx) => queue(ctx, [{ status: 500 }], { deleteWhileRetrying: true }),
 
   /**
-   * Started with a budget of three events: a pass, a delivery's signal and its pass fill it, and it
-   * continues as new; the second run delivers the next one and ends idle.
+   * Started with a budget of three events: a pass, then a delivery's signal and its pass fill a run,
+   * which continues as new (twice: run1 and run2, each with one delivery); the third run ends idle.
    */
   async 'queue-continue-as-new'(ctx) {
     const { app, env } = ctx;
