@@ -23,6 +23,7 @@ import {
   type Child,
 } from '../support/stack';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { webhookQueueWorkflowId } from '../../workflows/definitions';
 
 // Chaos on the split layout as an operator runs it: Postgres (embedded, persistent data folder), the
 // Temporal dev server (state in its sqlite file), `npm run migrate`, then the api and the worker as
@@ -154,18 +155,18 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
     (JSON.parse(readFileSync(path.join(dataDir, 'temporal', 'dev-server.pid'), 'utf8')) as { pid: number }).pid;
   const postmasterPid = () => Number(readFileSync(path.join(postgresDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 
-  /** The deliveries still open: their rows, what the endpoint saw, and their workflow's pending activity. */
+  /** The deliveries still open: their rows, what the endpoint saw, and their webhook's queue workflow. */
   async function printOpenDeliveries(): Promise<void> {
     const pool = new Pool({ connectionString: postgres!.url, max: 1 });
     try {
-      const { rows } = await pool.query<{ id: string }>(
-        `select id, status, attempt_count, workflow_started_at, created_at from webhook_deliveries
+      const { rows } = await pool.query<{ id: string; webhook_id: string }>(
+        `select id, webhook_id, status, attempt_count, next_attempt_at, workflow_started_at, created_at from webhook_deliveries
           where status <> 'delivered' order by created_at limit 10`,
       );
       for (const row of rows) {
         const seen = hooks.filter((h) => h.deliveryId === row.id).map((h) => `${h.at} s → ${h.answered}`);
         const described = await temporal?.workflow
-          .getHandle(`delivery-${row.id}`)
+          .getHandle(webhookQueueWorkflowId(row.webhook_id))
           .describe()
           .then((d) => ({ status: d.status.name, pending: d.raw.pendingActivities }))
           .catch((error: Error) => error.message);
