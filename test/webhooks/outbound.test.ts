@@ -1,4 +1,4 @@
-import { createServer } from 'node:https';
+import { Agent, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +151,26 @@ describe('outbound webhook requests', () => {
     const named = await post(`https://localhost:${receiver.port}/hook`, { allowPrivateNetworks: false });
     expect(named).toMatchObject({ status: null, error: expect.stringMatching(/private or reserved/) });
     expect(receiver.requests.length).toBe(before);
+  });
+
+  it('reuses a connection of its agent for the next request, and checks the address of every new one', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const before = receiver.connections;
+      for (let i = 0; i < 3; i++) expect(await post(receiver.url, { agent })).toMatchObject({ status: 200 });
+      expect(receiver.connections - before).toBe(1);
+      // A kept-alive agent does not carry a refused address through: the lookup is still ours.
+      const named = await post(`https://localhost:${receiver.port}/hook`, { agent, allowPrivateNetworks: false });
+      expect(named).toMatchObject({ status: null, error: expect.stringMatching(/private or reserved/) });
+      // A body cut off at the bound is not left on a reused connection.
+      receiver.respond = () => ({ status: 500, body: 'x'.repeat(5_000_000) });
+      expect((await post(receiver.url, { agent })).excerpt).toHaveLength(1024);
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      expect(await post(receiver.url, { agent })).toMatchObject({ status: 200, excerpt: 'ok' });
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      agent.destroy();
+    }
   });
 
   it('does not follow redirects, bounds the body it reads, and keeps a short excerpt', async () => {
