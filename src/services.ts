@@ -117,7 +117,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const events = createEventsService({ clock });
   const secretBox = createSecretBox(config.secretsKey);
-  const webhookDeliveries = deliveryStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
+  const webhookDeliveries = deliveryStarts({ em: fresh, taskQueue: config.temporal.taskQueue });
   const webhooks = createWebhooksService({
     em,
     clock,

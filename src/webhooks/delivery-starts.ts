@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StartKind } from '../../temporal/starter';
 import { deliveriesQueuedSignal, webhookQueueWorkflowId, type WebhookQueueInput } from '../../workflows/definitions';
 import { queueSearchAttributes } from '../../workflows/search-attributes';
-import type { Clock } from '../lib/clock';
 import { webhooksRepository } from './webhooks.repository';
 
 export interface DeliveryStart {
@@ -19,11 +18,7 @@ const SIGNAL_PAUSE_MS = 500;
  * know: signal-with-start, so a queue that ended while idle starts again and a running one makes
  * another pass. The deliveries of one webhook committed together share one signal.
  */
-export function deliveryStarts(deps: {
-  em: () => EntityManager;
-  clock: Clock;
-  taskQueue: string;
-}): StartKind<DeliveryStart> {
+export function deliveryStarts(deps: { em: () => EntityManager; taskQueue: string }): StartKind<DeliveryStart> {
   return {
     name: 'webhook-deliveries',
     workflowType: 'webhookQueueWorkflow',
@@ -41,9 +36,11 @@ export function deliveryStarts(deps: {
     searchAttributes: queueSearchAttributes,
     groupKey: (item) => item.webhookId,
     pauseMs: SIGNAL_PAUSE_MS,
-    markStarted: (ids) => webhooksRepository.markDeliveriesStarted(deps.em(), ids, deps.clock.now()),
+    // Nothing to record: a delivery's due time is its record, and one still open past it is told
+    // again by the reconciler (a write per delivery here would cost more than the signal).
+    markStarted: async () => {},
     unstarted: async (before, limit) =>
-      (await webhooksRepository.unstartedDeliveries(deps.em(), before, limit)).map((row) => ({
+      (await webhooksRepository.lateDeliveries(deps.em(), before, limit)).map((row) => ({
         id: row.id,
         accountId: row.user_id,
         webhookId: row.webhook_id,

@@ -30,8 +30,7 @@ export const WebhookDelivery = defineEntity({
     nextAttemptAt: timestamp().nullable(),
     deliveredAt: timestamp().nullable(),
     abandonedAt: timestamp().nullable(),
-    // When its webhook's queue workflow was told of it (or, for a row from before the queues, when
-    // its own workflow started).
+    // When its own workflow started (rows from before the queues; a queue's rows leave it null).
     workflowStartedAt: timestamp().nullable(),
     // Attempted by its webhook's queue workflow; false for rows from before, which have their own.
     viaQueue: p.boolean().default(false),

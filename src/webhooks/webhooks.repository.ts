@@ -39,9 +39,6 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-/** How late a due delivery may be before the reconciler tells its queue again. */
-const OVERDUE_MS = 10 * 60_000;
-
 export const webhooksRepository = {
   /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
   listDeliveries(em: EntityManager, userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
@@ -148,38 +145,24 @@ export const webhooksRepository = {
   },
 
   /**
-   * Open deliveries whose queue must be told (again): those it was never told of, committed before
-   * `before`, and one per webhook of those overdue by more than OVERDUE_MS (a queue whose workflow
-   * was terminated, or missed its wake-up).
+   * Open deliveries whose webhook's queue must be told (again), one per webhook: due before
+   * `before` and still open (a signal lost to a crash after the commit, a queue terminated by an
+   * operator, or a queue behind its endpoint, which a signal more does not harm). Rows from before
+   * the queues whose own workflow never started join their webhook's queue here.
    */
-  async unstartedDeliveries(em: EntityManager, before: Date, limit: number) {
+  async lateDeliveries(em: EntityManager, before: Date, limit: number) {
     type Row = { id: string; user_id: string; webhook_id: string };
-    const unstarted = await em.execute<Row[]>(
-      `select id, user_id, webhook_id from webhook_deliveries
-        where workflow_started_at is null and created_at < ? and status in ('pending', 'retrying')
-        order by created_at limit ?`,
-      [before, limit],
-    );
-    const overdue = await em.execute<Row[]>(
-      `select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
-        where via_queue and status in ('pending', 'retrying') and workflow_started_at is not null
-          and coalesce(next_attempt_at, created_at) < ?
-        order by webhook_id, coalesce(next_attempt_at, created_at) limit ?`,
-      [new Date(before.getTime() - OVERDUE_MS), limit],
-    );
-    return [...unstarted, ...overdue];
-  },
-
-  /**
-   * Their queue was told. A row from before the queues whose own workflow never started (its api
-   * process could not reach Temporal) joins its webhook's queue here.
-   */
-  async markDeliveriesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
     await em.execute(
-      `update webhook_deliveries set workflow_started_at = ?, via_queue = true
-        where id = any(string_to_array(?, ',')::uuid[]) and workflow_started_at is null`,
-      [at, ids.join(',')],
+      `update webhook_deliveries set via_queue = true
+        where workflow_started_at is null and not via_queue and status in ('pending', 'retrying') and created_at < ?`,
+      [before],
       'run',
+    );
+    return em.execute<Row[]>(
+      `select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
+        where via_queue and status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ?
+        order by webhook_id, coalesce(next_attempt_at, created_at), id limit ?`,
+      [before, limit],
     );
   },
 };

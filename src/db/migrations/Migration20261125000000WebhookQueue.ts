@@ -10,6 +10,14 @@ export class Migration20261125000000WebhookQueue extends Migration {
     this.addSql(
       "update webhook_deliveries set via_queue = true where workflow_started_at is null and status in ('pending', 'retrying');",
     );
+    // A queue's rows are never marked started (their due time tells the reconciler when one is
+    // late), so the index of unstarted rows would hold them all: it keeps only rows from before the
+    // queues whose own workflow never started (an api process of the previous version).
+    this.addSql('drop index webhook_deliveries_unstarted_idx;');
+    this.addSql(
+      `create index webhook_deliveries_unstarted_idx on webhook_deliveries (created_at)
+         where workflow_started_at is null and not via_queue and status in ('pending', 'retrying');`,
+    );
     // With tracing on, the trace that queued the delivery: its attempts continue it.
     this.addSql('alter table webhook_deliveries add column trace_parent text;');
     // A webhook's open deliveries in the order they fall due: a pending one at its creation, a
@@ -23,6 +31,10 @@ export class Migration20261125000000WebhookQueue extends Migration {
 
   override async down(): Promise<void> {
     this.addSql('drop index webhook_deliveries_queue_idx;');
+    this.addSql('drop index webhook_deliveries_unstarted_idx;');
+    this.addSql(
+      'create index webhook_deliveries_unstarted_idx on webhook_deliveries (created_at) where workflow_started_at is null;',
+    );
     this.addSql('alter table webhook_deliveries drop column trace_parent;');
     this.addSql('alter table webhook_deliveries drop column via_queue;');
   }
