@@ -35,8 +35,9 @@ export interface StartKind<T extends { id: string }> {
    */
   groupKey?(item: T): string;
   /**
-   * A pause after each round of starts while more rows wait, so that the rows committed meanwhile
-   * share the next round (with groupKey: one signal per workflow per round, not one per row).
+   * The least time between two rounds of starts: the rows committed meanwhile wait and share the
+   * next round (with groupKey: one signal per workflow per round, not one per row). A row after a
+   * quiet spell goes at once.
    */
   pauseMs?: number;
 }
@@ -78,7 +79,7 @@ const SWEEP_LIMIT = 500;
 export function createStarter(deps: StarterDeps) {
   const graceMs = deps.graceMs ?? 30_000;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kinds of any row shape share one map
-  const queues = new Map<StartKind<any>, { items: Queued<unknown>[]; pumping: boolean }>();
+  const queues = new Map<StartKind<any>, { items: Queued<unknown>[]; pumping: boolean; lastRoundAt: number }>();
 
   async function startOne<T extends { id: string }>(kind: StartKind<T>, { item, trace }: Queued<T>): Promise<boolean> {
     try {
@@ -143,8 +144,10 @@ export function createStarter(deps: StarterDeps) {
     const chunk = kind.groupKey ? GROUPED_CHUNK : CHUNK;
     try {
       while (queue.items.length > 0) {
+        const wait = queue.lastRoundAt + (kind.pauseMs ?? 0) - Date.now();
+        if (wait > 0) await delay(wait);
+        queue.lastRoundAt = Date.now();
         await startQueued(kind, queue.items.splice(0, chunk) as Queued<T>[]);
-        if (kind.pauseMs && queue.items.length > 0) await delay(kind.pauseMs);
       }
     } finally {
       queue.pumping = false;
@@ -156,7 +159,7 @@ export function createStarter(deps: StarterDeps) {
     enqueue<T extends { id: string }>(kind: StartKind<T>, items: T[]): void {
       if (items.length === 0) return;
       let queue = queues.get(kind);
-      if (!queue) queues.set(kind, (queue = { items: [], pumping: false }));
+      if (!queue) queues.set(kind, (queue = { items: [], pumping: false, lastRoundAt: 0 }));
       // Off: nothing is captured (no context manager is installed to ask).
       const trace = deps.tracing ? traceContext.active() : undefined;
       for (const item of items) queue.items.push({ item, trace });

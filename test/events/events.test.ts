@@ -116,6 +116,16 @@ describe('event service with webhook fan-out', () => {
     await app.services.background.idle();
     expect(await rows(app, 'select id from webhook_deliveries where webhook_id = ?', [webhook.id])).toHaveLength(6);
     expect(await signalsTo(webhook.id)).toBe(3);
+    // Ten transactions in a row: their signals are at least half a second apart, so they share a few.
+    const began = Date.now();
+    for (let i = 0; i < 10; i++) await emitIn(tenant.userId, 'device.online');
+    const emitting = Date.now() - began;
+    await app.services.background.idle();
+    expect(await rows(app, 'select id from webhook_deliveries where webhook_id = ?', [webhook.id])).toHaveLength(16);
+    const signals = (await signalsTo(webhook.id)) - 3;
+    expect(signals).toBeGreaterThanOrEqual(1);
+    expect(signals).toBeLessThanOrEqual(2 + Math.floor(emitting / 500));
+    expect(signals).toBeLessThan(10);
 
     // An api process that cannot reach Temporal commits a delivery for another webhook but never tells its queue.
     const other = await createTenant(app);
