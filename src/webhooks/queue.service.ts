@@ -208,11 +208,13 @@ export function createQueueService(deps: QueueDeps) {
   }
 
   /** What the pass leaves for its workflow. */
-  async function summary(webhook: QueueWebhook, last: DeliveryAttemptOutcome | null): Promise<QueuePass> {
-    const open = await queueRepository.open(deps.em(), webhook.id);
+  async function summary(webhookId: string, last: DeliveryAttemptOutcome | null): Promise<QueuePass> {
+    // Read again: the pass's last batch may have paused it.
+    const webhook = await queueRepository.webhook(deps.em(), webhookId);
+    const open = await queueRepository.open(deps.em(), webhookId);
     const nextDueAtMs = open.nextRetryAt?.getTime() ?? null;
     let status: DeliveryStatusValue | null = null;
-    if (!webhook.enabled) status = 'abandoned';
+    if (!webhook?.enabled) status = 'abandoned';
     else if (nextDueAtMs !== null) status = 'retrying';
     else if (open.pending > 0) status = 'pending';
     else if (last) status = last === 'delivered' ? 'delivered' : last === 'stopped' ? 'failed' : 'abandoned';
@@ -244,12 +246,12 @@ export function createQueueService(deps: QueueDeps) {
             const outcomes = await attemptBatch(webhook, rows, agent, signal);
             attempted += outcomes.length;
             last = outcomes.at(-1) ?? last;
-            if (Date.now() - began >= PASS_MS) return await summary(webhook, last);
+            if (Date.now() - began >= PASS_MS) return await summary(webhookId, last);
             continue;
           }
           idleSince ??= Date.now();
           const busy = attempted >= BUSY_AFTER && Date.now() - began < PASS_MS;
-          if (!busy || Date.now() - idleSince >= LINGER_MS) return await summary(webhook, last);
+          if (!busy || Date.now() - idleSince >= LINGER_MS) return await summary(webhookId, last);
           await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
         }
       } finally {
