@@ -13,6 +13,7 @@ import { Migration20261124110000OptOuts } from './Migration20261124110000OptOuts
 import { Migration20261124120000IdempotencyKeys } from './Migration20261124120000IdempotencyKeys';
 import { Migration20261124200000Pacing } from './Migration20261124200000Pacing';
 import { Migration20261124300000Failover } from './Migration20261124300000Failover';
+import { Migration20261125100000CredentialChanges } from './Migration20261125100000CredentialChanges';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124120000IdempotencyKeys', class: Migration20261124120000IdempotencyKeys },
   { name: 'Migration20261124200000Pacing', class: Migration20261124200000Pacing },
   { name: 'Migration20261124300000Failover', class: Migration20261124300000Failover },
+  { name: 'Migration20261125100000CredentialChanges', class: Migration20261125100000CredentialChanges },
 ];
