@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
 import { DEVICES_CHANNEL } from './phone-channel';
+import { readRows } from '../db/read';
 import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { notFound, unauthenticated } from '../http/errors';
@@ -125,7 +126,8 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
 
     /** Paired phones, the default one first, then newest. */
     list: (userId: string) =>
-      em().find(
+      readRows(
+        em(),
         Device,
         { userId, unpairedAt: null },
         { orderBy: { isDefault: 'desc', createdAt: 'desc', id: 'desc' } },

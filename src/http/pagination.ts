@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { readRows } from '../db/read';
 
 // The one pagination of the API: keyset over (created_at, id), so a page never shifts when rows
 // are inserted meanwhile, and its cost is one index range scan whatever the account's history.
@@ -98,15 +99,10 @@ export async function findPage<T extends { createdAt: Date; id: string }>(
   const order = options.order ?? 'desc';
   const cursor = options.cursor ? decodeCursor(options.cursor) : null;
   const filter = cursor ? ({ $and: [where, afterCursor(cursor, order)] } as FilterQuery<T>) : where;
-  // Plain rows, not managed entities: a page is only read, and hydrating entities into the
-  // identity map cost more CPU than the query itself.
-  const rows: T[] = await em
-    .createQueryBuilder(entity)
-    .select('*')
-    .where(filter)
-    .orderBy({ createdAt: order, id: order } as never)
-    .limit(options.limit + 1)
-    .execute('all', true);
+  const rows = await readRows(em, entity, filter, {
+    orderBy: { createdAt: order, id: order },
+    limit: options.limit + 1,
+  });
   return toPage(rows, options.limit);
 }
 
