@@ -149,8 +149,11 @@ function pruneOlderBundles(cacheDir: string, traces: boolean, keep: string): voi
   }
 }
 
-/** Runs temporal/bundle-cli.ts, which builds the bundle and stores it in `cacheDir`; resolves with its path. */
-function buildInChild(cacheDir: string, traces: boolean): Promise<string> {
+/**
+ * Runs temporal/bundle-cli.ts, which builds the bundle and stores it in `cacheDir`; resolves with its
+ * path and what the bundler warned about.
+ */
+function buildInChild(cacheDir: string, traces: boolean): Promise<{ codePath: string; warnings: string }> {
   // Run as TypeScript through tsx like the rest, or as the compiled JavaScript beside this file.
   const typescript = path.extname(__filename) === '.ts';
   const cli = path.join(__dirname, `bundle-cli${path.extname(__filename)}`);
@@ -163,7 +166,7 @@ function buildInChild(cacheDir: string, traces: boolean): Promise<string> {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('exit', (code, signal) => {
-      if (code === 0) resolve(stdout.trim());
+      if (code === 0) resolve({ codePath: stdout.trim(), warnings: stderr.trim() });
       else reject(new Error(`bundling the workflows failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`));
     });
   });
@@ -200,18 +203,19 @@ export async function prebuiltWorkflowBundle(
     }
   }
   const started = Date.now();
-  if (cacheDir && writableDir(cacheDir)) {
-    const codePath = await buildInChild(cacheDir, traces);
-    logger?.info({ bundle: codePath, ms: Date.now() - started }, 'workflow bundle built');
-    return { workflowBundle: { codePath }, built: true };
-  }
-  const scratch = mkdtempSync(path.join(tmpdir(), 'phone-gateway-bundle-'));
+  const cached = cacheDir !== undefined && writableDir(cacheDir);
+  const dir = cached ? cacheDir : mkdtempSync(path.join(tmpdir(), 'phone-gateway-bundle-'));
   try {
-    const code = readFileSync(await buildInChild(scratch, traces), 'utf8');
+    const { codePath, warnings } = await buildInChild(dir, traces);
+    if (warnings) logger?.warn({ bundler: warnings }, 'the workflow bundler warned');
+    if (cached) {
+      logger?.info({ bundle: codePath, ms: Date.now() - started }, 'workflow bundle built');
+      return { workflowBundle: { codePath }, built: true };
+    }
     const why = cacheDir ? `${cacheDir} is not writable` : 'no cache folder';
     logger?.info({ ms: Date.now() - started }, `workflow bundle built (not cached: ${why})`);
-    return { workflowBundle: { code }, built: true };
+    return { workflowBundle: { code: readFileSync(codePath, 'utf8') }, built: true };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    if (!cached) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -116,4 +116,10 @@ describe('a bundle built in a child process', () => {
     );
     await Worker.runReplayHistory({ workflowBundle: { codePath } }, history, 'reconciler');
   }, 120_000);
+
+  it('without a cache folder (not writable, as in an image run as another user) is handed over as code', async () => {
+    const uncached = await prebuiltWorkflowBundle({ traces: false });
+    expect(uncached.built).toBe(true);
+    expect((uncached.workflowBundle as { code: string }).code).toBe(readFileSync(inject('workflowBundlePath'), 'utf8'));
+  }, 120_000);
 });
