@@ -23,6 +23,9 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY temporal ./temporal
+# Both workflow bundles, cached where the worker looks (temporal/bundle-cache.ts): it runs as `node`,
+# which cannot write there, and would otherwise build one in a child process at every start.
+RUN node --import tsx temporal/bundle-cli.ts && node --import tsx temporal/bundle-cli.ts --traces
 COPY --from=dashboard /app/web/dist ./web/dist
 USER node
 EXPOSE 3000

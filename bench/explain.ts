@@ -69,11 +69,12 @@ function parse(text: string): CapturedPlan[] {
   return out;
 }
 
-/** Runs `action` with auto_explain on; returns the plans of statements touching messages or batches. */
+/** Runs `action` with auto_explain on; returns the plans of statements touching `tables` (messages or batches). */
 export async function capturePlans(
   db: Pool,
   log: PostgresLog,
   action: () => Promise<unknown>,
+  tables = /\b(messages|batches)\b/,
 ): Promise<CapturedPlan[]> {
   let captured = '';
   await configure(db, true);
@@ -85,7 +86,7 @@ export async function capturePlans(
     log.tap = undefined;
     await configure(db, false);
   }
-  return parse(captured).filter((p) => /\b(messages|batches)\b/.test(p.query) && !/bench_messages/.test(p.query));
+  return parse(captured).filter((p) => tables.test(p.query) && !/bench_messages/.test(p.query));
 }
 
 /** The plans of the process that served the request; statements other sessions ran meanwhile are counted. */

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { startSmtpServer } from '../test/support/smtp';
+import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { createAccount, insertBenchPlan, keyAuth } from './setup';
 import {
@@ -26,6 +27,8 @@ const OUT = path.resolve(flag('out') ?? 'bench-profile');
 const SAMPLES = Number(flag('samples') ?? 300);
 /** Only the request kinds whose label contains this (the profile then shows little else). */
 const ONLY = flag('only');
+/** Also print EXPLAIN (ANALYZE, BUFFERS) of every statement of one request of each kind. */
+const EXPLAIN = argv.includes('--explain');
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 async function statementLog(db: Pool, on: boolean): Promise<void> {
@@ -65,7 +68,7 @@ async function main() {
   const temporal = await startTemporal();
   await migrate(postgres.url);
   await insertBenchPlan(db);
-  await db.query(`alter system set log_line_prefix = '%m [%p] %a: '`);
+  await preloadAutoExplain(db, 'bench');
   const smtp = await startSmtpServer();
   onCleanup('stop the SMTP server', () => smtp.close());
   const service = await startService({
@@ -91,6 +94,8 @@ async function main() {
   const phone = account.phones.phone;
   let n = 0;
   const kinds: Array<[string, () => Promise<Reply>]> = [
+    // The floor: the middleware stack with no credentials and no query.
+    ['GET /livez', () => http.expect(200, 'GET', '/livez')],
     [
       'POST /v1/messages (1 recipient)',
       () =>
@@ -114,6 +119,7 @@ async function main() {
     const statements = await statementsOf(db, pgLog, once);
     console.log(`\n=== ${label}: ${statements.length} statement log lines (parse/bind/execute)`);
     for (const line of statements) console.log(`  ${line}`);
+    if (EXPLAIN) printPlans(label, await capturePlans(db, pgLog, once, /./), /^api/);
     const samples: number[] = [];
     for (let i = 0; i < SAMPLES; i++) samples.push((await once()).ms);
     console.log(`  ${SAMPLES} sequential: ${latencyLine(summarize([samples]))}`);

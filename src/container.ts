@@ -65,7 +65,7 @@ export async function createContainer(
       tracing,
       async close() {
         await services.accounts.mailsSent();
-        await services.keyUsage.stop();
+        await services.stop();
         await temporal.connection.close();
         await opened.close();
         // Last: exports the spans of everything above.

@@ -89,7 +89,9 @@ export function buildServices(deps: ServiceDeps) {
 
   const plans = createPlansService({ em, clock });
   const sessions = createSessionsService({ em, clock });
-  const apiKeys = createApiKeysService({ em, clock });
+  // Postgres LISTEN/NOTIFY: phones told of work and settings, credentials dropped when they change.
+  const notifier = createNotifier({ orm: deps.orm, logger });
+  const apiKeys = createApiKeysService({ em, clock, feed: notifier });
   const keyUsage = createKeyUsageRecorder({ orm, logger });
   const limiter = createRateLimiter({ em, clock });
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger });
@@ -144,10 +146,8 @@ export function buildServices(deps: ServiceDeps) {
   });
   const liveness = createLiveness({ temporal, config, em: fresh, clock, background, starter });
   const push = createPush({ provider: pushProviderFor(config), em: fresh, clock, logger, background });
-  const devices = createDevicesService({ em, clock, events, liveness, push });
+  const devices = createDevicesService({ em, clock, events, liveness, push, feed: notifier });
   const presence = createPresenceService({ em, events, clock });
-  // Told by Postgres (LISTEN/NOTIFY) when a phone has work or settings; listens only while streams are open.
-  const notifier = createNotifier({ orm: deps.orm, logger });
   const phoneChannel = createPhoneChannel({
     orm: deps.orm,
     clock,
@@ -155,7 +155,16 @@ export function buildServices(deps: ServiceDeps) {
     notifier,
     keepAliveMs: config.phoneEventsHeartbeatMs,
   });
-  const pairing = createPairingService({ em, clock, limiter, plans, events, liveness, publicUrl: config.publicUrl });
+  const pairing = createPairingService({
+    em,
+    clock,
+    limiter,
+    plans,
+    events,
+    liveness,
+    publicUrl: config.publicUrl,
+    forgetToken: devices.forgetToken,
+  });
   const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
   const auth = createAuth({
     apiKeys,
@@ -255,6 +264,12 @@ export function buildServices(deps: ServiceDeps) {
     async drain(): Promise<void> {
       await background.idle();
       await keyUsage.flush();
+    },
+    /** Stops what runs on its own: the credential caches' subscriptions and the key usage timer. */
+    async stop(): Promise<void> {
+      await apiKeys.stop();
+      await devices.stopCache();
+      await keyUsage.stop();
     },
   };
 }

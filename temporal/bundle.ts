@@ -6,18 +6,45 @@ export const workflowsPath = path.join(__dirname, '..', 'workflows', 'index.ts')
 /** The workflow interceptors of tracing (temporal/workflow-tracing.ts). */
 export const workflowTracingPath = path.join(__dirname, 'workflow-tracing.ts');
 
+export interface WorkflowBundle extends WorkflowBundleWithSourceMap {
+  /**
+   * Every path webpack read or probed for while building (its own watch list: sources, package.json
+   * files, loaders, directories, and the misses of module resolution). While none of them changed,
+   * another build would give the same bundle (temporal/bundle-cache.ts).
+   */
+  inputs: string[];
+}
+
+interface Compilation {
+  fileDependencies: Iterable<string>;
+  missingDependencies: Iterable<string>;
+}
+
 /**
  * The workflow bundle, built once and shared (tests build it in their global setup). With
  * `traces`, the OpenTelemetry workflow interceptors are bundled in; without, the workflows run
  * exactly as written. Either bundle replays the other's histories: the interceptors add headers and
  * spans, never commands.
  */
-export function bundleWorkflows(options: { traces?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
+export async function bundleWorkflows(options: { traces?: boolean } = {}): Promise<WorkflowBundle> {
+  const inputs = new Set<string>();
+  const recordInputs = {
+    apply(compiler: {
+      hooks: { done: { tap(name: string, fn: (stats: { compilation: Compilation }) => void): void } };
+    }) {
+      compiler.hooks.done.tap('record-inputs', ({ compilation }) => {
+        for (const file of compilation.fileDependencies) inputs.add(file);
+        for (const file of compilation.missingDependencies) inputs.add(file);
+      });
+    },
+  };
+  const bundle = await bundleWorkflowCode({
     workflowsPath,
     workflowInterceptorModules: options.traces ? [workflowTracingPath] : [],
     // Workflow code must stay deterministic: fail the bundle if it pulls in a Node module.
     ignoreModules: [],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
+    webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recordInputs] }),
   });
+  return { ...bundle, inputs: [...inputs].sort() };
 }

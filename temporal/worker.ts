@@ -24,7 +24,7 @@ import type { Tracing } from '../src/traces/tracing';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
 import { idempotentStart, temporalAddress } from './client';
-import { bundleWorkflows } from './bundle';
+import { defaultBundleCacheDir, prebuiltWorkflowBundle } from './bundle-cache';
 import { ensureSearchAttributes } from './search-attributes';
 
 let runtimeInstalled = false;
@@ -69,7 +69,7 @@ export interface WorkerDeps {
   temporal: Client;
   services: Services;
   connection: NativeConnection;
-  /** A prebuilt bundle (tests share one); otherwise the workflows are bundled at start. */
+  /** A prebuilt bundle (tests share one); otherwise the cached one, or one built at start (bundle-cache.ts). */
   workflowBundle?: WorkflowBundleOption;
   /** Set only when tracing is on: the bundle then must have been built with `traces` (bundle.ts). */
   tracing?: Tracing;
@@ -100,12 +100,16 @@ export function workerTracing(tracing: Tracing | undefined): {
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  const workflowBundle =
+    deps.workflowBundle ??
+    (await prebuiltWorkflowBundle({ traces: Boolean(deps.tracing), cacheDir: defaultBundleCacheDir }, deps.logger))
+      .workflowBundle;
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.taskQueue,
-    // Bundled here rather than by Worker.create, whose bundler logs webpack's whole report at INFO.
-    workflowBundle: deps.workflowBundle ?? (await bundleWorkflows({ traces: Boolean(deps.tracing) })),
+    // Never bundled by Worker.create: webpack would stay resident in the worker's process.
+    workflowBundle,
     activities: createActivities(deps.services, deps.orm),
     maxCachedWorkflows: deps.config.temporal.maxCachedWorkflows,
     ...workerTracing(deps.tracing),

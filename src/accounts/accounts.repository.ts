@@ -9,6 +9,15 @@ export const accountsRepository = {
     return row?.plan_id;
   },
 
+  /** Whether the account's email is verified (every send asks); undefined for an unknown account. */
+  async emailVerified(em: EntityManager, userId: string): Promise<boolean | undefined> {
+    const [row] = await em.execute<{ verified: boolean }[]>(
+      'select email_verified_at is not null as verified from users where id = ?',
+      [userId],
+    );
+    return row?.verified;
+  },
+
   /** Counts a wrong try in SQL, so concurrent guesses cannot share one attempt. */
   async countWrongCode(em: EntityManager, codeId: string): Promise<void> {
     await em.execute('update email_codes set attempts = attempts + 1 where id = ?', [codeId]);

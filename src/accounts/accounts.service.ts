@@ -181,8 +181,7 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /** The single check the messaging feature calls before accepting a send. */
     async assertCanSend(userId: string): Promise<void> {
-      const user = await em().findOneOrFail(User, { id: userId });
-      if (!user.emailVerifiedAt)
+      if (!(await accountsRepository.emailVerified(em(), userId)))
         throw forbidden('email_unverified', 'Verify your email address before sending messages.');
     },
   };

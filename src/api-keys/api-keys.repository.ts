@@ -9,19 +9,31 @@ export interface KeyUse {
   lastUsedAt: Date;
 }
 
+/** What authenticating with a key needs to know of it. */
+export interface UsableKey {
+  id: string;
+  userId: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+}
+
 export const apiKeysRepository = {
   /** The usable key with this hash at `now`: revoked and expired keys are not found. */
-  async usableByHash(
-    em: EntityManager,
-    keyHash: string,
-    now: Date,
-  ): Promise<{ id: string; userId: string; scopes: Scope[] } | null> {
-    const [key] = await em.execute<{ id: string; user_id: string; scopes: Scope[] }[]>(
-      `select id, user_id, scopes from api_keys
+  async usableByHash(em: EntityManager, keyHash: string, now: Date): Promise<UsableKey | null> {
+    // Timestamps come back from a raw query as text.
+    const [key] = await em.execute<{ id: string; user_id: string; scopes: Scope[]; expires_at: string | null }[]>(
+      `select id, user_id, scopes, expires_at from api_keys
         where key_hash = ? and revoked_at is null and (expires_at is null or expires_at > ?)`,
       [keyHash, now],
     );
-    return key ? { id: key.id, userId: key.user_id, scopes: key.scopes } : null;
+    return key
+      ? {
+          id: key.id,
+          userId: key.user_id,
+          scopes: key.scopes,
+          expiresAt: key.expires_at ? new Date(key.expires_at) : null,
+        }
+      : null;
   },
 
   /** Adds the uses of many keys in one statement. */

@@ -4,7 +4,11 @@ import type { Clock } from '../lib/clock';
 import { randomBase62, sha256 } from '../lib/crypto';
 import type { Logger } from '../lib/logger';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity';
-import { apiKeysRepository } from './api-keys.repository';
+import { apiKeysRepository, type UsableKey } from './api-keys.repository';
+import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
+
+/** Told the id of a key whose revocation, expiry, scopes or existence changed (a trigger on api_keys). */
+export const API_KEYS_CHANNEL = 'phone_gateway_api_keys';
 
 const KEY_PREFIX = 'sk_';
 const KEY_RANDOM_CHARS = 40;
@@ -16,7 +20,9 @@ export interface CreateKeyInput {
   expiresAt?: Date | null;
 }
 
-export function createApiKeysService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
+export function createApiKeysService({ em, clock, feed }: { em: () => EntityManager; clock: Clock; feed: ChangeFeed }) {
+  const cache = createCredentialCache<UsableKey>({ feed, channel: API_KEYS_CHANNEL, clock });
+
   async function owned(userId: string, id: string): Promise<ApiKey> {
     const key = await em().findOne(ApiKey, { id, userId });
     if (!key) throw notFound('API key');
@@ -56,21 +62,27 @@ export function createApiKeysService({ em, clock }: { em: () => EntityManager; c
     async remove(userId: string, id: string): Promise<void> {
       em().remove(await owned(userId, id));
       await em().flush();
+      cache.forget(id);
     },
 
     async revoke(userId: string, id: string): Promise<void> {
       const key = await owned(userId, id);
       key.revokedAt ??= clock.now();
       await em().flush();
+      cache.forget(id);
     },
 
     /** The usable key behind a presented secret: unknown, revoked and expired keys are null. */
-    async authenticate(presented: string): Promise<{ id: string; userId: string; scopes: Scope[] } | null> {
+    async authenticate(presented: string): Promise<UsableKey | null> {
       if (!presented.startsWith(KEY_PREFIX) || presented.length > 200) return null;
-      // Looked up by hash: the secret itself is never compared, so its timing leaks nothing. Plain SQL:
-      // this runs on every request, and the three columns it needs want no entity.
-      return apiKeysRepository.usableByHash(em(), sha256(presented), clock.now());
+      // Looked up by hash: the secret itself is never compared, so its timing leaks nothing. Every
+      // request authenticates: a key in use is remembered (credential-cache.ts), not looked up again.
+      const hash = sha256(presented);
+      return cache.lookup(hash, () => apiKeysRepository.usableByHash(em(), hash, clock.now()));
     },
+
+    /** Stops hearing of key changes (process shutdown). */
+    stop: () => cache.stop(),
   };
 }
 

@@ -1,7 +1,6 @@
 import type { ApiKey } from './api-key.entity';
 import { iso } from '../lib/iso';
 
-
 /** The only serialiser of keys: the hash never leaves, the full key only in the create response. */
 export const apiKeyView = (key: ApiKey) => ({
   id: key.id,

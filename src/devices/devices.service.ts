@@ -1,4 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
+import { DEVICES_CHANNEL } from './phone-channel';
+import { readRows } from '../db/read';
 import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { notFound, unauthenticated } from '../http/errors';
@@ -11,12 +14,19 @@ import type { Push } from './push';
 import { deviceView } from './devices.views';
 import type { SendWindow } from './send-window';
 
+interface PhoneCredential {
+  id: string;
+  userId: string;
+  deviceId: string;
+}
+
 export interface DevicesDeps {
   em: () => EntityManager;
   clock: Clock;
   events: EventsService;
   liveness: Liveness;
   push: Push;
+  feed: ChangeFeed;
 }
 
 /** Settings a PATCH may change; absent fields stay as they are. */
@@ -49,8 +59,11 @@ export interface HeartbeatInput {
 export type DeviceStoppedHook = (tx: EntityManager, device: Device, why: 'disabled' | 'unpaired') => Promise<void>;
 
 /** The phones of an account: settings, default, unpairing, device-token auth and heartbeats. */
-export function createDevicesService({ em, clock, events, liveness, push }: DevicesDeps) {
+export function createDevicesService({ em, clock, events, liveness, push, feed }: DevicesDeps) {
   const stoppedHooks: DeviceStoppedHook[] = [];
+  // A phone's token is checked on every request it makes: remembered, and dropped when the phone's
+  // row changes (the devices trigger of the phone channel) or here when this process unpairs it.
+  const tokens = createCredentialCache<PhoneCredential>({ feed, channel: DEVICES_CHANNEL, clock });
 
   /** A live (paired) phone of the account, locked for the transaction; anything else is 404. */
   async function lockOwned(tx: EntityManager, userId: string, id: string): Promise<Device> {
@@ -102,6 +115,7 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
       await tx.flush();
       for (const hook of stoppedHooks) await hook(tx, device, 'unpaired');
     });
+    tokens.forget(id);
     liveness.unpaired(id);
   }
 
@@ -112,7 +126,8 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
 
     /** Paired phones, the default one first, then newest. */
     list: (userId: string) =>
-      em().find(
+      readRows(
+        em(),
         Device,
         { userId, unpairedAt: null },
         { orderBy: { isDefault: 'desc', createdAt: 'desc', id: 'desc' } },
@@ -143,8 +158,19 @@ export function createDevicesService({ em, clock, events, liveness, push }: Devi
     async authenticate(token: string): Promise<{ userId: string; deviceId: string } | null> {
       if (token.length > 200) return null;
       // Looked up by hash: the token itself is never compared, so timing leaks nothing.
-      return devicesRepository.byToken(em(), sha256(token));
+      const hash = sha256(token);
+      const found = await tokens.lookup(hash, async () => {
+        const phone = await devicesRepository.byToken(em(), hash);
+        return phone && { id: phone.deviceId, ...phone };
+      });
+      return found && { userId: found.userId, deviceId: found.deviceId };
     },
+
+    /** The phone's token, if remembered, is looked up again on its next request. */
+    forgetToken: (deviceId: string) => tokens.forget(deviceId),
+
+    /** Stops hearing of phone changes (process shutdown). */
+    stopCache: () => tokens.stop(),
 
     /** Stores what the phone reports; a phone that was offline is online again (device.online). */
     async heartbeat(userId: string, id: string, input: HeartbeatInput): Promise<Device> {

@@ -1,7 +1,6 @@
 import { iso } from '../lib/iso';
 import type { Device, PairingCode } from './device.entity';
 
-
 /** The only serialiser of phones: the token hash, hardware key and push token never leave. */
 export const deviceView = (device: Device) => ({
   id: device.id,

@@ -29,6 +29,8 @@ export interface PairingDeps {
   events: EventsService;
   liveness: Liveness;
   publicUrl: string;
+  /** The phone's previous token stops working here at once (devices.service's credential cache). */
+  forgetToken: (deviceId: string) => void;
 }
 
 export interface PairInput {
@@ -149,6 +151,7 @@ export function createPairingService(deps: PairingDeps) {
         }
         throw error;
       }
+      deps.forgetToken(device.id);
       liveness.heartbeat(device, true);
       return { device, token };
     },

@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { readRows } from '../db/read';
 
 // The one pagination of the API: keyset over (created_at, id), so a page never shifts when rows
 // are inserted meanwhile, and its cost is one index range scan whatever the account's history.
@@ -88,7 +89,7 @@ export function toPage<T extends { createdAt: Date; id: string }>(rows: T[], lim
   return { items, nextCursor: encodeCursor(items[items.length - 1]) };
 }
 
-/** One page of `entity` matching `where`, ordered by (created_at, id). */
+/** One page of `entity` matching `where`, ordered by (created_at, id), as plain (unmanaged) rows. */
 export async function findPage<T extends { createdAt: Date; id: string }>(
   em: EntityManager,
   entity: EntityName<T>,
@@ -98,11 +99,11 @@ export async function findPage<T extends { createdAt: Date; id: string }>(
   const order = options.order ?? 'desc';
   const cursor = options.cursor ? decodeCursor(options.cursor) : null;
   const filter = cursor ? ({ $and: [where, afterCursor(cursor, order)] } as FilterQuery<T>) : where;
-  const rows = await em.find(entity, filter, {
-    orderBy: { createdAt: order, id: order } as never,
+  const rows = await readRows(em, entity, filter, {
+    orderBy: { createdAt: order, id: order },
     limit: options.limit + 1,
   });
-  return toPage(rows as T[], options.limit);
+  return toPage(rows, options.limit);
 }
 
 /** The interface's list body: `{data, next_cursor}`, next_cursor absent on the last page. */

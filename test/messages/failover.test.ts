@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { startTestApp, testClock, type TestApp } from '../support/app';
-import { createTestWorker, createTimeSkippingEnv } from '../support/temporal';
+import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { createKey, json, registerAccount } from '../support/accounts';
-import { deviceRow, eventsOf } from '../support/factories';
+import { deviceRow, eventsOf, messageRow } from '../support/factories';
+import { SECONDS_PER_MESSAGE } from '../../src/messages/queue';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
 
@@ -101,6 +101,45 @@ describe('failover: an offline phone’s waiting messages move to another online
     expect(batch.estimated_completion_at).not.toBe(sent.batch.estimated_completion_at);
   });
 
+  it('gives moved messages deadlines after the new phone’s queue, at its pace, never past their send’s ttl', async () => {
+    const { call, phones } = await tenant(2);
+    const [from, to] = phones;
+    expect((await call('PATCH', '/v1/account/settings', { failover: true })).status).toBe(200);
+    expect((await call('PATCH', `/v1/devices/${to.id}`, { send_delay_seconds: 10 })).status).toBe(200);
+    const perMs = (10 + SECONDS_PER_MESSAGE) * 1000;
+    const staleWindowMs = app.config.staleWindowMs;
+    const send = async (device: PairedPhone, to: string[], extra: Record<string, unknown> = {}) => {
+      const body = await readJson(
+        await call('POST', '/v1/messages', { body: 'Paced', to, device_id: device.id, ...extra }),
+      );
+      // Each send a second after the last: the outbox order is then the order of the sends.
+      app.clock.advance(1_000);
+      return body;
+    };
+    // Two messages already wait on the phone the others move to.
+    await send(to, ['+14155550181', '+14155550182']);
+    const plain = await send(from, ['+14155550183', '+14155550184']);
+    const shortLived = await send(from, ['+14155550185'], { ttl_seconds: staleWindowMs / 1000 + 20 });
+    const movedAt = app.clock.now().getTime();
+
+    await goOffline(from);
+
+    const staleAt = async (id: string) => (await messageRow(app.orm, id)).staleAt!.getTime();
+    const [first, second] = plain.message_ids as string[];
+    // The n-th moved message (from 0) is due after the 2 ahead and the n before it, at the new pace.
+    expect(await staleAt(first)).toBe(movedAt + staleWindowMs + 2 * perMs);
+    expect(await staleAt(second)).toBe(movedAt + staleWindowMs + 3 * perMs);
+    // The third would be due at movedAt + window + 4 × 15 s; its send lives only window + 20 s.
+    const createdAt = new Date(shortLived.batch.created_at).getTime();
+    expect(await staleAt(shortLived.message_ids[0])).toBe(createdAt + staleWindowMs + 20_000);
+    expect(createdAt + staleWindowMs + 20_000).toBeLessThan(movedAt + staleWindowMs + 4 * perMs);
+    // Each batch is done when its last message is sent at the new phone's pace.
+    const estimate = async (batchId: string) =>
+      new Date((await readJson(await call('GET', `/v1/batches/${batchId}`))).batch.estimated_completion_at).getTime();
+    expect(await estimate(plain.batch.id)).toBe(movedAt + (2 + 2) * perMs);
+    expect(await estimate(shortLived.batch.id)).toBe(movedAt + (2 + 3) * perMs);
+  });
+
   it('moves a batch whole when nothing of it was handed out, scheduled ones included', async () => {
     const { call, phones } = await tenant(2);
     const [from, to] = phones;
@@ -146,30 +185,18 @@ describe('failover: an offline phone’s waiting messages move to another online
 
 describe('failover driven by the liveness workflow (time-skipping)', () => {
   const MINUTE = 60_000;
+  let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
-  let worker: Worker;
-  let running: Promise<void>;
   const clock = testClock();
   // The app's clock follows the workflows' (skipped) time: heartbeats are stamped when they happen.
   const syncClock = async () => clock.set(new Date(await env.currentTimeMs()));
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    app = await startTestApp({
-      clock,
-      temporal: env.client,
-      env: { TEMPORAL_TASK_QUEUE: 'failover-liveness-test' },
-    });
-    worker = await createTestWorker(env, { config: app.config, orm: app.orm, services: app.services });
-    running = worker.run();
+    stack = await startWorkflowStack({ clock, env: { TEMPORAL_TASK_QUEUE: 'failover-liveness-test' } });
+    ({ env, app } = stack);
   });
-  afterAll(async () => {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running;
-    await app?.close();
-    await env?.teardown();
-  });
+  afterAll(() => stack?.close());
 
   it('moves a silent phone’s queue to the phone that kept heartbeating, when its heartbeats stop', async () => {
     await syncClock();

@@ -106,7 +106,7 @@ export async function startTestApp(
     async close() {
       await served.close();
       await services.accounts.mailsSent();
-      await services.keyUsage.stop();
+      await services.stop();
       await orm.close();
     },
   };

@@ -3,6 +3,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { User } from '../../src/accounts/user.entity';
 import { Device } from '../../src/devices/device.entity';
 import { Event } from '../../src/events/event.entity';
+import { Message } from '../../src/messages/message.entity';
 import { Plan } from '../../src/plans/plan.entity';
 import { attemptsRepository } from '../../src/webhooks/attempts.repository';
 import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
@@ -36,6 +37,11 @@ export async function eventsOf(orm: Orm, where: FilterQuery<Event>): Promise<Eve
 /** The stored device row (fields the API does not show, e.g. last_signal_at and queue_depth). */
 export async function deviceRow(orm: Orm, deviceId: string): Promise<Device> {
   return orm.em.fork().findOneOrFail(Device, { id: deviceId });
+}
+
+/** The stored message row (fields the API does not show, e.g. stale_at and available_at). */
+export async function messageRow(orm: Orm, messageId: string): Promise<Message> {
+  return orm.em.fork().findOneOrFail(Message, { id: messageId });
 }
 
 /** Changes stored device fields without telling the phone or its liveness workflow. */

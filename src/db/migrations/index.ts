@@ -13,7 +13,8 @@ import { Migration20261124110000OptOuts } from './Migration20261124110000OptOuts
 import { Migration20261124120000IdempotencyKeys } from './Migration20261124120000IdempotencyKeys';
 import { Migration20261124200000Pacing } from './Migration20261124200000Pacing';
 import { Migration20261124300000Failover } from './Migration20261124300000Failover';
-import { Migration20261125000000WebhookQueue } from './Migration20261125000000WebhookQueue';
+import { Migration20261125100000CredentialChanges } from './Migration20261125100000CredentialChanges';
+import { Migration20261125200000WebhookQueue } from './Migration20261125200000WebhookQueue';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -31,5 +32,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124120000IdempotencyKeys', class: Migration20261124120000IdempotencyKeys },
   { name: 'Migration20261124200000Pacing', class: Migration20261124200000Pacing },
   { name: 'Migration20261124300000Failover', class: Migration20261124300000Failover },
-  { name: 'Migration20261125000000WebhookQueue', class: Migration20261125000000WebhookQueue },
+  { name: 'Migration20261125100000CredentialChanges', class: Migration20261125100000CredentialChanges },
+  { name: 'Migration20261125200000WebhookQueue', class: Migration20261125200000WebhookQueue },
 ];

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261125000000WebhookQueue extends Migration {
+export class Migration20261125200000WebhookQueue extends Migration {
   override async up(): Promise<void> {
     // Deliveries are attempted by their webhook's queue workflow (one per webhook, draining its open
     // deliveries in batches) rather than by one workflow each: a workflow per delivery cost the
