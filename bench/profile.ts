@@ -4,21 +4,11 @@
 // hundred more and leaves the api's CPU profile (open it in Chrome DevTools) in --out.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Pool } from 'pg';
-import { startSmtpServer } from '../test/support/smtp';
+import type { Pool } from 'pg';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
-import { createAccount, insertBenchPlan, keyAuth } from './setup';
-import {
-  cleanup,
-  migrate,
-  onCleanup,
-  runMain,
-  startPostgres,
-  startService,
-  startTemporal,
-  type PostgresLog,
-} from './stack';
+import { createAccount, keyAuth } from './setup';
+import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
 
 const argv = process.argv.slice(2);
@@ -61,27 +51,10 @@ async function statementsOf(db: Pool, log: PostgresLog, action: () => Promise<un
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const pgLog: PostgresLog = { errors: [] };
-  const postgres = await startPostgres(pgLog);
-  const db = new Pool({ connectionString: postgres.url, max: 2, application_name: 'bench' });
-  db.on('error', () => {});
-  onCleanup('close the bench pool', () => db.end());
-  const temporal = await startTemporal();
-  await migrate(postgres.url);
-  await insertBenchPlan(db);
-  await preloadAutoExplain(db, 'bench');
-  const smtp = await startSmtpServer();
-  onCleanup('stop the SMTP server', () => smtp.close());
-  const service = await startService({
-    layout: 'split',
-    databaseUrl: postgres.url,
-    temporalAddress: temporal.address,
-    temporal: temporal.client,
-    env: {
-      DEFAULT_PLAN: 'bench',
-      SMTP_URL: smtp.url,
-      DEVICE_RATE_PER_SECOND: '100000',
-      DEVICE_RATE_BURST: '100000',
-    },
+  const { db, smtp, service } = await startBenchStack({
+    pgLog,
+    prepare: (db) => preloadAutoExplain(db, 'bench'),
+    env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${OUT}`],
   });
   const http = httpClient(service.base, 4);

@@ -2,24 +2,12 @@
 // a physical baseline measured on the same database in the same run. Starts and stops its own stack.
 // `npm run bench -- --help` lists the flags.
 import { cpus, loadavg } from 'node:os';
-import { Pool } from 'pg';
-import { startSmtpServer } from '../test/support/smtp';
 import { createScratchTables, measureBaselines, type Baselines } from './baseline';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { memorySampler, snapshot, type Component, type Snapshot } from './proc';
-import { createAccount, fillHistory, insertBenchPlan, keyAuth, type Account, type Phone } from './setup';
-import {
-  runMain,
-  logMessages,
-  migrate,
-  onCleanup,
-  startPostgres,
-  startService,
-  startTemporal,
-  type Layout,
-  type PostgresLog,
-} from './stack';
+import { createAccount, fillHistory, keyAuth, type Account, type Phone } from './setup';
+import { onCleanup, runMain, startBenchStack, logMessages, type Layout, type PostgresLog } from './stack';
 import { openEvents } from '../tools/phone/events';
 import { int, latencyLine, mib, ms, ratio, summarize, type Summary } from './stats';
 
@@ -128,27 +116,17 @@ async function main() {
 
   section('starting the stack');
   const pgLog: PostgresLog = { errors: [] };
-  const postgres = await startPostgres(pgLog);
-  const db = new Pool({ connectionString: postgres.url, max: 8, application_name: 'bench' });
-  // An idle connection cut by a stopping Postgres is expected on the way out, not a crash.
-  db.on('error', () => {});
-  onCleanup('close the bench pool', () => db.end());
-  const temporal = await startTemporal();
-  await migrate(postgres.url);
-  await insertBenchPlan(db);
-  await createScratchTables(db);
-  await preloadAutoExplain(db, 'bench');
-  const smtp = await startSmtpServer();
-  onCleanup('stop the SMTP server', () => smtp.close());
-  const service = await startService({
+  const { db, smtp, service, components, temporal } = await startBenchStack({
     layout: LAYOUT,
-    databaseUrl: postgres.url,
-    temporalAddress: temporal.address,
-    temporal: temporal.client,
+    pgLog,
+    poolSize: 8,
+    prepare: async (db) => {
+      await createScratchTables(db);
+      await preloadAutoExplain(db, 'bench');
+    },
     // The phone side drains faster than the per-phone request limit (50/s, burst 200) allows.
-    env: { DEFAULT_PLAN: 'bench', SMTP_URL: smtp.url, DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
+    env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
   });
-  const components: Component[] = [postgres.component, temporal.component, ...service.components];
   const apiComponent = service.components[0];
   const http = httpClient(service.base, 16);
   onCleanup('close the http agent', () => http.close());

@@ -7,14 +7,12 @@ import { createServer } from 'node:https';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Pool } from 'pg';
 import { SimulatedPhone } from '../tools/phone/phone';
-import { startSmtpServer } from '../test/support/smtp';
 import { createTestTls } from '../test/support/tls';
 import { httpClient, type Reply } from './http';
-import { snapshot, type Component } from './proc';
-import { createAccount, insertBenchPlan, keyAuth } from './setup';
-import { migrate, onCleanup, runMain, startPostgres, startService, startTemporal, stopping } from './stack';
+import { snapshot } from './proc';
+import { createAccount, keyAuth } from './setup';
+import { onCleanup, runMain, startBenchStack, stopping } from './stack';
 import { int, mib, ms, percentile } from './stats';
 
 const argv = process.argv.slice(2);
@@ -65,28 +63,9 @@ async function main() {
     `phone-gateway soak — ${new Date().toISOString()}: ${MINUTES} min, ${SENDS_PER_SECOND} sends/s, ${READS_PER_SECOND} reads/s`,
   );
   const tls = await createTestTls(mkdtempSync(path.join(tmpdir(), 'soak-tls-')));
-  const postgres = await startPostgres({ errors: [] });
-  const db = new Pool({ connectionString: postgres.url, max: 2 });
-  db.on('error', () => {});
-  onCleanup('close the pool', () => db.end());
-  const temporal = await startTemporal();
-  await migrate(postgres.url);
-  await insertBenchPlan(db);
-  const smtp = await startSmtpServer();
-  onCleanup('stop the SMTP server', () => smtp.close());
-  const service = await startService({
-    layout: 'split',
-    databaseUrl: postgres.url,
-    temporalAddress: temporal.address,
-    temporal: temporal.client,
-    env: {
-      DEFAULT_PLAN: 'bench',
-      SMTP_URL: smtp.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
-    },
+  const { db, smtp, service, components } = await startBenchStack({
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' },
   });
-  const components: Component[] = [postgres.component, temporal.component, ...service.components];
   const http = httpClient(service.base, 32);
   onCleanup('close the http agent', () => http.close());
 

@@ -22,7 +22,10 @@ import {
   workerPolling,
   type Child,
 } from '../test/support/stack';
+import { Pool } from 'pg';
+import { startSmtpServer } from '../test/support/smtp';
 import type { Component } from './proc';
+import { insertBenchPlan } from './setup';
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: one list of undo steps, run in reverse on every way out.
@@ -287,4 +290,41 @@ export async function startService(options: {
     alive: () => started.every((s) => s.running()),
     output: (name: string) => started.find((s) => s.name === name)?.output() ?? '',
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole stack every bench script starts: Postgres (and a small pool on it for the script's own
+// SQL), the dev server, the migrations, the bench plan, a local SMTP server and the service.
+
+export async function startBenchStack(options: {
+  layout?: Layout;
+  /** Extra environment of the api and worker (DEFAULT_PLAN and SMTP_URL are set here). */
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  pgLog?: PostgresLog;
+  poolSize?: number;
+  /** Runs after the migrations, before the service starts (scratch tables, auto_explain). */
+  prepare?: (db: Pool) => Promise<void>;
+}) {
+  const postgres = await startPostgres(options.pgLog ?? { errors: [] });
+  const db = new Pool({ connectionString: postgres.url, max: options.poolSize ?? 2, application_name: 'bench' });
+  // An idle connection cut by a stopping Postgres is expected on the way out, not a crash.
+  db.on('error', () => {});
+  onCleanup('close the bench pool', () => db.end());
+  const temporal = await startTemporal();
+  await migrate(postgres.url);
+  await insertBenchPlan(db);
+  await options.prepare?.(db);
+  const smtp = await startSmtpServer();
+  onCleanup('stop the SMTP server', () => smtp.close());
+  const service = await startService({
+    layout: options.layout ?? 'split',
+    databaseUrl: postgres.url,
+    temporalAddress: temporal.address,
+    temporal: temporal.client,
+    env: { DEFAULT_PLAN: 'bench', SMTP_URL: smtp.url, ...options.env },
+    nodeArgs: options.nodeArgs,
+  });
+  const components: Component[] = [postgres.component, temporal.component, ...service.components];
+  return { postgres, db, temporal, smtp, service, components };
 }

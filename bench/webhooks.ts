@@ -11,18 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { createContainer } from '../src/container';
 import { transaction } from '../src/db/transaction';
 import { webhookQueueWorkflowId } from '../workflows/definitions';
 import { createLogger } from '../src/lib/logger';
-import { startSmtpServer } from '../test/support/smtp';
 import { createTestTls } from '../test/support/tls';
 import { httpClient } from './http';
-import { snapshot, type Component } from './proc';
-import { createAccount, insertBenchPlan, keyAuth } from './setup';
-import { migrate, onCleanup, runMain, startPostgres, startService, startTemporal, stopping } from './stack';
+import { snapshot } from './proc';
+import { createAccount, keyAuth } from './setup';
+import { onCleanup, runMain, startBenchStack, stopping } from './stack';
 import { int } from './stats';
 
 const argv = process.argv.slice(2);
@@ -50,26 +48,8 @@ const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, mse
 async function main() {
   console.log(`webhook bench — ${new Date().toISOString()}: ${EVENTS} events at ${RATE || 'max'}/s, ${PER_TX} per tx`);
   const tls = await createTestTls(mkdtempSync(path.join(tmpdir(), 'bench-tls-')));
-  const postgres = await startPostgres({ errors: [] });
-  const db = new Pool({ connectionString: postgres.url, max: 2 });
-  db.on('error', () => {});
-  onCleanup('close the pool', () => db.end());
-  const temporal = await startTemporal();
-  await migrate(postgres.url);
-  await insertBenchPlan(db);
-  const smtp = await startSmtpServer();
-  onCleanup('stop the SMTP server', () => smtp.close());
-  const service = await startService({
-    layout: 'split',
-    databaseUrl: postgres.url,
-    temporalAddress: temporal.address,
-    temporal: temporal.client,
-    env: {
-      DEFAULT_PLAN: 'bench',
-      SMTP_URL: smtp.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
-    },
+  const { postgres, db, temporal, smtp, service, components } = await startBenchStack({
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' },
   });
   const http = httpClient(service.base, 8);
   onCleanup('close the http agent', () => http.close());
@@ -115,7 +95,6 @@ async function main() {
   const container = await createContainer(config, createLogger('warn'));
   onCleanup('close the emitting container', () => container.close());
   const { events, background } = container.services;
-  const components: Component[] = [postgres.component, temporal.component, ...service.components];
 
   const before = snapshot(components);
   // This process's own CPU (the snapshot of its pid would count its children, the whole stack).
