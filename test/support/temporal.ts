@@ -6,7 +6,7 @@ import {
   makeTelemetryFilterString,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
+import type { Client, ConnectionPlugin } from '@temporalio/client';
 import { inject } from 'vitest';
 import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
@@ -34,6 +34,27 @@ export function quietRuntime(): void {
 }
 
 /**
+ * The Java test server allows a client ping only every 5 minutes and closes the connection on the
+ * third early one ("rejected by server because of excess pings"). The SDK's client pings every 30 s,
+ * so a file that kept its server past ~90 s (a loaded machine) lost the connection mid `env.sleep`,
+ * and the server then skipped time while an activity was scheduled (the large batch's messages
+ * marked `unknown` hours late) or failed with "Unbalanced lock and unlock calls". Loopback needs no
+ * keepalive.
+ */
+const noKeepAlive: ConnectionPlugin = {
+  name: 'no-keepalive',
+  configureConnection: (options) => ({
+    ...options,
+    channelArgs: {
+      ...options.channelArgs,
+      'grpc.keepalive_time_ms': undefined,
+      'grpc.keepalive_timeout_ms': undefined,
+      'grpc.keepalive_permit_without_calls': undefined,
+    },
+  }),
+};
+
+/**
  * The real time-skipping test server: the Java one that temporal/install.sh fetched, or the SDK's
  * download where Java and Maven are missing. With the custom search attributes registered, as the
  * worker does on a real cluster (every workflow start sets them).
@@ -41,9 +62,10 @@ export function quietRuntime(): void {
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   const path = testServerPath();
-  const env = await TestWorkflowEnvironment.createTimeSkipping(
-    path ? { server: { executable: { type: 'existing-path', path } } } : {},
-  );
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    plugins: [noKeepAlive],
+    ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}),
+  });
   try {
     await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   } catch (error) {
