@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { createAccount, keyAuth } from './setup';
+import { snapshot, type Snapshot } from './proc';
 import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
 
@@ -19,6 +20,8 @@ const SAMPLES = Number(flag('samples') ?? 300);
 const ONLY = flag('only');
 /** Also print EXPLAIN (ANALYZE, BUFFERS) of every statement of one request of each kind. */
 const EXPLAIN = argv.includes('--explain');
+/** Without the CPU profiler, whose sampling slows the api: for latencies and CPU per request. */
+const PROFILE = !argv.includes('--no-cpu-prof');
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 async function statementLog(db: Pool, on: boolean): Promise<void> {
@@ -48,14 +51,22 @@ async function statementsOf(db: Pool, log: PostgresLog, action: () => Promise<un
     .map((line) => line.replace(/^.* LOG:\s+duration: /, '').slice(0, 200));
 }
 
+/** Each component's CPU between two snapshots, per request (the bench client's own is not counted). */
+function cpuPerRequest(before: Snapshot, after: Snapshot, requests: number): string {
+  return Object.keys(after)
+    .filter((name) => name !== 'total')
+    .map((name) => `${name} ${((after[name].cpuMs - before[name].cpuMs) / requests).toFixed(3)}`)
+    .join(', ');
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const pgLog: PostgresLog = { errors: [] };
-  const { db, smtp, service } = await startBenchStack({
+  const { db, smtp, service, components } = await startBenchStack({
     pgLog,
     prepare: (db) => preloadAutoExplain(db, 'bench'),
     env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
-    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${OUT}`],
+    nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${OUT}`] : [],
   });
   const http = httpClient(service.base, 4);
   onCleanup('close the http agent', () => http.close());
@@ -94,11 +105,13 @@ async function main() {
     for (const line of statements) console.log(`  ${line}`);
     if (EXPLAIN) printPlans(label, await capturePlans(db, pgLog, once, /./), /^api/);
     const samples: number[] = [];
+    const before = snapshot(components);
     for (let i = 0; i < SAMPLES; i++) samples.push((await once()).ms);
     console.log(`  ${SAMPLES} sequential: ${latencyLine(summarize([samples]))}`);
+    console.log(`  CPU ms per request: ${cpuPerRequest(before, snapshot(components), SAMPLES)}`);
   }
   await cleanup();
-  console.log(`\nCPU profiles of the api and the worker: ${OUT}/*.cpuprofile`);
+  if (PROFILE) console.log(`\nCPU profiles of the api and the worker: ${OUT}/*.cpuprofile`);
 }
 
 runMain(main);
