@@ -10,7 +10,7 @@ import { readRows } from '../db/read';
 // milliseconds, as JavaScript dates do.
 //
 // Every list is a MikroORM FilterQuery handed to `findPage`: filters are object properties, never
-// SQL text put together by hand.
+// SQL text put together by hand (readRows turns the usual ones into SQL from the entity's metadata).
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
