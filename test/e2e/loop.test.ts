@@ -11,6 +11,7 @@ import { startSmtpServer } from '../support/smtp';
 import { expectSigned } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { parseExposition, valueOf } from '../metrics/scrape';
+import { until } from '../support/stack';
 
 // The whole loop on the real stack, as a person would run it: `npm start` (embedded Postgres,
 // Temporal dev server, api, worker) in a child process, mail through a local SMTP server, a
@@ -35,16 +36,6 @@ function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null>
       resolve(code);
     });
   });
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 describe('the whole loop: account, key, phone, send, webhooks, inbound, offline', () => {

@@ -11,6 +11,7 @@ import { createKey, json, registerAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { until } from '../support/stack';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -48,16 +49,6 @@ async function startFlakyProxy(target: string) {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('phone simulator command line', () => {
@@ -123,7 +114,10 @@ describe('simulated phones against the API', () => {
     env = await createTimeSkippingEnv();
     // The test clock stands still, so request-rate buckets never refill: phones polling every 0.2 s
     // for a minute would run dry. This file tests the simulator, not the limits (test/http does).
-    app = await startTestApp({ temporal: env.client, env: { DEVICE_RATE_BURST: '1000000', API_KEY_RATE_BURST: '1000000' } });
+    app = await startTestApp({
+      temporal: env.client,
+      env: { DEVICE_RATE_BURST: '1000000', API_KEY_RATE_BURST: '1000000' },
+    });
     const account = await registerAccount(app, { verified: true, plan: 'business' });
     key = await createKey(app, account);
   });
@@ -269,12 +263,15 @@ describe('simulated phones against the API', () => {
 
       proxy.refuseWhen(() => false);
       await expect
-        .poll(async () => {
-          const statuses = await Promise.all(
-            ids.map(async (id) => (await readJson(await call('GET', `/v1/messages/${id}`))).message.status),
-          );
-          return statuses;
-        }, { timeout: 45_000 })
+        .poll(
+          async () => {
+            const statuses = await Promise.all(
+              ids.map(async (id) => (await readJson(await call('GET', `/v1/messages/${id}`))).message.status),
+            );
+            return statuses;
+          },
+          { timeout: 45_000 },
+        )
         // Reports back off up to 10 s apart while refused: catching up may take a few rounds of that.
         .toEqual(['delivered', 'delivered', 'delivered']);
       await expect.poll(() => phone.pendingReports, { timeout: 45_000 }).toBe(0);
