@@ -32,12 +32,17 @@ export interface Origin extends SessionOrigin {
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
 
+const MAX_REMEMBERED_VERIFIED = 100_000;
+
 export function createAccountsService(deps: AccountsDeps) {
   const { em, clock, sessions, codes, mailer, limiter } = deps;
 
   const findByEmail = (email: string) => em().findOne(User, { email: normalizeEmail(email) });
   // Mails sent after the answer; shutdown (and a test) waits for them rather than dropping them.
   const mailsInFlight = new Set<Promise<void>>();
+  // Accounts seen verified: an address once verified stays so (nothing sets it back), so a send
+  // needs no query for them.
+  const verified = new Set<string>();
 
   async function mailCode(user: User, purpose: 'verify' | 'reset'): Promise<void> {
     await limiter.hit(`mail:${user.email}`, LIMITS.mailsPerAddress);
@@ -181,8 +186,11 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /** The single check the messaging feature calls before accepting a send. */
     async assertCanSend(userId: string): Promise<void> {
+      if (verified.has(userId)) return;
       if (!(await accountsRepository.emailVerified(em(), userId)))
         throw forbidden('email_unverified', 'Verify your email address before sending messages.');
+      if (verified.size >= MAX_REMEMBERED_VERIFIED) verified.clear();
+      verified.add(userId);
     },
   };
 }

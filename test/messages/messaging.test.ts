@@ -5,6 +5,7 @@ import { Batch } from '../../src/messages/batch.entity';
 import { Message } from '../../src/messages/message.entity';
 import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
+import { verifyUser } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
@@ -125,7 +126,10 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
       failed_count: 1,
       completed_at: expect.any(String),
     });
-    expect((await eventsOf(app, account.userId)).map((e) => e.name).sort()).toEqual(['message.delivered', 'message.failed']);
+    expect((await eventsOf(app, account.userId)).map((e) => e.name).sort()).toEqual([
+      'message.delivered',
+      'message.failed',
+    ]);
     // The settled signal ends the workflow without waiting for a deadline.
     await expect
       .poll(async () => (await env.client.workflow.getHandle(batchWorkflowId(batch.id)).describe()).status.name)
@@ -262,6 +266,17 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
     expect(scope.status).toBe(403);
     expect(await readJson(scope)).toMatchObject({ code: 'insufficient_scope' });
     expect(await app.orm.em.fork().count(Batch, { userId: account.userId })).toBe(0);
+  });
+
+  it('accepts the sends of an account once its address is verified, having refused them before', async () => {
+    await syncClock();
+    const { account, call } = await tenant({ verified: false });
+    const before = await call('POST', '/v1/messages', { body: 'x', to: ['+14155550123'] });
+    expect(before.status).toBe(403);
+    // The refusal is not remembered: the next send asks again and finds the address verified.
+    await verifyUser(app.orm, account.userId);
+    const after = await call('POST', '/v1/messages', { body: 'x', to: ['+14155550123'] });
+    expect(after.status).toBe(202);
   });
 
   it('fails what is queued for a disabled phone, saying why, and stops sends to an unpaired one', async () => {
