@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
+import { transaction } from '../../src/db/transaction';
 import { seedAttempts } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
@@ -113,6 +115,50 @@ describe('webhook auto-pause (time-skipping)', () => {
     // Not retried after the pause.
     expect(bodies.filter((id: string) => id === first.id)).toHaveLength(1);
     expect(bodies[bodies.length - 1]).toBe(next.id);
+  });
+
+  it('counts the failures of one batch together: the pause ends every delivery of the batch that crossed it', async () => {
+    const tenant = await createTenant(app);
+    let webhookId = '';
+    const { receiver } = await failingReceiver(() => webhookId);
+    webhookId = (await createWebhook(tenant, receiver.url)).id;
+    // 18 failures and 20 older successes: three more failures recorded at once make 21 of 41.
+    await seed(tenant, webhookId, times(18, 2 * HOUR), times(20, 30 * HOUR));
+    // Three events in one transaction: their deliveries are queued together and sent as one batch.
+    const events = await transaction(app.orm.em.fork(), async (tx) => {
+      const made = [];
+      for (let i = 0; i < 3; i++) {
+        made.push(
+          await app.services.events.emit(tx, {
+            userId: tenant.userId,
+            name: 'message.received',
+            data: { id: randomUUID(), direction: 'inbound', body: `hello ${i}` },
+            messageId: null,
+          }),
+        );
+      }
+      return made;
+    });
+    await app.services.background.idle();
+    const deliveries = (await Promise.all(events.map((event) => deliveriesOf(app, event.id)))).flat();
+    expect(deliveries).toHaveLength(3);
+    for (const delivery of deliveries) expect(await resultOf(env, app, delivery.id)).toBe('failed');
+
+    // One pause, counting the whole batch; none of its deliveries waits for a retry.
+    expect(receiver.requests).toHaveLength(3);
+    const paused = await webhookRow(app, webhookId);
+    expect(paused.enabled).toBe(false);
+    expect(paused.disabled_reason).toMatch(/21 of 41 attempts failed/);
+    for (const delivery of deliveries) {
+      const row = await deliveryRow(app, delivery.id);
+      expect(row).toMatchObject({
+        status: 'failed',
+        attempt_count: 1,
+        next_attempt_at: null,
+        error: 'the webhook was paused automatically',
+      });
+      expect(row.abandoned_at).toBeInstanceOf(Date);
+    }
   });
 
   it('does not pause while failures are fewer than half of all attempts', async () => {
