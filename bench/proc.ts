@@ -100,6 +100,11 @@ function usageOf(table: ProcessTable, component: Component, withPss: boolean): U
 
 export type Snapshot = Record<string, Usage> & { total: Usage };
 
+/** Each component's CPU (ms) spent between two snapshots, `total` included. */
+export function cpuBetween(before: Snapshot, after: Snapshot): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((name) => [name, after[name].cpuMs - (before[name]?.cpuMs ?? 0)]));
+}
+
 export function snapshot(components: Component[], withPss = false): Snapshot {
   const table = readProcessTable();
   const out = { total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 } } as Snapshot;

@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { createAccount, keyAuth } from './setup';
-import { snapshot, type Snapshot } from './proc';
+import { cpuBetween, snapshot, type Snapshot } from './proc';
 import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
 
@@ -53,9 +53,9 @@ async function statementsOf(db: Pool, log: PostgresLog, action: () => Promise<un
 
 /** Each component's CPU between two snapshots, per request (the bench client's own is not counted). */
 function cpuPerRequest(before: Snapshot, after: Snapshot, requests: number): string {
-  return Object.keys(after)
-    .filter((name) => name !== 'total')
-    .map((name) => `${name} ${((after[name].cpuMs - before[name].cpuMs) / requests).toFixed(3)}`)
+  return Object.entries(cpuBetween(before, after))
+    .filter(([name]) => name !== 'total')
+    .map(([name, ms]) => `${name} ${(ms / requests).toFixed(3)}`)
     .join(', ');
 }
 

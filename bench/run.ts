@@ -5,7 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { createScratchTables, measureBaselines, type Baselines } from './baseline';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
-import { memorySampler, snapshot, type Component, type Snapshot } from './proc';
+import { cpuBetween, memorySampler, snapshot, type Component, type Snapshot } from './proc';
 import { createAccount, fillHistory, keyAuth, type Account, type Phone } from './setup';
 import { onCleanup, runMain, startBenchStack, logMessages, type Layout, type PostgresLog } from './stack';
 import { openEvents } from '../tools/phone/events';
@@ -603,7 +603,8 @@ async function main() {
     const peak = sampler.stop();
     await delay(3000);
     const settled = snapshot(components, true);
-    const cpuPer = (name: string) => (after[name].cpuMs - before[name].cpuMs) / accepted;
+    const spent = cpuBetween(before, after);
+    const cpuPer = (name: string) => spent[name] / accepted;
     return {
       rate: accepted / seconds,
       latencies,

@@ -18,7 +18,7 @@ import { webhookQueueWorkflowId } from '../workflows/definitions';
 import { createLogger } from '../src/lib/logger';
 import { createTestTls } from '../test/support/tls';
 import { httpClient } from './http';
-import { snapshot } from './proc';
+import { cpuBetween, snapshot } from './proc';
 import { createAccount, keyAuth } from './setup';
 import { onCleanup, runMain, startBenchStack, stopping } from './stack';
 import { int } from './stats';
@@ -172,8 +172,9 @@ async function main() {
       `steady     ${int((arrivals.length * 0.8) / ((b - a) / 1000))}/s between the 10th and 90th percentile arrivals`,
     );
   }
+  const spent = cpuBetween(before, after);
   console.log(
-    `CPU (s)    ${components.map((c) => `${c.name} ${((after[c.name].cpuMs - before[c.name].cpuMs) / 1000).toFixed(1)}`).join(', ')}, ` +
+    `CPU (s)    ${components.map((c) => `${c.name} ${(spent[c.name] / 1000).toFixed(1)}`).join(', ')}, ` +
       `bench (emit + starter) ${((own.user + own.system) / 1e6).toFixed(1)}`,
   );
   const statuses = await db.query<{ status: string; n: string }>(

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
-import { transaction } from '../../src/db/transaction';
 import { seedAttempts } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
@@ -12,6 +11,7 @@ import {
   deliveriesOf,
   deliveryRow,
   emitEvent,
+  emitEvents,
   resultOf,
   rows,
   webhookRow,
@@ -60,6 +60,18 @@ describe('webhook auto-pause (time-skipping)', () => {
     return { receiver, seen };
   }
 
+  /** The delivery ended, after its one attempt, because the webhook was paused. */
+  async function expectEndedByPause(deliveryId: string) {
+    const row = await deliveryRow(app, deliveryId);
+    expect(row).toMatchObject({
+      status: 'failed',
+      attempt_count: 1,
+      next_attempt_at: null,
+      error: 'the webhook was paused automatically',
+    });
+    expect(row.abandoned_at).toBeInstanceOf(Date);
+  }
+
   const times = (count: number, ago: number) => Array.from({ length: count }, () => ago);
 
   it('pauses at the 20th failure, not the 19th; abandons open deliveries; PATCH enabled=true clears it', async () => {
@@ -87,14 +99,7 @@ describe('webhook auto-pause (time-skipping)', () => {
     expect(row).toMatchObject({ status: 'failed', attempt_count: 1, http_status: 500, next_attempt_at: null });
     expect(row.abandoned_at).toBeInstanceOf(Date);
     // The one waiting for its retry ends with the pause.
-    const abandoned = await deliveryRow(app, open.id);
-    expect(abandoned).toMatchObject({
-      status: 'failed',
-      attempt_count: 1,
-      next_attempt_at: null,
-      error: 'the webhook was paused automatically',
-    });
-    expect(abandoned.abandoned_at).toBeInstanceOf(Date);
+    await expectEndedByPause(open.id);
 
     const api = await readJson(await tenant.call('GET', `/v1/webhooks/${webhookId}`));
     expect(api.webhook).toMatchObject({ enabled: false, disabled_reason: paused.disabled_reason, failure_count: 2 });
@@ -125,21 +130,14 @@ describe('webhook auto-pause (time-skipping)', () => {
     // 18 failures and 20 older successes: three more failures recorded at once make 21 of 41.
     await seed(tenant, webhookId, times(18, 2 * HOUR), times(20, 30 * HOUR));
     // Three events in one transaction: their deliveries are queued together and sent as one batch.
-    const events = await transaction(app.orm.em.fork(), async (tx) => {
-      const made = [];
-      for (let i = 0; i < 3; i++) {
-        made.push(
-          await app.services.events.emit(tx, {
-            userId: tenant.userId,
-            name: 'message.received',
-            data: { id: randomUUID(), direction: 'inbound', body: `hello ${i}` },
-            messageId: null,
-          }),
-        );
-      }
-      return made;
-    });
-    await app.services.background.idle();
+    const events = await emitEvents(
+      app,
+      tenant.userId,
+      [0, 1, 2].map((i) => ({
+        name: 'message.received' as const,
+        data: { id: randomUUID(), direction: 'inbound', body: `hello ${i}` },
+      })),
+    );
     const deliveries = (await Promise.all(events.map((event) => deliveriesOf(app, event.id)))).flat();
     expect(deliveries).toHaveLength(3);
     for (const delivery of deliveries) expect(await resultOf(env, app, delivery.id)).toBe('failed');
@@ -149,16 +147,7 @@ describe('webhook auto-pause (time-skipping)', () => {
     const paused = await webhookRow(app, webhookId);
     expect(paused.enabled).toBe(false);
     expect(paused.disabled_reason).toMatch(/21 of 41 attempts failed/);
-    for (const delivery of deliveries) {
-      const row = await deliveryRow(app, delivery.id);
-      expect(row).toMatchObject({
-        status: 'failed',
-        attempt_count: 1,
-        next_attempt_at: null,
-        error: 'the webhook was paused automatically',
-      });
-      expect(row.abandoned_at).toBeInstanceOf(Date);
-    }
+    for (const delivery of deliveries) await expectEndedByPause(delivery.id);
   });
 
   it('does not pause while failures are fewer than half of all attempts', async () => {

@@ -47,17 +47,33 @@ export async function emitEvent(
   name: EventName = 'message.received',
   data: Record<string, unknown> = { id: randomUUID(), direction: 'inbound', body: 'hello' },
 ) {
-  const event = await transaction(app.orm.em.fork(), (tx) =>
-    app.services.events.emit(tx, {
-      userId,
-      name,
-      data,
-      messageId: name.startsWith('message.') ? (data.id as string) : null,
-    }),
-  );
+  const [event] = await emitEvents(app, userId, [{ name, data }]);
+  return event;
+}
+
+/** Several events in one transaction: their deliveries are queued together. */
+export async function emitEvents(
+  app: TestApp,
+  userId: string,
+  events: Array<{ name: EventName; data: Record<string, unknown> }>,
+) {
+  const made = await transaction(app.orm.em.fork(), async (tx) => {
+    const out = [];
+    for (const { name, data } of events) {
+      out.push(
+        await app.services.events.emit(tx, {
+          userId,
+          name,
+          data,
+          messageId: name.startsWith('message.') ? (data.id as string) : null,
+        }),
+      );
+    }
+    return out;
+  });
   // The deliveries' workflows are started after the commit, in the background.
   await app.services.background.idle();
-  return event;
+  return made;
 }
 
 type Row = Record<string, any>;
