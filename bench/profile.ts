@@ -77,7 +77,21 @@ async function main() {
   });
   const phone = account.phones.phone;
   let n = 0;
-  const kinds: Array<[string, () => Promise<Reply>]> = [
+  /** Queues `count` more messages on the phone (sends of 1,000, the api's largest). */
+  const fillQueue = async (count: number) => {
+    for (let left = count; left > 0; left -= 1000) {
+      const to = Array.from({ length: Math.min(1000, left) }, () => `+1415${2000000 + (n++ % 7_000_000)}`);
+      await http.expect(202, 'POST', '/v1/messages', {
+        headers: keyAuth(account),
+        body: { body: 'Profile text', to, device_id: phone.id },
+      });
+    }
+  };
+  const outbox = async (limit: number) =>
+    (await http.expect(200, 'GET', `/v1/device/outbox?limit=${limit}`, { headers: phone.auth }))
+      .json<{ data: Array<{ id: string }> }>()
+      .data.map((row) => row.id);
+  const kinds: Array<[string, () => Promise<Reply>, prepare?: (samples: number) => Promise<void>]> = [
     // The floor: the middleware stack with no credentials and no query.
     ['GET /livez', () => http.expect(200, 'GET', '/livez')],
     [
@@ -97,8 +111,38 @@ async function main() {
       'GET /v1/device/messages?limit=100 (outbox)',
       () => http.expect(200, 'GET', '/v1/device/messages?limit=100', { headers: phone.auth }),
     ],
+    // The phone's side of a send: its outbox of 100, then one report per text.
+    [
+      'GET /v1/device/outbox?limit=100',
+      () => http.expect(200, 'GET', '/v1/device/outbox?limit=100', { headers: phone.auth }),
+      (samples) => fillQueue(samples * 100),
+    ],
+    [
+      'POST /v1/device/messages/{id}/status (after an outbox fetch of 1)',
+      async () => {
+        const [id] = await outbox(1);
+        return http.expect(200, 'POST', `/v1/device/messages/${id}/status`, {
+          headers: phone.auth,
+          body: { status: 'delivered' },
+        });
+      },
+      (samples) => fillQueue(samples),
+    ],
+    [
+      'POST /v1/device/messages/status (100 reports, after an outbox fetch of 100)',
+      async () => {
+        const ids = await outbox(100);
+        return http.expect(200, 'POST', '/v1/device/messages/status', {
+          headers: phone.auth,
+          body: { reports: ids.map((id) => ({ id, status: 'delivered' })) },
+        });
+      },
+      (samples) => fillQueue(samples * 100),
+    ],
   ];
-  for (const [label, once] of kinds.filter(([label]) => !ONLY || label.includes(ONLY))) {
+  for (const [label, once, prepare] of kinds.filter(([label]) => !ONLY || label.includes(ONLY))) {
+    // Enough for the warm-up, the logged request and the samples.
+    await prepare?.(SAMPLES + 60);
     for (let i = 0; i < 50; i++) await once();
     const statements = await statementsOf(db, pgLog, once);
     console.log(`\n=== ${label}: ${statements.length} statement log lines (parse/bind/execute)`);
