@@ -1,4 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { execute } from './sql';
 
 /**
  * Rows of `entity` matching `where`, as plain objects with the entity's property names, not managed
@@ -30,7 +31,7 @@ export async function readRows<T extends object>(
     sql += ' limit ?';
     params.push(options.limit);
   }
-  const rows = await em.execute<Record<string, unknown>[]>(sql, params);
+  const rows = await execute<Record<string, unknown>[]>(em, sql, params);
   // MikroORM's own compiled row mapper: property names, and dates parsed as the query builder does.
   const map = em.getComparator().getResultMapper<T>(meta.className);
   return rows.map((row) => map(row as never) as T);

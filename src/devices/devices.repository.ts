@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
+import { execute } from '../db/sql';
 
 // The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
 // the counters that messages moving through the queue keep.
@@ -45,7 +46,8 @@ const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, s
 export const devicesRepository = {
   /** What a phone's live channel compares between two looks: paired or not, its settings, receiving, its window. */
   channelStates: (em: EntityManager, deviceIds: string[]) =>
-    em.execute<{ id: string; live: boolean; settings: string; receiving: boolean; send_window: SendWindow | null }[]>(
+    execute<{ id: string; live: boolean; settings: string; receiving: boolean; send_window: SendWindow | null }[]>(
+      em,
       `select id, unpaired_at is null and token_hash is not null as live, send_window,
               concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id,
                         send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text)
@@ -57,7 +59,8 @@ export const devicesRepository = {
 
   /** The paired phone behind a device token's hash (runs on every phone request). */
   async byToken(em: EntityManager, tokenHash: string): Promise<{ userId: string; deviceId: string } | null> {
-    const [row] = await em.execute<{ id: string; user_id: string }[]>(
+    const [row] = await execute<{ id: string; user_id: string }[]>(
+      em,
       'select id, user_id from devices where token_hash = ? and unpaired_at is null',
       [tokenHash],
     );
@@ -67,8 +70,9 @@ export const devicesRepository = {
   /** device_id when given, else the default device, else the most recently online one; enabled and paired only. */
   async sendingDevice(em: EntityManager, userId: string, deviceId?: string | null): Promise<SendingDevice | undefined> {
     const [device] = deviceId
-      ? await em.execute<SendingDevice[]>(`${SENDING} and id = ?`, [userId, deviceId])
-      : await em.execute<SendingDevice[]>(
+      ? await execute<SendingDevice[]>(em, `${SENDING} and id = ?`, [userId, deviceId])
+      : await execute<SendingDevice[]>(
+          em,
           `${SENDING} order by is_default desc, online desc, last_heartbeat_at desc nulls last, created_at desc limit 1`,
           [userId],
         );
@@ -86,7 +90,8 @@ export const devicesRepository = {
     count: number,
     high = false,
   ): Promise<QueuePlace | undefined> {
-    const [row] = await tx.execute<QueuePlace[]>(
+    const [row] = await execute<QueuePlace[]>(
+      tx,
       `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
         where id = ? and enabled and unpaired_at is null
        returning case when ? then queue_depth_high else queue_depth end - ? as ahead, ${PACING}`,
@@ -100,7 +105,8 @@ export const devicesRepository = {
    * the account, the default first, then the one heard from last. Locked until the move commits.
    */
   async failoverTarget(tx: EntityManager, userId: string, fromId: string): Promise<{ id: string } | undefined> {
-    const [row] = await tx.execute<{ id: string }[]>(
+    const [row] = await execute<{ id: string }[]>(
+      tx,
       `select id from devices
         where user_id = ? and id <> ? and enabled and online and unpaired_at is null and token_hash is not null
         order by is_default desc, last_heartbeat_at desc nulls last, created_at
@@ -112,7 +118,8 @@ export const devicesRepository = {
 
   /** Moved messages join the end of a phone's queue: `count` places, `high` of them high priority. */
   async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<QueuePlace | undefined> {
-    const [row] = await tx.execute<QueuePlace[]>(
+    const [row] = await execute<QueuePlace[]>(
+      tx,
       `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
         where id = ? returning queue_depth - ? as ahead, ${PACING}`,
       [count, high, deviceId, count],
@@ -122,20 +129,21 @@ export const devicesRepository = {
 
   /** A phone's pace, read by its outbox. */
   async pacingOf(tx: EntityManager, deviceId: string): Promise<PacingRow | undefined> {
-    const [row] = await tx.execute<PacingRow[]>(`select ${PACING} from devices where id = ?`, [deviceId]);
+    const [row] = await execute<PacingRow[]>(tx, `select ${PACING} from devices where id = ?`, [deviceId]);
     return row;
   },
 
   /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */
   async lockPacedOutbox(tx: EntityManager, deviceId: string): Promise<void> {
-    await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [PACED_OUTBOX_LOCK, deviceId]);
+    await execute(tx, 'select pg_advisory_xact_lock(?, hashtext(?))', [PACED_OUTBOX_LOCK, deviceId]);
   },
 
   /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
   async settle(tx: EntityManager, settlements: QueueSettlement[]): Promise<void> {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
     if (changed.length === 0) return;
-    await tx.execute(
+    await execute(
+      tx,
       `update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
               queue_depth_high = greatest(d.queue_depth_high - v.left_high_n, 0), sent_count = d.sent_count + v.sent_n
          from (values ${changed.map(() => '(?::uuid, ?::int, ?::int, ?::int)').join(', ')})
@@ -146,7 +154,8 @@ export const devicesRepository = {
   },
 
   async receiver(tx: EntityManager, deviceId: string): Promise<{ user_id: string; receive_enabled: boolean }> {
-    const [row] = await tx.execute<{ user_id: string; receive_enabled: boolean }[]>(
+    const [row] = await execute<{ user_id: string; receive_enabled: boolean }[]>(
+      tx,
       'select user_id, receive_enabled from devices where id = ?',
       [deviceId],
     );
@@ -154,19 +163,22 @@ export const devicesRepository = {
   },
 
   async addReceived(tx: EntityManager, deviceId: string): Promise<void> {
-    await tx.execute('update devices set received_count = received_count + 1 where id = ?', [deviceId]);
+    await execute(tx, 'update devices set received_count = received_count + 1 where id = ?', [deviceId]);
   },
 
   async pushTarget(em: EntityManager, deviceId: string) {
-    const [row] = await em.execute<
-      { id: string; push_token: string | null; push_token_invalid_reason: string | null }[]
-    >('select id, push_token, push_token_invalid_reason from devices where id = ?', [deviceId]);
+    const [row] = await execute<{ id: string; push_token: string | null; push_token_invalid_reason: string | null }[]>(
+      em,
+      'select id, push_token, push_token_invalid_reason from devices where id = ?',
+      [deviceId],
+    );
     return row && { id: row.id, pushToken: row.push_token, pushTokenInvalidReason: row.push_token_invalid_reason };
   },
 
   /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
   async statsOf(em: EntityManager, userId: string): Promise<{ devices: number; received: number; sent: number }> {
-    const [row] = await em.execute<{ devices: number; received: number; sent: number }[]>(
+    const [row] = await execute<{ devices: number; received: number; sent: number }[]>(
+      em,
       `select count(*) filter (where unpaired_at is null)::int as devices,
               coalesce(sum(received_count), 0)::int as received,
               coalesce(sum(sent_count), 0)::int as sent
@@ -178,7 +190,8 @@ export const devicesRepository = {
 
   /** Only the token that was refused: a newer one the phone sent meanwhile stays valid. */
   async invalidatePushToken(em: EntityManager, deviceId: string, token: string, reason: string, at: Date) {
-    await em.execute(
+    await execute(
+      em,
       `update devices set push_token_invalid_reason = ?, push_token_invalidated_at = ?
         where id = ? and push_token = ? and push_token_invalid_reason is null`,
       [reason, at, deviceId, token],
@@ -186,16 +199,16 @@ export const devicesRepository = {
   },
 
   async markSignalled(em: EntityManager, ids: string[], at: Date): Promise<void> {
-    await em.execute(
-      "update devices set last_signal_at = ? where id = any(string_to_array(?, ',')::uuid[])",
-      [at, ids.join(',')],
-      'run',
-    );
+    await execute(em, "update devices set last_signal_at = ? where id = any(string_to_array(?, ',')::uuid[])", [
+      at,
+      ids.join(','),
+    ]);
   },
 
   /** Paired phones whose liveness workflow was never signalled. */
   unsignalled: (em: EntityManager, before: Date, limit: number) =>
-    em.execute<{ id: string; user_id: string; heartbeat_interval_minutes: number }[]>(
+    execute<{ id: string; user_id: string; heartbeat_interval_minutes: number }[]>(
+      em,
       `select id, user_id, heartbeat_interval_minutes from devices
         where unpaired_at is null and last_signal_at is null and paired_at < ? order by paired_at limit ?`,
       [before, limit],
@@ -203,13 +216,14 @@ export const devicesRepository = {
 
   /** Locks every paired phone of an account, in one order: changes of the default queue, never deadlock. */
   async lockAllOf(tx: EntityManager, userId: string): Promise<void> {
-    await tx.execute('select id from devices where user_id = ? and unpaired_at is null order by id for update', [
+    await execute(tx, 'select id from devices where user_id = ? and unpaired_at is null order by id for update', [
       userId,
     ]);
   },
 
   async clearDefaultExcept(tx: EntityManager, userId: string, deviceId: string, at: Date): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       'update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?',
       [at, userId, deviceId],
     );
@@ -227,7 +241,8 @@ export const devicesRepository = {
     missed: number,
     at: Date,
   ): Promise<boolean> {
-    const rows = await tx.execute<{ id: string }[]>(
+    const rows = await execute<{ id: string }[]>(
+      tx,
       `update devices set online = false, updated_at = ?
         where id = ? and online and unpaired_at is null
           and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ?::timestamptz)
@@ -240,7 +255,8 @@ export const devicesRepository = {
 
   /** True when this call moved a paired, offline phone online. */
   async markOnline(tx: EntityManager, deviceId: string, at: Date): Promise<boolean> {
-    const rows = await tx.execute<{ id: string }[]>(
+    const rows = await execute<{ id: string }[]>(
+      tx,
       `update devices set online = true, updated_at = ?
         where id = ? and not online and unpaired_at is null
         returning id`,
@@ -251,7 +267,8 @@ export const devicesRepository = {
 
   /** Paired phones that are online, over every account (the metrics' gauge, read at scrape time). */
   async countOnline(em: EntityManager): Promise<number> {
-    const [row] = await em.execute<{ online: string }[]>(
+    const [row] = await execute<{ online: string }[]>(
+      em,
       'select count(*) as online from devices where online and unpaired_at is null',
     );
     return Number(row.online);

@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Event } from './event.entity';
+import { execute } from '../db/sql';
 
 // The SQL of `events`.
 export const eventsRepository = {
   /** Many events in one statement: their rows travel as one JSON parameter. */
   async insertMany(tx: EntityManager, events: Event[]): Promise<void> {
     if (events.length === 0) return;
-    await tx.execute(
+    await execute(
+      tx,
       `insert into events (id, user_id, name, data, message_id, device_id, created_at)
        select id, user_id, name, data, message_id, device_id, created_at
          from json_to_recordset(?::json)
@@ -24,7 +26,6 @@ export const eventsRepository = {
           })),
         ),
       ],
-      'run',
     );
   },
 };

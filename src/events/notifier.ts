@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger';
+import { execute } from '../db/sql';
 
 /** The part of node-postgres' client a listener uses (the driver under MikroORM's pool). */
 interface ListeningClient {
@@ -156,7 +157,7 @@ export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions
   return {
     /** In the caller's transaction: every listener of `channel`, in every process, hears `payload` on commit. */
     async notify(tx: EntityManager, channel: string, payload: string): Promise<void> {
-      await tx.execute('select pg_notify(?, ?)', [channel, payload]);
+      await execute(tx, 'select pg_notify(?, ?)', [channel, payload]);
     },
 
     /**

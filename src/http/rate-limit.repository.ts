@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execute } from '../db/sql';
 
 // The SQL of `rate_limit_windows`: one counter per key and fixed window.
 
 export const rateLimitRepository = {
   /** Counts one hit in the window and returns the window's hits so far. */
   async hit(em: EntityManager, key: string, windowStart: Date): Promise<number> {
-    const [row] = await em.execute<{ hits: number }[]>(
+    const [row] = await execute<{ hits: number }[]>(
+      em,
       `insert into rate_limit_windows (key, window_start, hits) values (?, ?, 1)
          on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
          returning hits`,
@@ -15,7 +17,8 @@ export const rateLimitRepository = {
   },
 
   async hits(em: EntityManager, key: string, windowStart: Date): Promise<number> {
-    const [row] = await em.execute<{ hits: number }[]>(
+    const [row] = await execute<{ hits: number }[]>(
+      em,
       'select hits from rate_limit_windows where key = ? and window_start = ?',
       [key, windowStart],
     );
@@ -23,6 +26,6 @@ export const rateLimitRepository = {
   },
 
   async dropBefore(em: EntityManager, before: Date): Promise<void> {
-    await em.execute('delete from rate_limit_windows where window_start < ?', [before]);
+    await execute(em, 'delete from rate_limit_windows where window_start < ?', [before]);
   },
 };

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execute } from '../db/sql';
 
 // The SQL of `idempotency_keys`. Plain SQL rather than an entity: the stored answers may hold
 // secrets shown once (an API key, a webhook's signing secret), and an ORM error would print them.
@@ -28,7 +29,8 @@ export const idempotencyRepository = {
    * with the same key holds it (it is still running).
    */
   async tryLock(tx: EntityManager, userId: string, key: string): Promise<boolean> {
-    const [row] = await tx.execute<{ locked: boolean }[]>(
+    const [row] = await execute<{ locked: boolean }[]>(
+      tx,
       `select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(? || ':' || ?)) as locked`,
       [userId, key],
     );
@@ -36,7 +38,8 @@ export const idempotencyRepository = {
   },
 
   async find(tx: EntityManager, userId: string, key: string): Promise<StoredAnswer | undefined> {
-    const [row] = await tx.execute<StoredAnswer[]>(
+    const [row] = await execute<StoredAnswer[]>(
+      tx,
       `select request_hash, response_status, response_body, created_at
          from idempotency_keys where user_id = ? and key = ?`,
       [userId, key],
@@ -45,21 +48,22 @@ export const idempotencyRepository = {
   },
 
   async remove(tx: EntityManager, userId: string, key: string): Promise<void> {
-    await tx.execute('delete from idempotency_keys where user_id = ? and key = ?', [userId, key], 'run');
+    await execute(tx, 'delete from idempotency_keys where user_id = ? and key = ?', [userId, key]);
   },
 
   async insert(tx: EntityManager, row: NewKey): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `insert into idempotency_keys (user_id, key, request_hash, response_status, response_body, created_at)
        values (?, ?, ?, ?, ?, ?)`,
       [row.userId, row.key, row.requestHash, row.status, row.body, row.createdAt],
-      'run',
     );
   },
 
   /** Deletes up to `limit` keys created before `before`, oldest first; returns how many. */
   async removeExpired(em: EntityManager, before: Date, limit: number): Promise<number> {
-    const rows = await em.execute<{ user_id: string }[]>(
+    const rows = await execute<{ user_id: string }[]>(
+      em,
       `delete from idempotency_keys where (user_id, key) in
          (select user_id, key from idempotency_keys where created_at < ? order by created_at limit ?)
        returning user_id`,

@@ -5,6 +5,7 @@ import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
 import type { Deadlines } from './queue';
 import { OPTED_OUT, type BatchCounter } from './transitions';
+import { execute } from '../db/sql';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
 
@@ -121,7 +122,8 @@ export const messagesRepository = {
       : places
         ? places.map((place) => (place < 0 ? '' : String(staleAts[place].getTime()))).join(',')
         : unevenParam(send.deadlines);
-    await tx.execute(
+    await execute(
+      tx,
       `with b as (
          insert into batches (id, user_id, device_id, body, status, recipient_count, recipient_preview, segments,
                               encoding, sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at,
@@ -182,7 +184,6 @@ export const messagesRepository = {
         slots,
         uneven,
       ],
-      'run',
     );
   },
 
@@ -203,7 +204,8 @@ export const messagesRepository = {
       `select id, status as old_status from messages
         where device_id = ? and ${status} and available_at <= ? and stale_at > ?
         order by ${OUTBOX_ORDER}`;
-    const rows = await tx.execute<Array<Row & { old_status: MessageStatus }>>(
+    const rows = await execute<Array<Row & { old_status: MessageStatus }>>(
+      tx,
       fresh === null
         ? `with due as (${due(OPEN)} limit ? for update skip locked)
            ${DISPATCH}`
@@ -229,7 +231,8 @@ export const messagesRepository = {
 
   /** How many messages a phone was handed out for the first time since each of two instants. */
   async dispatchedSince(tx: EntityManager, deviceId: string, minuteAgo: Date, hourAgo: Date) {
-    const [row] = await tx.execute<{ minute: number; hour: number }[]>(
+    const [row] = await execute<{ minute: number; hour: number }[]>(
+      tx,
       `select count(*) filter (where dispatched_at > ?)::int as minute, count(*)::int as hour
          from messages where device_id = ? and dispatched_at > ?`,
       [minuteAgo, deviceId, hourAgo],
@@ -242,7 +245,8 @@ export const messagesRepository = {
    * work); one probe of the outbox index per priority.
    */
   async newestDue(em: EntityManager, deviceIds: string[], now: Date): Promise<Map<string, string>> {
-    const rows = await em.execute<{ device_id: string; id: string }[]>(
+    const rows = await execute<{ device_id: string; id: string }[]>(
+      em,
       `select d.id as device_id, string_agg(m.id::text, ',' order by p.rank desc) as id
          from unnest(string_to_array(?, ',')::uuid[]) as d (id)
         cross join (values (1), (0)) as p (rank)
@@ -258,7 +262,8 @@ export const messagesRepository = {
 
   /** The phone's own outbound messages among `ids`, locked for a report. */
   async lockOwned(tx: EntityManager, deviceId: string, ids: string[]): Promise<Message[]> {
-    const rows = await tx.execute<Row[]>(
+    const rows = await execute<Row[]>(
+      tx,
       `select * from messages where id = any(string_to_array(?, ',')::uuid[]) and device_id = ? and direction = 'outbound'
         order by id for update`,
       [ids.join(','), deviceId],
@@ -272,7 +277,8 @@ export const messagesRepository = {
     const values = changes
       .map(() => '(?::uuid, ?::text, ?::timestamptz, ?::boolean, ?::text, ?::boolean, ?::text)')
       .join(', ');
-    const rows = await tx.execute<Row[]>(
+    const rows = await execute<Row[]>(
+      tx,
       `update messages m set status = v.status, updated_at = ?,
               dispatched_at = case when v.status = 'dispatched' then v.at else m.dispatched_at end,
               sent_at = case when v.status = 'sent' then v.at else m.sent_at end,
@@ -307,7 +313,8 @@ export const messagesRepository = {
     now: Date,
     error?: { code: string; message: string },
   ): Promise<Moved[]> {
-    const rows = await tx.execute<Array<Row & { old_status: MessageStatus }>>(
+    const rows = await execute<Array<Row & { old_status: MessageStatus }>>(
+      tx,
       `with target as (
          select id, status as old_status from messages where ${OPEN} and ${where.sql} for update)
        update messages m
@@ -328,7 +335,8 @@ export const messagesRepository = {
    * of the cancel; undefined when it is final or not the account's (`batchStatusOf` tells which).
    */
   async markCancelled(tx: EntityManager, userId: string, batchId: string, now: Date) {
-    const [row] = await tx.execute<{ status: BatchStatus; created_at: Date }[]>(
+    const [row] = await execute<{ status: BatchStatus; created_at: Date }[]>(
+      tx,
       `update batches set cancelled_at = coalesce(cancelled_at, ?), updated_at = ?
         where id = ? and user_id = ? and status not in ('completed', 'failed')
        returning status, created_at`,
@@ -338,7 +346,8 @@ export const messagesRepository = {
   },
 
   async batchStatusOf(em: EntityManager, userId: string, batchId: string): Promise<BatchStatus | undefined> {
-    const [row] = await em.execute<{ status: BatchStatus }[]>(
+    const [row] = await execute<{ status: BatchStatus }[]>(
+      em,
       'select status from batches where id = ? and user_id = ?',
       [batchId, userId],
     );
@@ -356,7 +365,8 @@ export const messagesRepository = {
       'unknown_count',
     ];
     const entries = [...deltas.entries()];
-    return tx.execute<BatchCounts[]>(
+    return execute<BatchCounts[]>(
+      tx,
       `update batches b set ${counters.map((c) => `${c} = b.${c} + v.${c}`).join(', ')}, updated_at = ?
          from (values ${entries.map(() => `(?::uuid${', ?::int'.repeat(counters.length)})`).join(', ')})
               as v (id, ${counters.join(', ')})
@@ -367,7 +377,8 @@ export const messagesRepository = {
   },
 
   async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
-    const [row] = await tx.execute<BatchCounts[]>(
+    const [row] = await execute<BatchCounts[]>(
+      tx,
       `select id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
          from batches where id = ?`,
       [batchId],
@@ -378,7 +389,8 @@ export const messagesRepository = {
   /** Sets batches' statuses; final ones get completed_at and, when every message failed, an error. */
   async setStatuses(tx: EntityManager, changes: Array<{ id: string; status: BatchStatus }>, now: Date) {
     if (changes.length === 0) return;
-    await tx.execute(
+    await execute(
+      tx,
       `update batches b set status = v.status, updated_at = ?,
               completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ?) else b.completed_at end,
               error = case when v.status = 'failed'
@@ -393,7 +405,8 @@ export const messagesRepository = {
 
   /** Locks an offline phone's queued messages of released batches; how many, and how many high priority. */
   async lockReroutable(tx: EntityManager, fromId: string): Promise<{ total: number; high: number }> {
-    const rows = await tx.execute<{ priority: number }[]>(
+    const rows = await execute<{ priority: number }[]>(
+      tx,
       `select m.priority from messages m join batches b on b.id = m.batch_id
         where m.device_id = ? and m.direction = 'outbound' and m.status = 'queued' and b.status <> 'scheduled'
         for update of m`,
@@ -412,7 +425,8 @@ export const messagesRepository = {
     move: { from: string; to: string; now: Date; ahead: number; deadlines: Deadlines },
   ): Promise<string[]> {
     const { deadlines } = move;
-    const released = await tx.execute<{ id: string }[]>(
+    const released = await execute<{ id: string }[]>(
+      tx,
       `with numbered as (
          select m.id, m.batch_id,
                 row_number() over (order by m.priority desc, m.available_at, m.created_at, m.position) as n
@@ -454,7 +468,8 @@ export const messagesRepository = {
         move.now,
       ],
     );
-    const scheduled = await tx.execute<{ id: string }[]>(
+    const scheduled = await execute<{ id: string }[]>(
+      tx,
       `with s as (update batches set device_id = ?, updated_at = ? where device_id = ? and status = 'scheduled' returning id)
        update messages m set device_id = ?, updated_at = ? from s
         where m.batch_id = s.id and m.status = 'queued' returning m.id`,
@@ -468,11 +483,12 @@ export const messagesRepository = {
     tx: EntityManager,
     batchId: string,
   ): Promise<{ device_id: string; queued: number; priority: Priority; ttl_seconds: number | null } | null> {
-    const [batch] = await tx.execute<
+    const [batch] = await execute<
       { device_id: string; status: BatchStatus; priority: Priority; ttl_seconds: number | null }[]
-    >('select device_id, status, priority, ttl_seconds from batches where id = ? for update', [batchId]);
+    >(tx, 'select device_id, status, priority, ttl_seconds from batches where id = ? for update', [batchId]);
     if (!batch || batch.status !== 'scheduled') return null;
-    const [{ queued }] = await tx.execute<{ queued: number }[]>(
+    const [{ queued }] = await execute<{ queued: number }[]>(
+      tx,
       `select count(*)::int as queued from messages where batch_id = ? and status = 'queued'`,
       [batchId],
     );
@@ -485,7 +501,8 @@ export const messagesRepository = {
     batchId: string,
     placement: { sendableAt: Date; deadlines: Deadlines; estimate: Date },
   ): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `with placed as (
          update messages m set available_at = ?, stale_at = ${staleAtOf('p.n', 's.at')}
            from (select id, row_number() over (order by position) as n from messages
@@ -503,13 +520,13 @@ export const messagesRepository = {
         placement.sendableAt,
         batchId,
       ],
-      'run',
     );
   },
 
   /** What is still open in a batch: how many, and its earliest and latest stale deadlines. */
   async openDeadlines(tx: EntityManager, batchId: string) {
-    const [row] = await tx.execute<{ pending: number; next: Date | null; last: Date | null }[]>(
+    const [row] = await execute<{ pending: number; next: Date | null; last: Date | null }[]>(
+      tx,
       `select count(*)::int as pending, min(stale_at) as next, max(stale_at) as last from messages
         where batch_id = ? and status in ('queued', 'dispatched')`,
       [batchId],
@@ -518,7 +535,8 @@ export const messagesRepository = {
   },
 
   async batchStatusAndDevice(em: EntityManager, batchId: string) {
-    const [row] = await em.execute<{ status: BatchStatus; device_id: string }[]>(
+    const [row] = await execute<{ status: BatchStatus; device_id: string }[]>(
+      em,
       'select status, device_id from batches where id = ?',
       [batchId],
     );
@@ -526,7 +544,8 @@ export const messagesRepository = {
   },
 
   async unstartedBatches(em: EntityManager, before: Date, limit: number) {
-    const rows = await em.execute<{ id: string; scheduled_at: Date | null; user_id: string; device_id: string }[]>(
+    const rows = await execute<{ id: string; scheduled_at: Date | null; user_id: string; device_id: string }[]>(
+      em,
       `select id, scheduled_at, user_id, device_id from batches where workflow_started_at is null and created_at < ?
         order by created_at limit ?`,
       [before, limit],
@@ -540,11 +559,11 @@ export const messagesRepository = {
   },
 
   async markBatchesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
-    await em.execute(
+    await execute(
+      em,
       `update batches set workflow_started_at = ?
         where id = any(string_to_array(?, ',')::uuid[]) and workflow_started_at is null`,
       [at, ids.join(',')],
-      'run',
     );
   },
 
@@ -562,7 +581,8 @@ export const messagesRepository = {
       now: Date;
     },
   ): Promise<Message | null> {
-    const [row] = await tx.execute<Row[]>(
+    const [row] = await execute<Row[]>(
+      tx,
       `insert into messages (id, user_id, device_id, direction, status, body, segments, sender, sim_subscription_id,
                              fingerprint, received_at, created_at, updated_at)
        values (gen_random_uuid(), ?, ?, 'inbound', 'received', ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage, type Page } from '../http/pagination';
 import { OptOut, type OptOutSource } from './opt-out.entity';
+import { execute } from '../db/sql';
 
 // The SQL of `opt_outs`: an account's suppression list, one row per E.164 number.
 
@@ -20,7 +21,8 @@ export const optOutsRepository = {
   /** Which of `numbers` the account suppresses (one statement, whatever the size of the send). */
   async suppressedAmong(em: EntityManager, userId: string, numbers: string[]): Promise<Set<string>> {
     if (numbers.length === 0) return new Set();
-    const rows = await em.execute<{ phone_number: string }[]>(
+    const rows = await execute<{ phone_number: string }[]>(
+      em,
       `select phone_number from opt_outs where user_id = ? and phone_number = any(string_to_array(?, ','))`,
       [userId, numbers.join(',')],
     );
@@ -39,7 +41,8 @@ export const optOutsRepository = {
       now: Date;
     },
   ): Promise<OptOut | null> {
-    const [row] = await em.execute<Row[]>(
+    const [row] = await execute<Row[]>(
+      em,
       `insert into opt_outs (id, user_id, phone_number, source, message_id, created_at)
        values (?, ?, ?, ?, ?, ?)
        on conflict (user_id, phone_number) do nothing
@@ -53,7 +56,7 @@ export const optOutsRepository = {
 
   /** Takes a number off the list; false when it was not on it. */
   async remove(em: EntityManager, userId: string, phoneNumber: string): Promise<boolean> {
-    const rows = await em.execute<Row[]>('delete from opt_outs where user_id = ? and phone_number = ? returning id', [
+    const rows = await execute<Row[]>(em, 'delete from opt_outs where user_id = ? and phone_number = ? returning id', [
       userId,
       phoneNumber,
     ]);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execute } from '../db/sql';
 
 // The SQL of plans and account_usage. Counts are per UTC day and month; a row whose day or month is
 // past counts as zero for the current one, so a new day needs no reset job.
@@ -24,7 +25,8 @@ const current = (column: 'sent' | 'received', period: 'day' | 'month') =>
 
 export const plansRepository = {
   async limitsOf(em: EntityManager, userId: string): Promise<PlanLimits | undefined> {
-    const [row] = await em.execute<PlanLimits[]>(
+    const [row] = await execute<PlanLimits[]>(
+      em,
       `select p.name, p.batch_limit, p.daily_limit, p.monthly_limit, p.device_limit, p.webhook_limit
          from users u join plans p on p.id = u.plan_id where u.id = ?`,
       [userId],
@@ -33,7 +35,8 @@ export const plansRepository = {
   },
 
   async usage(em: EntityManager, userId: string, day: string, month: string): Promise<UsageRow> {
-    const [row] = await em.execute<UsageRow[]>(
+    const [row] = await execute<UsageRow[]>(
+      em,
       `select case when day = ?::date then sent_day else 0 end as sent_today,
               case when month = ?::date then sent_month else 0 end as sent_month,
               case when day = ?::date then received_day else 0 end as received_today,
@@ -51,8 +54,10 @@ export const plansRepository = {
    * nothing written.
    */
   async admitSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<boolean> {
-    const limit = (column: string) => `(select p.${column} from users u join plans p on p.id = u.plan_id where u.id = ?)`;
-    const rows = await tx.execute(
+    const limit = (column: string) =>
+      `(select p.${column} from users u join plans p on p.id = u.plan_id where u.id = ?)`;
+    const rows = await execute(
+      tx,
       `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
        select u.id, ?::date, ?, 0, ?::date, ?, 0
          from users u join plans p on p.id = u.plan_id
@@ -78,19 +83,20 @@ export const plansRepository = {
    * or month has nothing left to give back to.
    */
   async refundSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `update account_usage
           set sent_day = case when day = ?::date then greatest(sent_day - ?, 0) else sent_day end,
               sent_month = case when month = ?::date then greatest(sent_month - ?, 0) else sent_month end
         where user_id = ?`,
       [day, count, month, count, userId],
-      'run',
     );
   },
 
   /** Counts inbound texts (receiving has no limit). */
   async countReceived(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
        values (?, ?::date, 0, ?, ?::date, 0, ?)
        on conflict (user_id) do update set
@@ -101,25 +107,24 @@ export const plansRepository = {
               sent_month = ${current('sent', 'month')},
               month = excluded.month`,
       [userId, day, count, month, count],
-      'run',
     );
   },
 
   /** Sets an account's counts for a day and its month (tests and operators' corrections). */
   async setUsage(em: EntityManager, userId: string, day: string, month: string, counts: UsageRow): Promise<void> {
-    await em.execute(
+    await execute(
+      em,
       `insert into account_usage (user_id, day, sent_day, received_day, month, sent_month, received_month)
        values (?, ?::date, ?, ?, ?::date, ?, ?)
        on conflict (user_id) do update set day = excluded.day, sent_day = excluded.sent_day,
               received_day = excluded.received_day, month = excluded.month, sent_month = excluded.sent_month,
               received_month = excluded.received_month`,
       [userId, day, counts.sent_today, counts.received_today, month, counts.sent_month, counts.received_month],
-      'run',
     );
   },
 
   /** Locks the account's row until the transaction ends: count-based plan checks serialise per account. */
   async lockAccount(tx: EntityManager, userId: string): Promise<void> {
-    await tx.execute('select 1 from users where id = ? for update', [userId]);
+    await execute(tx, 'select 1 from users where id = ? for update', [userId]);
   },
 };

@@ -41,38 +41,57 @@ function describe(sql: string): { name: string; operation: string; table?: strin
   return { name: table ? `${operation} ${table}` : operation, operation, table };
 }
 
+/** Which tracer records the statements run on a knex instance's connections (set by `traceSql`). */
+const tracers = new WeakMap<Knex, Tracer>();
+
 /**
- * A client span per SQL statement that MikroORM runs through knex, from knex's `query` event to its
- * `query-response` or `query-error`, child of whatever span is active where the query was made (the
- * request, the activity). The statement is recorded with `?` for every literal; the values never are (phone
- * numbers, message bodies, key hashes). Transaction control (BEGIN, COMMIT) has no
- * response event in knex and is not traced.
+ * A client span for one statement, child of whatever span is active (the request, the activity), or
+ * none outside them all (a statement alone would be a one-span trace of its own) or when the knex
+ * instance is not traced. The statement is recorded with `?` for every literal; the values never
+ * are (phone numbers, message bodies, key hashes).
+ */
+export function statementSpan(knex: Knex, sql: string): Span | undefined {
+  const tracer = tracers.get(knex);
+  if (!tracer) return undefined;
+  const parent = context.active();
+  if (!trace.getSpan(parent)) return undefined;
+  const statement = sanitizeSql(sql);
+  const { name, operation, table } = describe(statement);
+  return tracer.startSpan(
+    name,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'db.system': 'postgresql',
+        'db.operation': operation,
+        ...(table ? { 'db.sql.table': table } : {}),
+        'db.statement': statement.length > MAX_STATEMENT ? `${statement.slice(0, MAX_STATEMENT)}…` : statement,
+      },
+    },
+    parent,
+  );
+}
+
+/** Ends a statement's span as failed: the error's code and class only (its message may quote values). */
+export function failStatementSpan(span: Span, error: Error): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { code?: string }).code ?? error.name });
+  span.end();
+}
+
+/**
+ * A client span per SQL statement run on `knex`: those MikroORM runs through knex, from knex's
+ * `query` event to its `query-response` or `query-error`, and those `execute` (src/db/sql.ts) runs
+ * on its connections. Transaction control (BEGIN, COMMIT) has no response event in knex and is not
+ * traced.
  */
 export function traceSql(knex: Knex, tracer: Tracer): void {
+  tracers.set(knex, tracer);
   const open = new Map<string, Span>();
   knex.on('query', (data: QueryData) => {
     const uid = data.__knexQueryUid;
     if (!uid || !data.sql) return;
-    // Only statements made inside a traced operation (a request, an activity, work they left
-    // behind): a statement outside them all would be a one-span trace of its own.
-    const parent = context.active();
-    if (!trace.getSpan(parent)) return;
-    const statement = sanitizeSql(data.sql);
-    const { name, operation, table } = describe(statement);
-    const span = tracer.startSpan(
-      name,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'db.system': 'postgresql',
-          'db.operation': operation,
-          ...(table ? { 'db.sql.table': table } : {}),
-          'db.statement': statement.length > MAX_STATEMENT ? `${statement.slice(0, MAX_STATEMENT)}…` : statement,
-        },
-      },
-      parent,
-    );
-    open.set(uid, span);
+    const span = statementSpan(knex, data.sql);
+    if (span) open.set(uid, span);
   });
   knex.on('query-response', (_response: unknown, data: QueryData) => {
     const uid = data.__knexQueryUid;
@@ -84,9 +103,7 @@ export function traceSql(knex: Knex, tracer: Tracer): void {
     const uid = data.__knexQueryUid;
     const span = uid ? open.get(uid) : undefined;
     if (!span) return;
-    // The message names the statement and its values (knex formats them in): the code and class only.
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { code?: string }).code ?? error.name });
-    span.end();
+    failStatementSpan(span, error);
     open.delete(uid!);
   });
 }

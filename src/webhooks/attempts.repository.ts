@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execute } from '../db/sql';
 
 // The SQL of `webhook_attempts`, and what recording an attempt changes on its delivery and webhook.
 
@@ -48,7 +49,8 @@ export interface DeliveryRecord {
 
 export const attemptsRepository = {
   async target(em: EntityManager, deliveryId: string): Promise<AttemptTarget | undefined> {
-    const [row] = await em.execute<AttemptTarget[]>(
+    const [row] = await execute<AttemptTarget[]>(
+      em,
       `select d.id, d.webhook_id, d.status, d.error, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
@@ -61,7 +63,8 @@ export const attemptsRepository = {
 
   /** Locks the webhook: the records of its attempts queue with its pause, disable and delete. */
   async lockWebhook(tx: EntityManager, webhookId: string) {
-    const [webhook] = await tx.execute<{ enabled: boolean; deleted_at: Date | null }[]>(
+    const [webhook] = await execute<{ enabled: boolean; deleted_at: Date | null }[]>(
+      tx,
       'select enabled, deleted_at from webhooks where id = ? for update',
       [webhookId],
     );
@@ -70,7 +73,8 @@ export const attemptsRepository = {
 
   /** Inserts the attempt once per (delivery, attempt number); false when another execution did first. */
   async insert(tx: EntityManager, a: NewAttempt): Promise<boolean> {
-    const inserted = await tx.execute<{ id: string }[]>(
+    const inserted = await execute<{ id: string }[]>(
+      tx,
       `insert into webhook_attempts
          (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
        values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -81,7 +85,8 @@ export const attemptsRepository = {
   },
 
   async countOnWebhook(tx: EntityManager, webhookId: string, ok: boolean, at: Date): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `update webhooks set last_attempt_at = ?,
               success_count = success_count + ?, failure_count = failure_count + ?,
               last_success_at = case when ? then ? else last_success_at end,
@@ -93,7 +98,8 @@ export const attemptsRepository = {
 
   /** Failed and total attempts of a webhook since `since`, and successes since `recentSince`. */
   async countsOf(tx: EntityManager, webhookId: string, since: Date, recentSince: Date) {
-    const [counts] = await tx.execute<{ failed: number; total: number; recent_ok: number }[]>(
+    const [counts] = await execute<{ failed: number; total: number; recent_ok: number }[]>(
+      tx,
       `select count(*) filter (where not ok)::int as failed, count(*)::int as total,
               count(*) filter (where ok and started_at > ?)::int as recent_ok
          from webhook_attempts where webhook_id = ? and started_at > ?`,
@@ -103,11 +109,11 @@ export const attemptsRepository = {
   },
 
   async pauseWebhook(tx: EntityManager, webhookId: string, reason: string, at: Date): Promise<void> {
-    await tx.execute('update webhooks set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled', [
-      reason,
-      at,
-      webhookId,
-    ]);
+    await execute(
+      tx,
+      'update webhooks set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled',
+      [reason, at, webhookId],
+    );
   },
 
   /**
@@ -115,7 +121,8 @@ export const attemptsRepository = {
    * closes one that a pause or delete abandoned while the request was in flight).
    */
   async recordOnDelivery(tx: EntityManager, r: DeliveryRecord): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `update webhook_deliveries
           set status = ?, attempt_count = ?, url = ?, http_status = ?, response_excerpt = ?, error = ?,
               last_attempt_at = ?, next_attempt_at = ?, delivered_at = ?, abandoned_at = ?
@@ -140,7 +147,8 @@ export const attemptsRepository = {
   },
 
   async deliveryState(tx: EntityManager, deliveryId: string) {
-    const [row] = await tx.execute<{ status: string; error: string | null }[]>(
+    const [row] = await execute<{ status: string; error: string | null }[]>(
+      tx,
       'select status, error from webhook_deliveries where id = ?',
       [deliveryId],
     );

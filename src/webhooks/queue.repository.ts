@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execute } from '../db/sql';
 
 // The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
 // record of a batch of attempts in a few set-based statements.
@@ -68,7 +69,7 @@ const RECORD_COLUMNS = `delivery_id uuid, attempt int, url text, ok boolean, htt
 
 export const queueRepository = {
   async webhook(em: EntityManager, webhookId: string): Promise<QueueWebhook | undefined> {
-    const [row] = await em.execute<QueueWebhook[]>('select id, url, enabled, deleted_at from webhooks where id = ?', [
+    const [row] = await execute<QueueWebhook[]>(em, 'select id, url, enabled, deleted_at from webhooks where id = ?', [
       webhookId,
     ]);
     return row;
@@ -76,7 +77,8 @@ export const queueRepository = {
 
   /** The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say. */
   due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
-    return em.execute<QueuedDelivery[]>(
+    return execute<QueuedDelivery[]>(
+      em,
       `select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent
          from webhook_deliveries d
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
@@ -90,7 +92,8 @@ export const queueRepository = {
 
   /** What is left open: deliveries waiting for their first attempt, and the next retry due. */
   async open(em: EntityManager, webhookId: string): Promise<{ pending: number; nextRetryAt: Date | null }> {
-    const [row] = await em.execute<{ pending: number; next_retry_at: Date | null }[]>(
+    const [row] = await execute<{ pending: number; next_retry_at: Date | null }[]>(
+      em,
       `select count(*) filter (where status = 'pending')::int as pending,
               min(next_attempt_at) filter (where status = 'retrying') as next_retry_at
          from webhook_deliveries
@@ -102,7 +105,8 @@ export const queueRepository = {
 
   /** Inserts the attempts once per (delivery, attempt number); returns the deliveries whose attempt it inserted. */
   async insertAttempts(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<Set<string>> {
-    const inserted = await tx.execute<{ delivery_id: string }[]>(
+    const inserted = await execute<{ delivery_id: string }[]>(
+      tx,
       `insert into webhook_attempts
          (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
        select gen_random_uuid(), delivery_id, ?, attempt, url, ok, http_status, excerpt, error, started_at, duration_ms
@@ -119,7 +123,8 @@ export const queueRepository = {
       rs.length ? new Date(Math.max(...rs.map((r) => r.startedAt.getTime()))) : null;
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
-    await tx.execute(
+    await execute(
+      tx,
       `update webhooks set last_attempt_at = greatest(last_attempt_at, ?),
               success_count = success_count + ?, failure_count = failure_count + ?,
               last_success_at = greatest(last_success_at, ?), last_failure_at = greatest(last_failure_at, ?)
@@ -134,7 +139,8 @@ export const queueRepository = {
    * abandoned while the request was in flight.
    */
   async recordOnDeliveries(tx: EntityManager, records: BatchRecord[]): Promise<void> {
-    await tx.execute(
+    await execute(
+      tx,
       `update webhook_deliveries d
           set status = x.status, attempt_count = x.attempt, url = x.url, http_status = x.http_status,
               response_excerpt = x.excerpt, error = x.error, last_attempt_at = x.started_at,
@@ -143,7 +149,6 @@ export const queueRepository = {
         where d.id = x.delivery_id and d.attempt_count = x.attempt - 1
           and (d.status in ('pending', 'retrying') or (x.ok and d.status = 'failed'))`,
       [asJson(records)],
-      'run',
     );
   },
 };

@@ -2,6 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EventName } from '../events/event.entity';
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
+import { execute } from '../db/sql';
 
 // The SQL of `webhooks`, `webhook_secrets` and `webhook_deliveries` that more than one module needs.
 
@@ -51,7 +52,8 @@ export const webhooksRepository = {
 
   /** The enabled, live webhooks of these accounts (fan-out matches events to them in memory). */
   enabledOf: (tx: EntityManager, userIds: string[]) =>
-    tx.execute<Target[]>(
+    execute<Target[]>(
+      tx,
       `select id, user_id, url, secret_version, events from webhooks
         where user_id = any(string_to_array(?, ',')::uuid[]) and enabled and deleted_at is null`,
       [userIds.join(',')],
@@ -59,14 +61,16 @@ export const webhooksRepository = {
 
   /** One live webhook of an account, enabled or not (a test ping reaches a paused one too). */
   liveOne: (tx: EntityManager, userId: string, webhookId: string) =>
-    tx.execute<Target[]>(
+    execute<Target[]>(
+      tx,
       'select id, user_id, url, secret_version, events from webhooks where id = ? and user_id = ? and deleted_at is null',
       [webhookId, userId],
     ),
 
   /** A webhook of an account, deleted or not, locked against a concurrent delete or disable. */
   async lockForRedelivery(tx: EntityManager, userId: string, webhookId: string) {
-    const [row] = await tx.execute<(Target & { enabled: boolean; deleted_at: Date | null })[]>(
+    const [row] = await execute<(Target & { enabled: boolean; deleted_at: Date | null })[]>(
+      tx,
       `select id, user_id, url, secret_version, events, enabled, deleted_at from webhooks
         where id = ? and user_id = ? for share`,
       [webhookId, userId],
@@ -77,7 +81,8 @@ export const webhooksRepository = {
   /** Many deliveries in one statement: their rows travel as one JSON parameter. */
   async insertDeliveries(tx: EntityManager, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await tx.execute(
+    await execute(
+      tx,
       `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
                                        secret_version, status, created_at, via_queue, trace_parent)
        select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
@@ -103,13 +108,13 @@ export const webhooksRepository = {
           })),
         ),
       ],
-      'run',
     );
   },
 
   /** Ends every open delivery of a webhook but `except`: failed, abandoned_at set, not retried. */
   async abandonOpen(tx: EntityManager, webhookId: string, reason: string, at: Date, except: string[] = []) {
-    await tx.execute(
+    await execute(
+      tx,
       `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
         where webhook_id = ? and status in ('pending', 'retrying')
           and id <> all(string_to_array(?, ',')::uuid[])`,
@@ -119,7 +124,8 @@ export const webhooksRepository = {
 
   /** Ends one open delivery. */
   async abandonOne(em: EntityManager, deliveryId: string, reason: string, at: Date) {
-    await em.execute(
+    await execute(
+      em,
       `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
         where id = ? and status in ('pending', 'retrying')`,
       [at, reason, deliveryId],
@@ -128,7 +134,7 @@ export const webhooksRepository = {
 
   // Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
   async storeSecret(tx: EntityManager, webhookId: string, version: number, sealed: string, at: Date) {
-    await tx.execute('insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
+    await execute(tx, 'insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
       webhookId,
       version,
       sealed,
@@ -137,7 +143,8 @@ export const webhooksRepository = {
   },
 
   async nextSecretVersion(tx: EntityManager, webhookId: string, at: Date): Promise<number> {
-    const [row] = await tx.execute<{ secret_version: number }[]>(
+    const [row] = await execute<{ secret_version: number }[]>(
+      tx,
       'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
       [at, webhookId],
     );
@@ -152,13 +159,14 @@ export const webhooksRepository = {
    */
   async lateDeliveries(em: EntityManager, before: Date, limit: number) {
     type Row = { id: string; user_id: string; webhook_id: string };
-    await em.execute(
+    await execute(
+      em,
       `update webhook_deliveries set via_queue = true
         where workflow_started_at is null and not via_queue and status in ('pending', 'retrying') and created_at < ?`,
       [before],
-      'run',
     );
-    return em.execute<Row[]>(
+    return execute<Row[]>(
+      em,
       `select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
         where via_queue and status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ?
         order by webhook_id, coalesce(next_attempt_at, created_at), id limit ?`,
