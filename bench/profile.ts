@@ -11,6 +11,7 @@ import { createAccount, keyAuth } from './setup';
 import { cpuBetween, snapshot, type Snapshot } from './proc';
 import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
+import { perRequest, readTemporalCounts } from './temporal-metrics';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -22,6 +23,8 @@ const ONLY = flag('only');
 const EXPLAIN = argv.includes('--explain');
 /** Without the CPU profiler, whose sampling slows the api: for latencies and CPU per request. */
 const PROFILE = !argv.includes('--no-cpu-prof');
+/** Milliseconds between the starts of two timed requests (0: back to back), so work they leave does not queue up. */
+const PACE = Number(flag('pace') ?? 0);
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 async function statementLog(db: Pool, on: boolean): Promise<void> {
@@ -51,18 +54,62 @@ async function statementsOf(db: Pool, log: PostgresLog, action: () => Promise<un
     .map((line) => line.replace(/^.* LOG:\s+duration: /, '').slice(0, 200));
 }
 
-/** Each component's CPU between two snapshots, per request (the bench client's own is not counted). */
-function cpuPerRequest(before: Snapshot, after: Snapshot, requests: number): string {
-  return Object.entries(cpuBetween(before, after))
+/**
+ * Each component's CPU between two snapshots, per request (the bench client's own is not counted),
+ * less what it spends idle (`idle`: ms per second, measured before) over the same time.
+ */
+interface Timed {
+  snap: Snapshot;
+  at: number;
+}
+
+function cpuPerRequest(before: Timed, after: Timed, requests: number, idle: Record<string, number>): string {
+  const seconds = (after.at - before.at) / 1000;
+  return Object.entries(cpuBetween(before.snap, after.snap))
     .filter(([name]) => name !== 'total')
-    .map(([name, ms]) => `${name} ${(ms / requests).toFixed(3)}`)
+    .map(([name, ms]) => `${name} ${((ms - (idle[name] ?? 0) * seconds) / requests).toFixed(3)}`)
     .join(', ');
+}
+
+const timedSnapshot = (components: Parameters<typeof snapshot>[0]): Timed => ({
+  snap: snapshot(components),
+  at: performance.now(),
+});
+
+/** What each component spends per second with no requests (timers, pollers, the reconciler). */
+async function idleCpu(components: Parameters<typeof snapshot>[0]): Promise<Record<string, number>> {
+  const before = timedSnapshot(components);
+  await delay(10_000);
+  const after = timedSnapshot(components);
+  const seconds = (after.at - before.at) / 1000;
+  return Object.fromEntries(
+    Object.entries(cpuBetween(before.snap, after.snap)).map(([name, ms]) => [name, ms / seconds]),
+  );
+}
+
+/**
+ * Waits until the Temporal server has done the work the requests left (no service request counted
+ * for a second, at most a minute); its last reading.
+ */
+async function settled(read: () => Promise<Map<string, number>>): Promise<Map<string, number>> {
+  const total = (counts: Map<string, number>) =>
+    [...counts]
+      .filter(([key]) => key.startsWith('service_requests') && !key.includes('Poll'))
+      .reduce((sum, [, n]) => sum + n, 0);
+  let last = await read();
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    await delay(1000);
+    const now = await read();
+    if (total(now) === total(last)) return now;
+    last = now;
+  }
+  return last;
 }
 
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const pgLog: PostgresLog = { errors: [] };
-  const { db, smtp, service, components } = await startBenchStack({
+  const { db, smtp, service, components, temporal } = await startBenchStack({
     pgLog,
     prepare: (db) => preloadAutoExplain(db, 'bench'),
     env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
@@ -76,6 +123,11 @@ async function main() {
     phones: ['phone'],
   });
   const phone = account.phones.phone;
+  const idle = await idleCpu(components);
+  const idleLine = Object.entries(idle)
+    .filter(([name]) => name !== 'total')
+    .map(([name, ms]) => `${name} ${ms.toFixed(1)}`);
+  console.log(`Idle CPU, ms per second (subtracted below): ${idleLine.join(', ')}`);
   let n = 0;
   /** Queues `count` more messages on the phone (sends of 1,000, the api's largest). */
   const fillQueue = async (count: number) => {
@@ -149,10 +201,26 @@ async function main() {
     for (const line of statements) console.log(`  ${line}`);
     if (EXPLAIN) printPlans(label, await capturePlans(db, pgLog, once, /./), /^api/);
     const samples: number[] = [];
-    const before = snapshot(components);
-    for (let i = 0; i < SAMPLES; i++) samples.push((await once()).ms);
+    const before = timedSnapshot(components);
+    const temporalBefore = await readTemporalCounts(temporal.metricsUrl);
+    for (let i = 0; i < SAMPLES; i++) {
+      const started = performance.now();
+      samples.push((await once()).ms);
+      if (PACE > 0) await delay(PACE - (performance.now() - started));
+    }
     console.log(`  ${SAMPLES} sequential: ${latencyLine(summarize([samples]))}`);
-    console.log(`  CPU ms per request: ${cpuPerRequest(before, snapshot(components), SAMPLES)}`);
+    // What the requests left behind (workflows still to start, their first tasks) is their cost too.
+    const settling = performance.now();
+    const temporalAfter = await settled(() => readTemporalCounts(temporal.metricsUrl));
+    const settledAfter = ((performance.now() - settling) / 1000).toFixed(1);
+    console.log(
+      `  CPU ms per request, with what it left behind (quiet ${settledAfter} s after): ${cpuPerRequest(before, timedSnapshot(components), SAMPLES, idle)}`,
+    );
+    const operations = perRequest(temporalBefore, temporalAfter, SAMPLES);
+    if (operations.length > 0) {
+      console.log('  Temporal per request (service requests and persistence operations by service):');
+      for (const [key, n] of operations.slice(0, 40)) console.log(`    ${n.toFixed(2).padStart(6)}  ${key}`);
+    }
   }
   await cleanup();
   if (PROFILE) console.log(`\nCPU profiles of the api and the worker: ${OUT}/*.cpuprofile`);

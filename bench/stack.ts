@@ -197,6 +197,8 @@ export async function startTemporal() {
   const dir = tempDir('bench-temporal-');
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
+  // Its Prometheus metrics: what the server did (RPCs, persistence operations) per request kind.
+  const metricsPort = await freePort();
   const server = startProcess(
     'temporal',
     cli,
@@ -215,6 +217,10 @@ export async function startTemporal() {
       path.join(dir, 'dev-server.db'),
       '--log-level',
       'warn',
+      '--metrics-port',
+      String(metricsPort),
+      // More dev-server flags for an experiment (space-separated), e.g. `--sqlite-pragma journal_mode=wal`.
+      ...(process.env.BENCH_TEMPORAL_ARGS?.split(' ').filter(Boolean) ?? []),
     ],
     { PATH: process.env.PATH, HOME: process.env.HOME },
   );
@@ -231,7 +237,12 @@ export async function startTemporal() {
   });
   onCleanup('close the Temporal client', () => connection.close());
   const client = new Client({ connection, namespace: 'default' });
-  return { address, client, component: { name: 'temporal', root: () => server.process.pid } satisfies Component };
+  return {
+    address,
+    client,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    component: { name: 'temporal', root: () => server.process.pid } satisfies Component,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
