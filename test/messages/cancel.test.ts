@@ -5,7 +5,7 @@ import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { deviceRow } from '../support/factories';
 import { readJson } from '../support/http';
-import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
+import { activityNames, startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, type PairedPhone } from '../devices/helpers';
 import { eventsOf, sendingTenant } from './helpers';
 
@@ -104,10 +104,7 @@ describe('cancelling a send: POST /v1/batches/{id}/cancel', () => {
     await handle.result();
     expect(await env.currentTimeMs()).toBeLessThan(at);
     const history = await handle.fetchHistory();
-    const activities = (history.events ?? [])
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-      .filter(Boolean);
-    expect(activities).toEqual(['sweepBatch']);
+    expect(activityNames(history)).toEqual(['sweepBatch']);
 
     // Past its time nothing comes to the phone, and the batch stays as it was.
     await env.sleep('4 hours');

@@ -1,12 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   DefaultLogger,
   Runtime,
   Worker,
   makeTelemetryFilterString,
+  type ActivityInterceptorsFactory,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { Client, ConnectionPlugin } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { inject } from 'vitest';
 import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
@@ -117,22 +120,48 @@ export function createTestWorker(
       sweeps: deps.sweeps,
       tracing: deps.tracing,
     });
+  const tracing = workerTracing(deps.tracing);
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: deps.config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? { codePath: inject('workflowBundlePath') },
     activities: createActivities(services, deps.orm),
-    ...workerTracing(deps.tracing),
+    ...tracing,
+    interceptors: {
+      ...tracing.interceptors,
+      activity: [...(tracing.interceptors?.activity ?? []), serverTimeOfLocalActivities(env)],
+    },
+  });
+}
+
+/** The server's time a local activity started at (serverClock reads it), per activity. */
+const localActivityTime = new AsyncLocalStorage<number>();
+
+/**
+ * A local activity runs in the worker, not scheduled by the server: its info carries the worker's
+ * wall time. Under time skipping the server's time is elsewhere, so each one asks the server first.
+ */
+function serverTimeOfLocalActivities(env: TestWorkflowEnvironment): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        if (!ctx.info.isLocal) return next(input);
+        return localActivityTime.run(await env.currentTimeMs(), () => next(input));
+      },
+    },
   });
 }
 
 /**
  * Inside an activity, the time of the Temporal server that scheduled it (under time skipping, the
- * skipped-to time), so records line up with the workflow's timeline; elsewhere the wall clock.
+ * skipped-to time; a local activity's is asked for as it starts), so records line up with the
+ * workflow's timeline; elsewhere the wall clock.
  */
 export const serverClock: Clock = {
   now() {
+    const local = localActivityTime.getStore();
+    if (local !== undefined) return new Date(local);
     try {
       return new Date(Context.current().info.currentAttemptScheduledTimestampMs);
     } catch {
@@ -166,4 +195,19 @@ export async function startWorkflowStack(options: Parameters<typeof startTestApp
       await env.teardown();
     },
   };
+}
+
+/**
+ * The activities a workflow history ran, in order: those scheduled as activity tasks and the local
+ * ones (recorded as `core_local_activity` markers).
+ */
+export function activityNames(history: temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? []).flatMap((event) => {
+    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) return [scheduled];
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
+  });
 }

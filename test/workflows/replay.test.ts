@@ -5,14 +5,15 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type ReplayResult } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { quietRuntime } from '../support/temporal';
+import { activityNames, quietRuntime } from '../support/temporal';
 
 // Histories recorded from real runs (test/workflows/histories/*.bin, protobuf-encoded; `npm run
 // histories:record` re-records the scenarios of scenarios.ts). Each must replay with today's workflow
 // code: a change that would break a running workflow fails here, and needs patched() or a new
 // workflow type (README, "Changing workflow code"). *.pre-<patch>.bin were recorded before that patch
 // (e.g. batch-*.pre-unknown-on-time.bin, before `unknown-on-time`, `settled-signal-during-sweep` and
-// `search-attributes`): they replay on the legacy branches. batch-scheduled-cancelled.bin
+// `search-attributes`; batch-*.pre-local-activities.bin, before the batch workflow's activities ran
+// as local activities): they replay on the legacy branches. batch-scheduled-cancelled.bin
 // (test/messages/cancel.test.ts) is a scheduled send cancelled before its time, ended by the settled
 // signal (`settled-signal-while-scheduled`); the others were recorded before that patch.
 const dir = path.join(__dirname, 'histories');
@@ -59,6 +60,9 @@ const eventTypes = (file: string) =>
     (e) => temporal.api.enums.v1.EventType[e.eventType!],
   );
 
+/** The activities a recorded history ran, activity tasks and local ones alike. */
+const activities = (file: string) => activityNames(load(file).history as temporal.api.history.v1.IHistory);
+
 describe('recorded workflow histories replay with the current code', () => {
   it('has a recording of every scenario', () => {
     expect(files).toEqual(expect.arrayContaining(COVERED));
@@ -84,6 +88,16 @@ describe('recorded workflow histories replay with the current code', () => {
     expect(eventTypes('batch-scheduled-settled.pre-unknown-on-time.bin')).not.toContain(
       'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
     );
+    // A batch's activities run in its workflow tasks (`local-activities`): markers, no activity tasks;
+    // the histories recorded before it scheduled activity tasks, and replay with them.
+    const activityTasks = (file: string) =>
+      eventTypes(file).filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
+    for (const file of ['batch-scheduled-settled.bin', 'batch-continue-as-new.run1.bin']) {
+      expect(activityTasks(file), file).toBe(0);
+      expect(activities(file), file).toEqual(expect.arrayContaining(['wakeBatchDevice', 'sweepBatch']));
+    }
+    expect(activities('batch-scheduled-settled.bin')[0]).toBe('releaseBatch');
+    expect(activityTasks('batch-scheduled-settled.pre-local-activities.bin')).toBe(4);
   });
 
   it('replays every one without a determinism error', async () => {
@@ -111,7 +125,7 @@ describe('a non-deterministic change to a workflow', () => {
     const moved = '      await releaseBatch(input.batchId); // DELIBERATELY MOVED: released before the wait\n';
     const release = '        await releaseBatch(input.batchId);\n';
     // Everything after the imports (whose paths differ), so a reformat of both files keeps them equal.
-    const code = (text: string) => text.slice(text.indexOf('\nconst { releaseBatch'));
+    const code = (text: string) => text.slice(text.indexOf('\nconst '));
     const fixture = code(readFileSync(path.join(fixtures, 'reordered-batch.ts'), 'utf8'));
     expect(fixture).toContain(moved);
     const stale =
