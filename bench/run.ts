@@ -475,7 +475,8 @@ async function main() {
     }
     fetchMs.push(fetches);
     reportMs.push(reports);
-    singleRates.push(texts / ((performance.now() - from) / 1000));
+    // A round that found the queue empty measured nothing (the quick run's queue can run out).
+    if (texts > 0) singleRates.push(texts / ((performance.now() - from) / 1000));
     drained += texts;
   }
   const fetchSummary = summarize(fetchMs);
@@ -540,7 +541,7 @@ async function main() {
         texts += ids.length;
       }
       batchMs.push(round);
-      rates.push(texts / ((performance.now() - from) / 1000));
+      if (texts > 0) rates.push(texts / ((performance.now() - from) / 1000));
       batchedTexts += texts;
     }
     const s = summarize(batchMs);
