@@ -17,10 +17,13 @@ function readStat(pid: number): Stat | undefined {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15, rss 24.
+    // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15, cutime 16, cstime 17, rss 24.
+    // cutime/cstime: children that exited and were reaped (a Postgres backend whose connection
+    // closed); without them a component's CPU would drop when one of its processes ends.
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     return {
       ppid: Number(fields[1]),
-      cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+      cpuMs: (ticks * 1000) / TICKS_PER_SECOND,
       rssBytes: Number(fields[21]) * PAGE_SIZE,
     };
   } catch {
