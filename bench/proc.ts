@@ -146,3 +146,13 @@ export function memorySampler(components: Component[], everyMs = 250) {
     },
   };
 }
+
+/** What each component spends per second with nothing asked of it (timers, pollers, the reconciler). */
+export async function idleCpuPerSecond(components: Component[], ms = 10_000): Promise<Record<string, number>> {
+  const before = snapshot(components);
+  const from = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = snapshot(components);
+  const seconds = (performance.now() - from) / 1000;
+  return Object.fromEntries(Object.entries(cpuBetween(before, after)).map(([name, cpu]) => [name, cpu / seconds]));
+}

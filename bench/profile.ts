@@ -8,10 +8,10 @@ import type { Pool } from 'pg';
 import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { createAccount, keyAuth } from './setup';
-import { cpuBetween, snapshot, type Snapshot } from './proc';
+import { cpuBetween, idleCpuPerSecond, snapshot, type Snapshot } from './proc';
 import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
-import { perRequest, readTemporalCounts } from './temporal-metrics';
+import { perRequest, readTemporalCounts, untilQuiet } from './temporal-metrics';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -76,36 +76,6 @@ const timedSnapshot = (components: Parameters<typeof snapshot>[0]): Timed => ({
   at: performance.now(),
 });
 
-/** What each component spends per second with no requests (timers, pollers, the reconciler). */
-async function idleCpu(components: Parameters<typeof snapshot>[0]): Promise<Record<string, number>> {
-  const before = timedSnapshot(components);
-  await delay(10_000);
-  const after = timedSnapshot(components);
-  const seconds = (after.at - before.at) / 1000;
-  return Object.fromEntries(
-    Object.entries(cpuBetween(before.snap, after.snap)).map(([name, ms]) => [name, ms / seconds]),
-  );
-}
-
-/**
- * Waits until the Temporal server has done the work the requests left (no service request counted
- * for a second, at most three minutes); its last reading.
- */
-async function settled(read: () => Promise<Map<string, number>>): Promise<Map<string, number>> {
-  const total = (counts: Map<string, number>) =>
-    [...counts]
-      .filter(([key]) => key.startsWith('service_requests') && !key.includes('Poll'))
-      .reduce((sum, [, n]) => sum + n, 0);
-  let last = await read();
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-    await delay(1000);
-    const now = await read();
-    if (total(now) === total(last)) return now;
-    last = now;
-  }
-  return last;
-}
-
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const pgLog: PostgresLog = { errors: [] };
@@ -123,7 +93,7 @@ async function main() {
     phones: ['phone'],
   });
   const phone = account.phones.phone;
-  const idle = await idleCpu(components);
+  const idle = await idleCpuPerSecond(components);
   const idleLine = Object.entries(idle)
     .filter(([name]) => name !== 'total')
     .map(([name, ms]) => `${name} ${ms.toFixed(1)}`);
@@ -230,7 +200,7 @@ async function main() {
     console.log(`  ${SAMPLES} sequential: ${latencyLine(summarize([samples]))}`);
     // What the requests left behind (workflows still to start, their first tasks) is their cost too.
     const settling = performance.now();
-    const temporalAfter = await settled(() => readTemporalCounts(temporal.metricsUrl));
+    const temporalAfter = await untilQuiet(temporal.metricsUrl);
     const settledAfter = ((performance.now() - settling) / 1000).toFixed(1);
     console.log(
       `  CPU ms per request, with what it left behind (quiet ${settledAfter} s after): ${cpuPerRequest(before, timedSnapshot(components), SAMPLES, idle)}`,

@@ -30,3 +30,22 @@ export function perRequest(before: Counts, after: Counts, requests: number): Arr
     .filter(([, n]) => n >= 0.05)
     .sort((a, b) => b[1] - a[1]);
 }
+
+/**
+ * Waits until the Temporal server has done the work that requests left behind (no service request
+ * but polls counted for a second, at most three minutes); its last reading.
+ */
+export async function untilQuiet(metricsUrl: string): Promise<Counts> {
+  const busy = (counts: Counts) =>
+    [...counts]
+      .filter(([key]) => key.startsWith('service_requests') && !key.includes('Poll'))
+      .reduce((sum, [, n]) => sum + n, 0);
+  let last = await readTemporalCounts(metricsUrl);
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await readTemporalCounts(metricsUrl);
+    if (busy(now) === busy(last)) return now;
+    last = now;
+  }
+  return last;
+}
