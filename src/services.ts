@@ -200,6 +200,7 @@ export function buildServices(deps: ServiceDeps) {
     outcomes,
     events,
     suppressed: optOuts.suppressedAmong,
+    noneSuppressed: optOuts.noneSuppressed,
     staleWindowMs: config.staleWindowMs,
     defaultCountry: config.defaultCountry,
     metrics: metrics.sends,

@@ -16,6 +16,12 @@ import { failStatementSpan, statementSpan } from '../traces/sql';
 // parameters, typed by their context as the quoted literal was. An array is a comma-separated list
 // of its values, as em.execute writes it (`in (?)`).
 
+/** A piece of a statement with the values of its `?` placeholders, in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
 interface PgConnection {
   query(text: string, values: unknown[]): Promise<QueryResult>;
 }

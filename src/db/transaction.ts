@@ -8,7 +8,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 //
 // Transactions nest: a `transaction()` opened on an EntityManager that is already inside one (a
 // service called within an idempotent request, src/idempotency/) is a savepoint of the outer one,
-// and its tasks wait for the outermost commit: a savepoint's release commits nothing.
+// and its tasks wait for the outermost commit: a savepoint's release commits nothing. A write that is
+// a single statement outside any transaction (`inOneStatement`) is committed when it returns; what
+// follows it runs then.
 
 const pending = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -43,4 +45,21 @@ export function afterCommit(tx: EntityManager, task: () => void): void {
   const tasks = pending.get(tx);
   if (!tasks) throw new Error('afterCommit needs a transaction opened by transaction()');
   tasks.push(task);
+}
+
+/**
+ * A write that is one statement outside any transaction commits as it returns, with no BEGIN and
+ * COMMIT round trips: `then` gets its result right after, where a transaction's work registers
+ * `afterCommit` tasks. Inside a transaction (an Idempotency-Key's) nothing would be committed yet,
+ * so it is refused there: use `transaction()`.
+ */
+export async function inOneStatement<T>(
+  em: EntityManager,
+  write: () => Promise<T>,
+  then: (result: T) => void,
+): Promise<T> {
+  if (em.isInTransaction()) throw new Error('inOneStatement runs outside transactions; inside one, use transaction()');
+  const result = await write();
+  then(result);
+  return result;
 }

@@ -1,14 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
-import { execute } from '../db/sql';
+import { execute, type SqlFragment } from '../db/sql';
 
 // The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
 // the counters that messages moving through the queue keep.
 
-export interface SendingDevice {
+export interface SendingDevice extends PacingRow {
   id: string;
-  send_delay_seconds: number;
   preferred_sim_subscription_id: number | null;
   sims: Sim[] | null;
 }
@@ -40,7 +39,7 @@ const PACING = 'send_delay_seconds, send_delay_jitter_seconds, max_sends_per_min
 // counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
 const PACED_OUTBOX_LOCK = 0x50414345;
 
-const SENDING = `select id, send_delay_seconds, preferred_sim_subscription_id, sims from devices
+const SENDING = `select id, preferred_sim_subscription_id, sims, ${PACING} from devices
                   where user_id = ? and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
@@ -99,6 +98,39 @@ export const devicesRepository = {
     );
     return row;
   },
+
+  /**
+   * A step of a send written in one statement: locks the phone while it is still enabled, paired,
+   * without a send window and paced as `pace` says (what the send was placed by), and `guard` holds;
+   * one row (its id), or none.
+   */
+  lockForSend: (deviceId: string, pace: PacingRow, guard: SqlFragment): SqlFragment => ({
+    sql: `select id from devices
+           where id = ? and enabled and unpaired_at is null and send_window is null
+             and send_delay_seconds = ? and send_delay_jitter_seconds = ?
+             and max_sends_per_minute is not distinct from ? and max_sends_per_hour is not distinct from ?
+             and ${guard.sql}
+           for update`,
+    params: [
+      deviceId,
+      pace.send_delay_seconds,
+      pace.send_delay_jitter_seconds,
+      pace.max_sends_per_minute,
+      pace.max_sends_per_hour,
+      ...guard.params,
+    ],
+  }),
+
+  /**
+   * reserveQueue as a step of a larger statement: the phone of the step `locked` takes `count`
+   * places when `when` holds; returns `ahead`.
+   */
+  takePlaces: (locked: string, count: number, high: boolean, when: string): SqlFragment => ({
+    sql: `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
+           where id = (select id from ${locked}) and ${when}
+          returning case when ? then queue_depth_high else queue_depth end - ? as ahead`,
+    params: [count, high ? count : 0, high, count],
+  }),
 
   /**
    * Where an offline phone's waiting messages go (failover): another paired, enabled, online phone of

@@ -5,7 +5,7 @@ import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
 import type { Deadlines } from './queue';
 import { OPTED_OUT, type BatchCounter } from './transitions';
-import { execute } from '../db/sql';
+import { execute, type SqlFragment } from '../db/sql';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
 
@@ -64,17 +64,121 @@ export interface NewSend {
   deadlines: Deadlines | null;
 }
 
+/** A send placed by the statement that writes it: its first stale deadline is SQL there. */
+export type PlacedSend = Omit<NewSend, 'deadlines'> & { deadlines: Omit<Deadlines, 'firstStaleAt'> };
+
 /** The sort key of a priority in messages.priority (the outbox orders by it, descending). */
 export const PRIORITY_RANK: Record<Priority, number> = { normal: 0, high: 1 };
 
 // The n-th (from 1) message's stale deadline from Deadlines: the uneven list when there is one,
-// else the even stagger, never past the ttl (least() ignores a null ttl).
-const staleAtOf = (n: string, uneven: string) =>
+// else the even stagger from the first deadline (a parameter, or SQL when the statement places the
+// send itself), never past the ttl (least() ignores a null ttl).
+const staleAtOf = (n: string, uneven: string, first = '?::timestamptz') =>
   `least(?::timestamptz, coalesce(to_timestamp(${uneven}::float8 / 1000),
-                                  ?::timestamptz + make_interval(secs => (${n} - 1) * ?::float8)))`;
+                                  ${first} + make_interval(secs => (${n} - 1) * ?::float8)))`;
 const deadlineParams = (d: Deadlines | null) => [d?.ttlAt ?? null, d?.firstStaleAt ?? null, d?.perMessageSeconds ?? 0];
 /** The uneven deadlines as one parameter (epoch ms, comma-separated); empty when they are even. */
-const unevenParam = (d: Deadlines | null) => (d?.staleAts ? d.staleAts.map((at) => at.getTime()).join(',') : '');
+const unevenParam = (d: Pick<Deadlines, 'staleAts'> | null) => (d?.staleAts ? d.staleAts.map((at) => at.getTime()).join(',') : '');
+
+const BATCH_COLUMNS = `id, user_id, device_id, body, status, recipient_count, recipient_preview, segments, encoding,
+  sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at, estimated_completion_at, completed_at, error,
+  created_at, updated_at`;
+const batchValues = (batch: Batch, estimate: SqlFragment): SqlFragment => ({
+  sql: `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${estimate.sql}, ?, ?, ?, ?`,
+  params: [
+    batch.id,
+    batch.userId,
+    batch.deviceId,
+    batch.body,
+    batch.status,
+    batch.recipientCount,
+    batch.recipientPreview,
+    batch.segments,
+    batch.encoding,
+    batch.simSubscriptionId,
+    batch.priority,
+    batch.ttlSeconds,
+    batch.failedCount,
+    batch.scheduledAt,
+    ...estimate.params,
+    batch.completedAt,
+    batch.error,
+    batch.createdAt,
+    batch.updatedAt,
+  ],
+});
+
+/**
+ * The INSERT of a send's messages (one row per recipient, each with its place and deadline), reading
+ * `from` beside the recipients; `first` is the first stale deadline.
+ */
+function messagesInsert(send: NewSend | PlacedSend, first: SqlFragment, from = ''): SqlFragment {
+  const { batch } = send;
+  // Per recipient: its place among the sendable ones, or -1 when it opted out (none: places in order).
+  let slot = 0;
+  const places = send.optedOut ? send.optedOut.map((out) => (out ? -1 : slot++)) : null;
+  const slots = places ? places.join(',') : '';
+  // Uneven deadlines (a send window) are per sendable message: spread over the recipients by place.
+  const staleAts = send.deadlines?.staleAts;
+  const uneven = !staleAts
+    ? ''
+    : places
+      ? places.map((place) => (place < 0 ? '' : String(staleAts[place].getTime()))).join(',')
+      : unevenParam(send.deadlines);
+  return {
+    sql: `insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, sim_subscription_id,
+                             segments, position, priority, available_at, stale_at, failed_at, error_code,
+                             error_message, created_at, updated_at)
+       select r.id::uuid, ?, ?, ?, 'outbound', case when r.out then 'failed' else 'queued' end, ?, r.recipient, ?, ?,
+              (r.n - 1)::int, ?,
+              case when r.out then null else ?::timestamptz end,
+              case when r.out then null
+                   else ${staleAtOf('(coalesce(r.slot::int, r.n - 1) + 1)', "nullif(r.at, '')", first.sql)} end,
+              case when r.out then ?::timestamptz end,
+              case when r.out then ?::text end,
+              case when r.out then ?::text end,
+              ?, ?
+         from (select u.*, coalesce(u.slot = '-1', false) as out
+                 from unnest(string_to_array(?, ','), string_to_array(?, ','), string_to_array(?, ','),
+                             string_to_array(?, ','))
+                      with ordinality as u (id, recipient, slot, at, n)) r${from}`,
+    params: [
+      batch.userId,
+      batch.id,
+      batch.deviceId,
+      batch.body,
+      batch.simSubscriptionId,
+      batch.segments,
+      PRIORITY_RANK[batch.priority as Priority],
+      batch.scheduledAt ? null : batch.createdAt,
+      send.deadlines?.ttlAt ?? null,
+      ...first.params,
+      send.deadlines?.perMessageSeconds ?? 0,
+      batch.createdAt,
+      OPTED_OUT.code,
+      OPTED_OUT.message,
+      batch.createdAt,
+      batch.updatedAt,
+      send.messageIds.join(','),
+      send.recipients.join(','),
+      slots,
+      uneven,
+    ],
+  };
+}
+
+/** What `acceptSend` needs beyond the send: the steps of other features, as SQL with their values. */
+export interface AcceptSteps {
+  /** Locks the phone (one row with its id) when the send may go to it as placed; named `d`. */
+  lockDevice: SqlFragment;
+  /** The plan's admission, one row when admitted, given a condition it needs; named `a`. */
+  admit: (guard: SqlFragment) => SqlFragment;
+  /** The phone of `d` takes the send's places once `when` holds; returns `ahead`. Named `q`. */
+  takePlaces: (locked: string, when: string) => SqlFragment;
+  /** The first stale deadline and the estimate as SQL of `q.ahead`. */
+  firstStaleAt: SqlFragment;
+  estimate: SqlFragment;
+}
 
 export interface StatusChange {
   id: string;
@@ -110,81 +214,41 @@ export const messagesRepository = {
    * deadlines follow one another as if it were not there.
    */
   async insertSend(tx: EntityManager, send: NewSend): Promise<void> {
-    const { batch } = send;
-    // Per recipient: its place among the sendable ones, or -1 when it opted out (none: places in order).
-    let slot = 0;
-    const places = send.optedOut ? send.optedOut.map((out) => (out ? -1 : slot++)) : null;
-    const slots = places ? places.join(',') : '';
-    // Uneven deadlines (a send window) are per sendable message: spread over the recipients by place.
-    const staleAts = send.deadlines?.staleAts;
-    const uneven = !staleAts
-      ? ''
-      : places
-        ? places.map((place) => (place < 0 ? '' : String(staleAts[place].getTime()))).join(',')
-        : unevenParam(send.deadlines);
-    await execute(
-      tx,
-      `with b as (
-         insert into batches (id, user_id, device_id, body, status, recipient_count, recipient_preview, segments,
-                              encoding, sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at,
-                              estimated_completion_at, completed_at, error, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
-       insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, sim_subscription_id,
-                             segments, position, priority, available_at, stale_at, failed_at, error_code,
-                             error_message, created_at, updated_at)
-       select r.id::uuid, ?, ?, ?, 'outbound', case when r.out then 'failed' else 'queued' end, ?, r.recipient, ?, ?,
-              (r.n - 1)::int, ?,
-              case when r.out then null else ?::timestamptz end,
-              case when r.out then null
-                   else ${staleAtOf('(coalesce(r.slot::int, r.n - 1) + 1)', "nullif(r.at, '')")} end,
-              case when r.out then ?::timestamptz end,
-              case when r.out then ?::text end,
-              case when r.out then ?::text end,
-              ?, ?
-         from (select u.*, coalesce(u.slot = '-1', false) as out
-                 from unnest(string_to_array(?, ','), string_to_array(?, ','), string_to_array(?, ','),
-                             string_to_array(?, ','))
-                      with ordinality as u (id, recipient, slot, at, n)) r`,
-      [
-        batch.id,
-        batch.userId,
-        batch.deviceId,
-        batch.body,
-        batch.status,
-        batch.recipientCount,
-        batch.recipientPreview,
-        batch.segments,
-        batch.encoding,
-        batch.simSubscriptionId,
-        batch.priority,
-        batch.ttlSeconds,
-        batch.failedCount,
-        batch.scheduledAt,
-        batch.estimatedCompletionAt,
-        batch.completedAt,
-        batch.error,
-        batch.createdAt,
-        batch.updatedAt,
-        batch.userId,
-        batch.id,
-        batch.deviceId,
-        batch.body,
-        batch.simSubscriptionId,
-        batch.segments,
-        PRIORITY_RANK[batch.priority as Priority],
-        batch.scheduledAt ? null : batch.createdAt,
-        ...deadlineParams(send.deadlines),
-        batch.createdAt,
-        OPTED_OUT.code,
-        OPTED_OUT.message,
-        batch.createdAt,
-        batch.updatedAt,
-        send.messageIds.join(','),
-        send.recipients.join(','),
-        slots,
-        uneven,
-      ],
+    const batch = batchValues(send.batch, { sql: '?', params: [send.batch.estimatedCompletionAt] });
+    const messages = messagesInsert(send, { sql: '?::timestamptz', params: [send.deadlines?.firstStaleAt ?? null] });
+    await execute(tx, `with b as (insert into batches (${BATCH_COLUMNS}) values (${batch.sql})) ${messages.sql}`, [
+      ...batch.params,
+      ...messages.params,
+    ]);
+  },
+
+  /**
+   * A send in one statement, outside any transaction: the phone locked while it is as the send was
+   * placed by, the plan's admission, the phone's queue places, the batch and its messages. Each step
+   * needs the one before: when the phone is not as expected or the plan refuses, nothing is
+   * written. Returns what happened: `device` false (write nothing; the caller takes the long way),
+   * `admitted` false (refused), else the batch's estimated completion.
+   */
+  async acceptSend(
+    em: EntityManager,
+    send: PlacedSend,
+    steps: AcceptSteps,
+  ): Promise<{ device: boolean; admitted: boolean; estimatedCompletionAt: Date | null }> {
+    const d = steps.lockDevice;
+    const a = steps.admit({ sql: 'exists (select 1 from d)', params: [] });
+    const q = steps.takePlaces('d', 'exists (select 1 from a)');
+    const batch = batchValues(send.batch, steps.estimate);
+    const messages = messagesInsert(send, steps.firstStaleAt, ' cross join q');
+    const [row] = await execute<{ device: boolean; admitted: boolean; estimated_completion_at: unknown }[]>(
+      em,
+      `with d as (${d.sql}), a as (${a.sql}), q as (${q.sql}),
+            b as (insert into batches (${BATCH_COLUMNS}) select ${batch.sql} from q returning estimated_completion_at),
+            m as (${messages.sql})
+       select exists (select 1 from d) as device, exists (select 1 from a) as admitted,
+              (select estimated_completion_at from b) as estimated_completion_at`,
+      [...d.params, ...a.params, ...q.params, ...batch.params, ...messages.params],
     );
+    return { device: row.device, admitted: row.admitted, estimatedCompletionAt: date(row.estimated_completion_at) };
   },
 
   /**

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlFragment } from '../db/sql';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { EmitInput, EventsService } from '../events/events.service';
-import { afterCommit, transaction } from '../db/transaction';
+import { afterCommit, inOneStatement, transaction } from '../db/transaction';
 import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
 import { conflict, notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
@@ -18,7 +19,7 @@ import { messagesRepository, PRIORITY_RANK } from './messages.repository';
 import type { OutcomesService } from './outcomes.service';
 import { messageView } from './messages.views';
 import { OPTED_OUT } from './transitions';
-import { paceOf, placement, type Deadlines } from './queue';
+import { paceOf, placement, placementSql, type Deadlines } from './queue';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 
@@ -34,6 +35,8 @@ export interface MessagesDeps {
   events: Pick<EventsService, 'emitMany'>;
   /** Which of these E.164 numbers the account's suppression list holds (the opt-outs feature). */
   suppressed: (userId: string, numbers: string[]) => Promise<ReadonlySet<string>>;
+  /** A condition that holds when the account suppresses none of these numbers (SQL with its values). */
+  noneSuppressed: (userId: string, numbers: string[]) => SqlFragment;
   staleWindowMs: number;
   defaultCountry?: string;
   metrics: Metrics['sends'];
@@ -103,18 +106,174 @@ export function createMessagesService(deps: MessagesDeps) {
     await deps.events.emitMany(tx, events);
   }
 
+  /** A send's batch as it is accepted now, `optedOutCount` of its recipients on the suppression list. */
+  function newBatch(userId: string, input: SendBody, device: SendingDevice, numbers: string[], optedOutCount: number) {
+    const { segments, encoding } = countSegments(input.body);
+    const now = clock.now();
+    const scheduledAt = input.scheduled_at ?? null;
+    const batch = {
+      id: randomUUID(),
+      userId,
+      deviceId: device.id,
+      body: input.body,
+      status: scheduledAt ? 'scheduled' : 'queued',
+      recipientCount: numbers.length,
+      recipientPreview: preview(numbers),
+      segments,
+      encoding,
+      simSubscriptionId: simFor(device, input.sim_subscription_id),
+      priority: input.priority,
+      ttlSeconds: input.ttl_seconds ?? null,
+      dispatchedCount: 0,
+      sentCount: 0,
+      deliveredCount: 0,
+      failedCount: optedOutCount,
+      unknownCount: 0,
+      scheduledAt,
+      estimatedCompletionAt: null as Date | null,
+      completedAt: null,
+      error: null,
+      cancelledAt: null,
+      workflowStartedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Batch as Batch;
+    // Every recipient opted out: the send is final as it is made. Otherwise it is queued (or scheduled):
+    // nothing is dispatched yet.
+    if (optedOutCount === numbers.length)
+      Object.assign(batch, { status: 'failed', completedAt: now, error: 'Every recipient has opted out.' });
+    return batch;
+  }
+
+  /** After the commit: the send's workflow (a send final as it is made waits for nothing, not even its time). */
+  const startWorkflow = (batch: Batch) =>
+    deps.starter.enqueue(deps.batchStarts, [
+      {
+        id: batch.id,
+        scheduledAt: batch.status === 'failed' ? null : (batch.scheduledAt ?? null),
+        accountId: batch.userId,
+        deviceId: batch.deviceId,
+      },
+    ]);
+
+  /**
+   * The common send (not scheduled, no recipient suppressed, a phone without a send window) as one
+   * statement: two round trips in all with the phone's lookup, where the transaction takes six. Null
+   * when the phone or the suppression list is not as that needs (nothing written): the transaction
+   * then decides.
+   */
+  async function acceptInOneStatement(
+    userId: string,
+    input: SendBody,
+    device: SendingDevice,
+    numbers: string[],
+    messageIds: string[],
+  ): Promise<{ batch: Batch; messageIds: string[] } | null> {
+    const batch = newBatch(userId, input, device, numbers, 0);
+    const placed = placementSql(
+      {
+        sendableAt: batch.createdAt,
+        count: numbers.length,
+        pace: paceOf(device),
+        staleWindowMs: deps.staleWindowMs,
+        ttlSeconds: batch.ttlSeconds ?? null,
+      },
+      'q.ahead',
+    );
+    const outcome = await inOneStatement(
+      em(),
+      () =>
+        messagesRepository.acceptSend(
+          em(),
+          {
+            batch,
+            messageIds,
+            recipients: numbers,
+            deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
+          },
+          {
+            lockDevice: devicesRepository.lockForSend(device.id, device, deps.noneSuppressed(userId, numbers)),
+            admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
+            takePlaces: (locked, when) =>
+              devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
+            firstStaleAt: placed.firstStaleAt,
+            estimate: placed.estimate,
+          },
+        ),
+      (written) => {
+        if (written.device && written.admitted) startWorkflow(batch);
+      },
+    );
+    if (!outcome.device) return null;
+    if (!outcome.admitted) throw await deps.plans.refusal(userId, numbers.length);
+    batch.estimatedCompletionAt = outcome.estimatedCompletionAt;
+    return { batch, messageIds };
+  }
+
+  /** Any send, in one short transaction (plan admission, the phone's queue places, the batch and its messages). */
+  async function acceptInTransaction(
+    userId: string,
+    input: SendBody,
+    device: SendingDevice,
+    numbers: string[],
+    messageIds: string[],
+    suppressed: ReadonlySet<string>,
+  ): Promise<{ batch: Batch; messageIds: string[] }> {
+    // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
+    // not counted against the plan and holding no place in the phone's queue.
+    const optedOut = numbers.map((number) => suppressed.has(number));
+    const optedOutCount = optedOut.filter(Boolean).length;
+    const sendable = numbers.length - optedOutCount;
+    const batch = newBatch(userId, input, device, numbers, optedOutCount);
+    const now = batch.createdAt;
+    const scheduledAt = batch.scheduledAt ?? null;
+    await transaction(em(), async (tx) => {
+      await deps.plans.admitSends(tx, userId, sendable);
+      let deadlines: Deadlines | null = null;
+      if (!scheduledAt) {
+        const queue = await devicesRepository.reserveQueue(tx, device.id, sendable, input.priority === 'high');
+        if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
+        const { estimate, ...placed } = placement({
+          sendableAt: now,
+          ahead: queue.ahead,
+          count: sendable,
+          pace: paceOf(queue),
+          staleWindowMs: deps.staleWindowMs,
+          ttlSeconds: batch.ttlSeconds ?? null,
+        });
+        deadlines = placed;
+        if (sendable > 0) batch.estimatedCompletionAt = estimate;
+      }
+      await messagesRepository.insertSend(tx, {
+        batch,
+        messageIds,
+        recipients: numbers,
+        optedOut: optedOutCount > 0 ? optedOut : undefined,
+        deadlines,
+      });
+      if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
+      afterCommit(tx, () => startWorkflow(batch));
+    });
+    return { batch, messageIds };
+  }
+
   return {
     /**
-     * POST /v1/messages: one short transaction (plan admission, the phone's queue places, the batch
-     * and every message in one statement each); its workflow is started after the commit.
+     * POST /v1/messages: plan admission, the phone's queue places, the batch and every message, as
+     * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
+     * is started after the commit.
      */
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
       const { numbers, errors } = normalizeRecipients(input.to, deps.defaultCountry);
       if (errors.length > 0) throw validationFailed(errors);
+      const scheduledAt = input.scheduled_at ?? null;
+      // Not scheduled and not inside a larger transaction (an Idempotency-Key's): it may be written in
+      // one statement, which also checks the suppression list; else it is asked beside the phone.
+      const oneStatement = !scheduledAt && !em().isInTransaction();
       const [, device, suppressed] = await Promise.all([
         deps.accounts.assertCanSend(userId),
         devicesRepository.sendingDevice(em(), userId, input.device_id),
-        deps.suppressed(userId, numbers),
+        oneStatement ? undefined : deps.suppressed(userId, numbers),
       ]);
       if (!device) {
         throw noDevice(
@@ -123,88 +282,24 @@ export function createMessagesService(deps: MessagesDeps) {
             : 'No paired and enabled phone can take this send.',
         );
       }
-      const { segments, encoding } = countSegments(input.body);
-      const now = clock.now();
-      const scheduledAt = input.scheduled_at ?? null;
       const messageIds = numbers.map(() => randomUUID());
-      // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
-      // not counted against the plan and holding no place in the phone's queue.
-      const optedOut = numbers.map((number) => suppressed.has(number));
-      const optedOutCount = optedOut.filter(Boolean).length;
-      const sendable = numbers.length - optedOutCount;
-      const batch = {
-        id: randomUUID(),
-        userId,
-        deviceId: device.id,
-        body: input.body,
-        status: scheduledAt ? 'scheduled' : 'queued',
-        recipientCount: numbers.length,
-        recipientPreview: preview(numbers),
-        segments,
-        encoding,
-        simSubscriptionId: simFor(device, input.sim_subscription_id),
-        priority: input.priority,
-        ttlSeconds: input.ttl_seconds ?? null,
-        dispatchedCount: 0,
-        sentCount: 0,
-        deliveredCount: 0,
-        failedCount: optedOutCount,
-        unknownCount: 0,
-        scheduledAt,
-        estimatedCompletionAt: null as Date | null,
-        completedAt: null,
-        error: null,
-        cancelledAt: null,
-        workflowStartedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      } satisfies Batch as Batch;
-      // Every recipient opted out: the send is final as it is made. Otherwise it is queued (or scheduled):
-      // nothing is dispatched yet.
-      if (sendable === 0)
-        Object.assign(batch, { status: 'failed', completedAt: now, error: 'Every recipient has opted out.' });
-
-      await transaction(em(), async (tx) => {
-        await deps.plans.admitSends(tx, userId, sendable);
-        let deadlines: Deadlines | null = null;
-        if (!scheduledAt) {
-          const queue = await devicesRepository.reserveQueue(tx, device.id, sendable, input.priority === 'high');
-          if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
-          const { estimate, ...placed } = placement({
-            sendableAt: now,
-            ahead: queue.ahead,
-            count: sendable,
-            pace: paceOf(queue),
-            staleWindowMs: deps.staleWindowMs,
-            ttlSeconds: batch.ttlSeconds ?? null,
-          });
-          deadlines = placed;
-          if (sendable > 0) batch.estimatedCompletionAt = estimate;
-        }
-        await messagesRepository.insertSend(tx, {
-          batch,
+      const accepted =
+        oneStatement && !device.send_window
+          ? await acceptInOneStatement(userId, input, device, numbers, messageIds)
+          : null;
+      const result =
+        accepted ??
+        (await acceptInTransaction(
+          userId,
+          input,
+          device,
+          numbers,
           messageIds,
-          recipients: numbers,
-          optedOut: optedOutCount > 0 ? optedOut : undefined,
-          deadlines,
-        });
-        if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
-        // A send final as it is made has nothing to wait for, not even its scheduled time.
-        const final = batch.status === 'failed';
-        afterCommit(tx, () =>
-          deps.starter.enqueue(deps.batchStarts, [
-            {
-              id: batch.id,
-              scheduledAt: final ? null : scheduledAt,
-              accountId: batch.userId,
-              deviceId: batch.deviceId,
-            },
-          ]),
-        );
-      });
+          suppressed ?? (await deps.suppressed(userId, numbers)),
+        ));
       deps.metrics.accepted.inc();
       deps.metrics.recipients.inc(numbers.length);
-      return { batch, messageIds };
+      return result;
     },
 
     /**

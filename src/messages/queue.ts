@@ -99,3 +99,29 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
     estimate: new Date(Math.round(done)),
   };
 }
+
+/**
+ * placement() for a send that takes its places in the same statement that writes it, on a phone
+ * without a send window: the first stale deadline and the estimate as SQL of `ahead` (an SQL
+ * expression), by the same float arithmetic as placement(), so the same instants to the millisecond
+ * (test/messages/queue-sql.test.ts compares the two).
+ */
+export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: string) {
+  if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
+  const perMessageSeconds = secondsPerMessage(input.pace);
+  const start = input.sendableAt.getTime();
+  return {
+    perMessageSeconds,
+    ttlAt: input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null,
+    // new Date(start + staleWindowMs + ahead × perMessageSeconds × 1000): a Date truncates to the ms.
+    firstStaleAt: {
+      sql: `to_timestamp(trunc(?::float8 + (${ahead})::float8 * ?::float8 * 1000) / 1000)`,
+      params: [start + input.staleWindowMs, perMessageSeconds],
+    },
+    // new Date(start + Math.round((ahead + count) × perMessageSeconds × 1000)).
+    estimate: {
+      sql: `to_timestamp((?::float8 + floor(((${ahead}) + ?)::float8 * ?::float8 * 1000 + 0.5)) / 1000)`,
+      params: [start, input.count, perMessageSeconds],
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage, type Page } from '../http/pagination';
 import { OptOut, type OptOutSource } from './opt-out.entity';
-import { execute } from '../db/sql';
+import { execute, type SqlFragment } from '../db/sql';
 
 // The SQL of `opt_outs`: an account's suppression list, one row per E.164 number.
 
@@ -28,6 +28,12 @@ export const optOutsRepository = {
     );
     return new Set(rows.map((row) => row.phone_number));
   },
+
+  /** A condition that holds when the account suppresses none of `numbers` (a step of a larger statement). */
+  noneSuppressed: (userId: string, numbers: string[]): SqlFragment => ({
+    sql: `not exists (select 1 from opt_outs where user_id = ? and phone_number = any(string_to_array(?, ',')))`,
+    params: [userId, numbers.join(',')],
+  }),
 
   /** Puts a number on the list once: the row added, or null when it was there already. */
   async insert(

@@ -75,6 +75,9 @@ export function createOptOutsService(deps: OptOutsDeps) {
     suppressedAmong: (userId: string, numbers: string[]): Promise<Set<string>> =>
       optOutsRepository.suppressedAmong(em(), userId, numbers),
 
+    /** A condition that holds when the account suppresses none of these numbers (SQL with its values). */
+    noneSuppressed: optOutsRepository.noneSuppressed,
+
     /** GET /v1/opt-outs: newest first. */
     list: (userId: string, page: { cursor?: string; limit: number }): Promise<Page<OptOut>> =>
       optOutsRepository.list(em(), userId, page),

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../db/sql';
+import { execute, type SqlFragment } from '../db/sql';
 
 // The SQL of plans and account_usage. Counts are per UTC day and month; a row whose day or month is
 // past counts as zero for the current one, so a new day needs no reset job.
@@ -54,14 +54,24 @@ export const plansRepository = {
    * nothing written.
    */
   async admitSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<boolean> {
+    const admission = plansRepository.admission(userId, count, day, month);
+    const rows = await execute(tx, admission.sql, admission.params);
+    return rows.length === 1;
+  },
+
+  /**
+   * admitSends' statement, to run on its own or as a step of a larger one: it returns one row when
+   * the sends are admitted, none when refused (then it writes nothing). `guard` is one more
+   * condition the admission needs (SQL with its values).
+   */
+  admission(userId: string, count: number, day: string, month: string, guard?: SqlFragment): SqlFragment {
     const limit = (column: string) =>
       `(select p.${column} from users u join plans p on p.id = u.plan_id where u.id = ?)`;
-    const rows = await execute(
-      tx,
-      `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
+    return {
+      sql: `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
        select u.id, ?::date, ?, 0, ?::date, ?, 0
          from users u join plans p on p.id = u.plan_id
-        where u.id = ? and ? <= p.batch_limit and ? <= p.daily_limit and ? <= p.monthly_limit
+        where u.id = ? and ? <= p.batch_limit and ? <= p.daily_limit and ? <= p.monthly_limit${guard ? ` and ${guard.sql}` : ''}
        on conflict (user_id) do update set
               sent_day = ${current('sent', 'day')} + excluded.sent_day,
               received_day = ${current('received', 'day')},
@@ -72,9 +82,8 @@ export const plansRepository = {
         where ${current('sent', 'day')} + excluded.sent_day <= ${limit('daily_limit')}
           and ${current('sent', 'month')} + excluded.sent_month <= ${limit('monthly_limit')}
        returning 1`,
-      [day, count, month, count, userId, count, count, count, userId, userId],
-    );
-    return rows.length === 1;
+      params: [day, count, month, count, userId, count, count, count, ...(guard?.params ?? []), userId, userId],
+    };
   },
 
   /**

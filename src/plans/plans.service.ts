@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accountsRepository } from '../accounts/accounts.repository';
 import { notFound, planLimit } from '../http/errors';
+import type { SqlFragment } from '../db/sql';
 import type { Clock } from '../lib/clock';
 import { Plan } from './plan.entity';
 import { plansRepository } from './plans.repository';
@@ -46,7 +47,10 @@ export function createPlansService({ em, clock }: PlansDeps) {
     const plan = await plansRepository.limitsOf(em(), userId);
     if (!plan) return notFound('account');
     if (count > plan.batch_limit) {
-      return planLimit('plan_limit_batch', `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`);
+      return planLimit(
+        'plan_limit_batch',
+        `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`,
+      );
     }
     const used = await usage(userId);
     if (used.sentToday + count > plan.daily_limit) {
@@ -72,6 +76,16 @@ export function createPlansService({ em, clock }: PlansDeps) {
       const { today, monthStart } = utcDays(clock.now());
       if (!(await plansRepository.admitSends(tx, userId, count, today, monthStart))) throw await refusal(userId, count);
     },
+
+    /**
+     * admitSends as a step of a larger statement (SQL with its values): one row when admitted, none
+     * when refused. `refusal` then says why.
+     */
+    admission(userId: string, count: number, guard: SqlFragment): SqlFragment {
+      const { today, monthStart } = utcDays(clock.now());
+      return plansRepository.admission(userId, count, today, monthStart, guard);
+    },
+    refusal,
 
     /**
      * Gives back `count` sends admitted at `countedAt` (a cancelled send's messages), in the caller's

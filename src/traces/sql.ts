@@ -25,7 +25,8 @@ export function sanitizeSql(sql: string): string {
 
 const OPERATION = /^\s*(\w+)/;
 const TABLE = /^\s*(?:insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+"?(\w+)"?/i;
-const WRITE = /\b(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi;
+// Not `on conflict ... do update set` nor `select ... for update`: those write no table of their own.
+const WRITE = /\b(?<!\b(?:do|for)\s+)(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi;
 
 /**
  * The span's name: `SELECT messages`, `UPDATE devices`, `BEGIN`, and for a statement with a common
@@ -35,7 +36,7 @@ function describe(sql: string): { name: string; operation: string; table?: strin
   const operation = (OPERATION.exec(sql)?.[1] ?? 'SQL').toUpperCase();
   if (operation === 'WITH') {
     const writes = [...sql.matchAll(WRITE)].map(([, verb, table]) => `${verb.split(/\s/)[0].toUpperCase()} ${table}`);
-    return { name: ['WITH', [...new Set(writes)].slice(0, 3).join(', ')].join(' ').trim(), operation };
+    return { name: ['WITH', [...new Set(writes)].slice(0, 4).join(', ')].join(' ').trim(), operation };
   }
   const table = TABLE.exec(sql)?.[1];
   return { name: table ? `${operation} ${table}` : operation, operation, table };
