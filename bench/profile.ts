@@ -25,6 +25,8 @@ const EXPLAIN = argv.includes('--explain');
 const PROFILE = !argv.includes('--no-cpu-prof');
 /** Milliseconds between the starts of two timed requests (0: back to back), so work they leave does not queue up. */
 const PACE = Number(flag('pace') ?? 0);
+/** Postgres' own account of the timed requests and what they left behind: pg_stat_statements, per request. */
+const PG_STATS = argv.includes('--pg-stats');
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 async function statementLog(db: Pool, on: boolean): Promise<void> {
@@ -76,11 +78,28 @@ const timedSnapshot = (components: Parameters<typeof snapshot>[0]): Timed => ({
   at: performance.now(),
 });
 
+/** The statements that took Postgres the most time since the reset, per request, whoever ran them. */
+async function printStatementStats(db: Pool, requests: number): Promise<void> {
+  const { rows } = await db.query<{ calls: string; total: number; rows: string; blks: string; query: string }>(
+    `select calls, total_exec_time + total_plan_time as total, rows, shared_blks_hit + shared_blks_read as blks,
+            regexp_replace(query, '\\s+', ' ', 'g') as query
+       from pg_stat_statements where query not like '%pg_stat_statements%'
+      order by total_exec_time + total_plan_time desc limit 15`,
+  );
+  const all = rows.reduce((sum, row) => sum + row.total, 0);
+  console.log(`  Postgres per request (pg_stat_statements, top 15: ${(all / requests).toFixed(2)} ms in all):`);
+  for (const row of rows) {
+    const per = (n: number | string) => (Number(n) / requests).toFixed(2).padStart(7);
+    console.log(`    ${per(row.total)} ms ${per(row.calls)} calls ${per(row.blks)} blocks  ${row.query.slice(0, 150)}`);
+  }
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const pgLog: PostgresLog = { errors: [] };
   const { db, smtp, service, components, temporal } = await startBenchStack({
     pgLog,
+    pgSettings: PG_STATS ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [],
     prepare: (db) => preloadAutoExplain(db, 'bench'),
     env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
     nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${OUT}`] : [],
@@ -190,6 +209,7 @@ async function main() {
     for (const line of statements) console.log(`  ${line}`);
     if (EXPLAIN) printPlans(label, await capturePlans(db, pgLog, once, /./), /^api/);
     const samples: number[] = [];
+    if (PG_STATS) await db.query('create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
     const before = timedSnapshot(components);
     const temporalBefore = await readTemporalCounts(temporal.metricsUrl);
     for (let i = 0; i < SAMPLES; i++) {
@@ -205,6 +225,7 @@ async function main() {
     console.log(
       `  CPU ms per request, with what it left behind (quiet ${settledAfter} s after): ${cpuPerRequest(before, timedSnapshot(components), SAMPLES, idle)}`,
     );
+    if (PG_STATS) await printStatementStats(db, SAMPLES);
     const operations = perRequest(temporalBefore, temporalAfter, SAMPLES);
     if (operations.length > 0) {
       console.log('  Temporal per request (service requests and persistence operations by service):');

@@ -157,7 +157,7 @@ export interface PostgresLog {
   tap?: (chunk: string) => void;
 }
 
-export async function startPostgres(log: PostgresLog) {
+export async function startPostgres(log: PostgresLog, settings: string[] = []) {
   const dir = tempDir('bench-pg-');
   const port = await freePort();
   const logger = {
@@ -172,7 +172,7 @@ export async function startPostgres(log: PostgresLog) {
     warn: () => {},
   } as unknown as Logger;
   // persistent: fsync on, as under `npm start`; the folder is deleted by our cleanup instead.
-  const pg = await startEmbeddedPostgres({ dir, port, database: 'bench', persistent: true, logger });
+  const pg = await startEmbeddedPostgres({ dir, port, database: 'bench', persistent: true, logger, settings });
   const postmasterPid = (): number | undefined => {
     const file = path.join(dir, 'postmaster.pid');
     if (!existsSync(file)) return undefined;
@@ -313,11 +313,13 @@ export async function startBenchStack(options: {
   env?: Record<string, string>;
   nodeArgs?: string[];
   pgLog?: PostgresLog;
+  /** More Postgres server settings, `name=value` each. */
+  pgSettings?: string[];
   poolSize?: number;
   /** Runs after the migrations, before the service starts (scratch tables, auto_explain). */
   prepare?: (db: Pool) => Promise<void>;
 }) {
-  const postgres = await startPostgres(options.pgLog ?? { errors: [] });
+  const postgres = await startPostgres(options.pgLog ?? { errors: [] }, options.pgSettings);
   const db = new Pool({ connectionString: postgres.url, max: options.poolSize ?? 2, application_name: 'bench' });
   // An idle connection cut by a stopping Postgres is expected on the way out, not a crash.
   db.on('error', () => {});

@@ -18,6 +18,8 @@ export interface EmbeddedOptions {
   /** false: the data folder is deleted on stop (tests). */
   persistent: boolean;
   logger?: Logger;
+  /** More server settings, `name=value` each (the bench's pg_stat_statements). */
+  settings?: string[];
 }
 
 const USER = 'postgres';
@@ -156,6 +158,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     // Our readiness check reads the server's own words.
     '-c',
     'lc_messages=C',
+    ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
   ];
   const [command, args] = dieWithParent(await postgresBinary(), flags, 'SIGINT');
   const child = spawn(command, args, { ...runAs(), detached: true, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -369,7 +369,14 @@ export const messagesRepository = {
     return rows.map(messageFromRow);
   },
 
-  /** Moves every open message a condition selects to unknown or failed, in one statement. */
+  /**
+   * Moves every open message a condition selects to unknown or failed, in one statement. Open is
+   * the status alone (only outbound messages are ever queued or dispatched): a batch's condition
+   * then does not also match the outbox index's predicate, which a planner with stale statistics
+   * (a young table, its partial indexes counted empty) took for a cheap full scan of a phone's whole
+   * queue on every sweep (`npm run bench:profile -- --pg-stats`). A phone's condition says outbound
+   * itself, to use that index.
+   */
   async moveOpen(
     tx: EntityManager,
     where: { sql: string; params: unknown[] },
@@ -380,7 +387,8 @@ export const messagesRepository = {
     const rows = await execute<Array<Row & { old_status: MessageStatus }>>(
       tx,
       `with target as (
-         select id, status as old_status from messages where ${OPEN} and ${where.sql} for update)
+         select id, status as old_status from messages where status in ('queued', 'dispatched') and ${where.sql}
+          for update)
        update messages m
           set status = ?, updated_at = ?${to === 'failed' ? ', failed_at = ?, error_code = ?, error_message = ?' : ''}
          from target where m.id = target.id
@@ -391,7 +399,10 @@ export const messagesRepository = {
   },
 
   lapsedIn: (batchId: string, now: Date) => ({ sql: 'batch_id = ? and stale_at <= ?', params: [batchId, now] }),
-  queuedOn: (deviceId: string) => ({ sql: "device_id = ? and status = 'queued'", params: [deviceId] }),
+  queuedOn: (deviceId: string) => ({
+    sql: "device_id = ? and direction = 'outbound' and status = 'queued'",
+    params: [deviceId],
+  }),
   queuedIn: (batchId: string) => ({ sql: "batch_id = ? and status = 'queued'", params: [batchId] }),
 
   /**
