@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { QueryResult } from 'pg';
 import { failStatementSpan, statementSpan } from '../traces/sql';
@@ -23,7 +24,7 @@ export interface SqlFragment {
 }
 
 interface PgConnection {
-  query(text: string, values: unknown[]): Promise<QueryResult>;
+  query(query: string | { name: string; text: string; values: unknown[] }, values?: unknown[]): Promise<QueryResult>;
 }
 interface KnexClient {
   acquireConnection(): Promise<PgConnection>;
@@ -31,10 +32,19 @@ interface KnexClient {
 }
 
 /** `sql` with each `?` numbered for pg, and the values those numbers stand for. */
-export function bindParameters(sql: string, params: readonly unknown[]): { text: string; values: unknown[] } {
+export function bindParameters(
+  sql: string,
+  params: readonly unknown[],
+  everyValue = false,
+): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   let next = 0;
   const place = (value: unknown): string => {
+    if (everyValue && !Array.isArray(value)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
+      values.push(value instanceof Date ? value.toISOString() : value === undefined ? null : value);
+      return `$${values.length}`;
+    }
     if (value === null || value === undefined) return 'null';
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
@@ -66,13 +76,19 @@ export function bindParameters(sql: string, params: readonly unknown[]): { text:
   return { text: text + sql.slice(from), values };
 }
 
-/** Runs one statement with `?` placeholders on `em`'s connection; resolves to its rows. */
+/**
+ * Runs one statement with `?` placeholders on `em`'s connection; resolves to its rows. `prepared`:
+ * every value is a parameter, so the text is the same each time, and each connection parses and
+ * plans it once (a named statement) instead of at every call: for a statement whose planning costs
+ * more than running it (the one statement of a send). Its `?` need a type from their context then.
+ */
 export async function execute<T = Record<string, unknown>[]>(
   em: EntityManager,
   sql: string,
   params: readonly unknown[] = [],
+  options: { prepared?: boolean } = {},
 ): Promise<T> {
-  const { text, values } = bindParameters(sql, params);
+  const { text, values } = bindParameters(sql, params, options.prepared);
   const root = em.getConnection().getKnex();
   const transaction = em.getContext(false).getTransactionContext<Knex.Transaction>();
   // A transaction's client hands out its own connection and releases nothing.
@@ -80,7 +96,9 @@ export async function execute<T = Record<string, unknown>[]>(
   const connection = await client.acquireConnection();
   const span = statementSpan(root, text);
   try {
-    const result = await connection.query(text, values);
+    const result = await (options.prepared
+      ? connection.query({ name: preparedName(text), text, values })
+      : connection.query(text, values));
     span?.end();
     return result.rows as T;
   } catch (error) {
@@ -89,4 +107,16 @@ export async function execute<T = Record<string, unknown>[]>(
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+const preparedNames = new Map<string, string>();
+/** One name per text: a connection refuses a name it prepared with another text. */
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (!name) {
+    name = `p${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    // The texts are few (a statement per shape); a bound keeps a mistake from growing without end.
+    if (preparedNames.size < 1000) preparedNames.set(text, name);
+  }
+  return name;
 }

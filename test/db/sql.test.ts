@@ -58,6 +58,29 @@ describe('execute()', () => {
     expect(ours[0]).toMatchObject({ doc: { text: "O'Brien \\ \"quoted\" ?" }, found: true, maybe: "it's" });
   });
 
+  it('prepared: every value is a parameter, the same text each time, the same rows', async () => {
+    expect(bindParameters('a = ? and b = ? and c in (?) and d = ?', [2, null, ['p', 3], true], true)).toEqual({
+      text: 'a = $1 and b = $2 and c in ($3, $4) and d = $5',
+      values: [2, null, 'p', 3, true],
+    });
+    const em = orm.em.fork();
+    // Types come from the context: a cast, a column, a comparison.
+    const statement = `insert into ${probe} (id, note) select ?, ?::text || ? where ? and ?::int is not distinct from ?
+                       returning id, note`;
+    for (const [id, flag] of [
+      [10, true],
+      [11, false],
+      [12, true],
+    ] as const) {
+      const rows = await execute(em, statement, [id, 'n', id, flag, null, null], { prepared: true });
+      expect(rows).toEqual(flag ? [{ id, note: `n${id}` }] : []);
+    }
+    expect(await execute(em, `select id from ${probe} where id >= ? order by id`, [10], { prepared: true })).toEqual([
+      { id: 10 },
+      { id: 12 },
+    ]);
+  });
+
   it('runs on the transaction em is in, so a rollback undoes it', async () => {
     await expect(
       transaction(orm.em.fork(), async (tx) => {
