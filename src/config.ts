@@ -66,6 +66,8 @@ export const envSchema = yup.object({
   PUBLIC_URL: url(['http', 'https']),
   DASHBOARD_URL: url(['http', 'https']),
   DATABASE_URL: url(['postgres', 'postgresql']),
+  /** Connections per process; each is a Postgres backend with its own memory (about 5 to 10 MiB). */
+  DATABASE_POOL_MAX: int(10, 1, 1000),
   DATA_DIR: yup.string().default('.data'),
   EMBEDDED_POSTGRES_PORT: int(54329, 1, 65535),
   TEMPORAL_ADDRESS: yup.string().matches(/^[^\s:]+:\d+$/, '${path} must be host:port'),
@@ -163,6 +165,7 @@ function build(env: Env) {
     publicUrl,
     dashboardUrl: (env.DASHBOARD_URL ?? publicUrl).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL,
+    databasePoolMax: env.DATABASE_POOL_MAX,
     dataDir: env.DATA_DIR,
     embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
     temporal: {

@@ -46,7 +46,7 @@ export async function createContainer(
   });
   let orm: MikroORM | undefined;
   try {
-    orm = await openOrm(databaseUrl, logger, tracing);
+    orm = await openOrm(databaseUrl, logger, tracing, config.databasePoolMax);
     if (options.migrate) {
       const applied = await migrate(orm);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');

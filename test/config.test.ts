@@ -16,6 +16,7 @@ describe('config', () => {
     ]);
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
     expect(config.defaultPlan).toBe('free');
+    expect(config.databasePoolMax).toBe(10);
     expect(config.rateLimits).toEqual({ key: { perSecond: 50, burst: 100 }, device: { perSecond: 50, burst: 200 } });
     expect(config.temporal.cacheDir).toBe(path.join(homedir(), '.cache', 'phone-gateway'));
   });
@@ -36,8 +37,10 @@ describe('config', () => {
       WEBHOOK_RETRY_SCHEDULE: '1s,2s',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       TEMPORAL_ADDRESS: '',
+      DATABASE_POOL_MAX: '4',
     });
     expect(config.port).toBe(8080);
+    expect(config.databasePoolMax).toBe(4);
     expect(config.publicUrl).toBe('https://sms.example.com');
     expect(config.dashboardUrl).toBe('https://sms.example.com');
     expect(config.staleWindowMs).toBe(600_000);

@@ -8,7 +8,7 @@ import type { Tracing } from '../traces/tracing';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
-export function ormConfig(databaseUrl: string, logger?: Logger): Options {
+export function ormConfig(databaseUrl: string, logger?: Logger, poolMax = 10): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -28,7 +28,8 @@ export function ormConfig(databaseUrl: string, logger?: Logger): Options {
       snapshot: false,
       emit: 'ts',
     },
-    pool: { min: 0, max: 20 },
+    // Connections close when idle; more than a few per core only queue inside Postgres.
+    pool: { min: 0, max: poolMax },
     // A request or activity forks its own EntityManager; the global one must never hold state.
     allowGlobalContext: false,
     forceUtcTimezone: true,
@@ -38,8 +39,13 @@ export function ormConfig(databaseUrl: string, logger?: Logger): Options {
 }
 
 /** Opens the ORM; with tracing on, every SQL statement it runs is a span. */
-export async function openOrm(databaseUrl: string, logger?: Logger, tracing?: Tracing): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormConfig(databaseUrl, logger));
+export async function openOrm(
+  databaseUrl: string,
+  logger?: Logger,
+  tracing?: Tracing,
+  poolMax?: number,
+): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormConfig(databaseUrl, logger, poolMax));
   if (tracing) traceSql(orm.em.getConnection().getKnex(), tracing.tracer);
   return orm;
 }

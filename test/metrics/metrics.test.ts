@@ -167,7 +167,7 @@ describe('GET /metrics on the API port (METRICS_TOKEN)', () => {
     await sendingTenant(app); // a paired phone is online until it misses its heartbeats
     const samples = await scrape();
     expect(valueOf(samples, 'phone_gateway_phones_online')).toBeGreaterThanOrEqual(1);
-    expect(valueOf(samples, 'phone_gateway_db_pool_connections', { state: 'max' })).toBe(20);
+    expect(valueOf(samples, 'phone_gateway_db_pool_connections', { state: 'max' })).toBe(10);
     expect(valueOf(samples, 'phone_gateway_db_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(0);
     expect(samples.some((s) => s.name === 'phone_gateway_db_pool_connections' && s.labels.state === 'used')).toBe(true);
   });
