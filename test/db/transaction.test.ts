@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterCommit, transaction } from '../../src/db/transaction';
+import { afterCommit, inOneStatement, transaction } from '../../src/db/transaction';
+import { execute } from '../../src/db/sql';
 import { openOrm } from '../../src/db/orm';
 import { testConfig } from '../support/config';
 
@@ -63,5 +64,23 @@ describe('transaction()', () => {
       });
       expect(ran).toEqual(['own']);
     });
+  });
+
+  it('runs what follows a single statement right after it, and refuses inside a transaction', async () => {
+    const ran: string[] = [];
+    const written = await inOneStatement(
+      orm.em,
+      () => execute(orm.em.fork(), 'select 1 as one'),
+      (rows) => ran.push(`after ${rows.length}`),
+    );
+    expect(written).toEqual([{ one: 1 }]);
+    expect(ran).toEqual(['after 1']);
+    // Inside a transaction (an Idempotency-Key's) the statement would not be committed yet.
+    await transaction(orm.em.fork(), async () => {
+      await expect(
+        inOneStatement(orm.em, () => execute(orm.em, 'select 1'), () => ran.push('never')),
+      ).rejects.toThrow('use transaction()');
+    });
+    expect(ran).toEqual(['after 1']);
   });
 });
