@@ -22,6 +22,8 @@ describe('placementSql()', () => {
     { ...NO_PACE, maxPerMinute: 7 },
     { ...NO_PACE, maxPerHour: 1234 },
     { ...NO_PACE, sendDelaySeconds: 1, jitterSeconds: 1, maxPerMinute: 11, maxPerHour: 601 },
+    // 14.0625 s a message: estimates land on half milliseconds, where Math.round and rint differ.
+    { ...NO_PACE, maxPerHour: 256 },
   ];
   const cases = paces.flatMap((pace) =>
     [0, 1, 7, 99_999, 1_234_567].flatMap((ahead) =>
