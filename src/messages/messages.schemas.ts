@@ -9,9 +9,19 @@ export const SCHEDULE_HORIZON_MS = 7 * 86_400_000;
 /** The longest ttl_seconds: the scheduling horizon. */
 export const TTL_MAX_SECONDS = 7 * 86_400;
 
+/**
+ * The most entries `to` may list, repeats included: no plan's batch limit is larger (the largest
+ * seeded plan allows 5,000). Checked before anything is done per entry (messages.service admitSize).
+ */
+export const RECIPIENTS_MAX = 10_000;
+
 export const sendBody = yup.object({
   body: text(BODY_MAX).min(1, '${path} must not be empty').required(),
-  to: yup.array(text(64).required()).min(1, '${path} must name at least one recipient').max(100_000).required(),
+  to: yup
+    .array(text(64).required())
+    .min(1, '${path} must name at least one recipient')
+    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
+    .required(),
   device_id: uuid().nullable(),
   scheduled_at: timestamp()
     .nullable()

@@ -69,7 +69,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, phoneChannel } = services;
+  const { auth, devices, phoneChannel, streamCap } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
@@ -173,6 +173,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const phone = phoneOf(ctx);
     await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
     const sse = eventStream(ctx);
+    sse.onClose(streamCap.admit(phone));
     // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
     // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
     const unregister = await phoneChannel.open(phone.deviceId, {
