@@ -6,23 +6,6 @@ import { parseTimestamp } from './iso';
 // no NUL or other control characters, no lone surrogates, no deep nesting. Every scalar takes only
 // its own JSON type (./yup.ts): nothing here converts a client's value, let alone calls into it.
 
-const TYPE_NAMES: Record<string, string> = {
-  object: 'an object',
-  array: 'an array',
-  string: 'a string',
-  number: 'a number',
-  boolean: 'true or false',
-  date: 'an RFC 3339 timestamp',
-};
-
-// yup's own type message quotes the value it got (and walks it whole to print it); ours names the
-// field and the type only. Schemas are built after this runs: every schema module imports this one.
-yup.setLocale({
-  mixed: {
-    notType: ({ path, type }: { path: string; type: string }) => `${path} must be ${TYPE_NAMES[type] ?? 'valid'}`,
-  },
-});
-
 export const INT32_MAX = 2_147_483_647;
 
 /** A string of at most `max` characters. */

@@ -9,6 +9,23 @@ import * as yup from 'yup';
 
 export * from 'yup';
 
+const TYPE_NAMES: Record<string, string> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  date: 'an RFC 3339 timestamp',
+};
+
+// yup's own type message quotes the value it got (and walks it whole to print it); ours names the
+// field and the type only. Schemas are built after this runs: every schema module imports this one.
+yup.setLocale({
+  mixed: {
+    notType: ({ path, type }: { path: string; type: string }) => `${path} must be ${TYPE_NAMES[type] ?? 'valid'}`,
+  },
+});
+
 /** validate() reads a query string or path with this in the context. */
 export interface FieldContext {
   query?: boolean;
@@ -23,7 +40,41 @@ const strict = <S extends yup.Schema>(schema: S): S => {
   return schema;
 };
 
-export const string = (): yup.StringSchema<string | undefined> => strict(yup.string());
+/**
+ * yup's string with its case and white-space transforms guarded too: they call the value's own
+ * `trim` or `toLowerCase`, which a client's object may not have. The type check refuses it after.
+ */
+class StrictStringSchema extends yup.StringSchema<string | undefined> {
+  constructor() {
+    super();
+    this.spec.coerce = false;
+  }
+  override trim(message?: yup.Message): this {
+    return this.transform((value: unknown) => (typeof value === 'string' ? value.trim() : value)).test({
+      message: message ?? '${path} must be a trimmed string',
+      name: 'trim',
+      test: (value) => value == null || value === value.trim(),
+    });
+  }
+  override lowercase(message?: yup.Message): this {
+    return this.transform((value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value)).test({
+      message: message ?? '${path} must be a lowercase string',
+      name: 'string_case',
+      exclusive: true,
+      test: (value) => value == null || value === value.toLowerCase(),
+    });
+  }
+  override uppercase(message?: yup.Message): this {
+    return this.transform((value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value)).test({
+      message: message ?? '${path} must be a upper case string',
+      name: 'string_case',
+      exclusive: true,
+      test: (value) => value == null || value === value.toUpperCase(),
+    });
+  }
+}
+
+export const string = (): yup.StringSchema<string | undefined> => new StrictStringSchema();
 
 export const boolean = (): yup.BooleanSchema<boolean | undefined> => strict(yup.boolean());
 
