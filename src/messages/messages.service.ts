@@ -275,11 +275,11 @@ export function createMessagesService(deps: MessagesDeps) {
      */
     async admitSize(userId: string, to: unknown): Promise<void> {
       if (!Array.isArray(to) || to.length <= PLAN_READ_FROM) return;
+      await deps.accounts.assertCanSend(userId);
+      await deps.plans.assertBatch(userId, distinctEntries(to));
       if (to.length > RECIPIENTS_MAX) {
         throw validationFailed([{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }]);
       }
-      await deps.accounts.assertCanSend(userId);
-      await deps.plans.assertBatch(userId, distinctEntries(to));
     },
 
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {

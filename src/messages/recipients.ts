@@ -37,9 +37,11 @@ export function normalizeRecipients(to: string[], defaultCountry?: string): Reci
       if (errors.length < MAX_FIELD_ERRORS) {
         errors.push({
           field: `body.to[${index}]`,
-          message: defaultCountry
-            ? `to[${index}] is not a valid phone number`
-            : `to[${index}] is not a valid phone number (use E.164, e.g. +14155550123)`,
+          // The hint once: a send with many invalid numbers gets a list, not a manual.
+          message:
+            defaultCountry || errors.length > 0
+              ? `to[${index}] is not a valid phone number`
+              : `to[${index}] is not a valid phone number (use E.164, e.g. +14155550123)`,
         });
       }
       return;
