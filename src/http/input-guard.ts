@@ -17,8 +17,10 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 export const withoutControls = (text: string): string => text.replace(new RegExp(CONTROL.source, 'g'), '');
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-// Keys that mean something to JavaScript objects rather than to us.
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+// Keys that mean something to JavaScript objects rather than to us: every name an object inherits
+// (toString, valueOf, hasOwnProperty...: yup looks a body's keys up among a schema's fields as
+// `fields[key]` and finds these, a 500; coercion calls an own toString) and `prototype`.
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 // One cheap test that nearly every string passes; only suspects get the exact ones.
 const SUSPECT = /[\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]/;

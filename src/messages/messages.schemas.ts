@@ -38,7 +38,8 @@ export const sendBody = yup.object({
     .string()
     .oneOf([...PRIORITIES], '${path} must be high or normal')
     .default('normal')
-    .nonNullable()
+    // null is taken as absent (normal), and the document says so (a nullable string).
+    .nullable()
     .transform((value: unknown) => (value === null ? undefined : value)),
 });
 export type SendBody = yup.InferType<typeof sendBody>;

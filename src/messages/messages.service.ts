@@ -125,7 +125,7 @@ export function createMessagesService(deps: MessagesDeps) {
       segments,
       encoding,
       simSubscriptionId: simFor(device, input.sim_subscription_id),
-      priority: input.priority,
+      priority: input.priority ?? 'normal',
       ttlSeconds: input.ttl_seconds ?? null,
       dispatchedCount: 0,
       sentCount: 0,

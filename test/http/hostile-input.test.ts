@@ -418,6 +418,48 @@ describe('hostile input', () => {
       expect(await count('webhooks')).toBe(before);
     });
 
+    it('compares Content-Encoding without regard to case', async () => {
+      const hook = { url: 'https://127.0.0.1/upper', events: ['message.sent'], name: 'upper case' };
+      for (const encoding of ['GZIP', 'Gzip', ' gzip ']) {
+        const res = await app.fetch('/v1/webhooks', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding, ...asKey() },
+          body: gzipSync(JSON.stringify(hook)),
+        });
+        expect(res.status, encoding).toBe(201);
+      }
+    });
+
+    it.each([
+      ['/v1/auth/sessions/revoke-others', 'POST', 'DELETE'],
+      ['/v1/devices/pairing-codes', 'POST', 'GET'],
+      ['/v1/webhooks/deliveries', 'GET', 'DELETE'],
+    ])('allows on %s the methods of that route alone (%s, not %s of its /{id} sibling)', async (path, own, sibling) => {
+      const options = await app.fetch(path, { method: 'OPTIONS', headers: asKey() });
+      expect(options.status).toBe(204);
+      const allowed = options.headers.get('allow')!.split(/,\s*/);
+      expect(allowed).toContain(own);
+      expect(allowed).not.toContain(sibling);
+      expect(allowed).not.toContain('PATCH');
+
+      const wrong = await app.fetch(path, { method: sibling, headers: { ...asKey(), cookie: account.cookie } });
+      await expectRefusal(wrong, 405);
+      expect(wrong.headers.get('allow')).toBe(options.headers.get('allow')!.replace(/, OPTIONS$/, ''));
+    });
+
+    it('still routes /{id} paths, and answers OPTIONS there with their own methods', async () => {
+      const res = await app.fetch(`/v1/webhooks/deliveries/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, {
+        method: 'OPTIONS',
+        headers: asKey(),
+      });
+      expect(res.headers.get('allow')).toBe('HEAD, GET, OPTIONS');
+      const sessions = await app.fetch(`/v1/auth/sessions/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, {
+        method: 'DELETE',
+        headers: { cookie: account.cookie },
+      });
+      expect(sessions.status).toBe(404);
+    });
+
     it('answers a 100 KB header with 431 and a 74 KB URL with 414, in the error body', async () => {
       const header = await rawExchange(
         app.url,
