@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { createKey, json, registerAccount, type Account } from '../support/accounts';
+import { createKey, json, PASSWORD, registerAccount, sessionCookie, type Account } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
 
@@ -329,6 +329,36 @@ describe('hostile input', () => {
         await expectRefusal(await app.fetch(path, json(method, body, headers)), 422, [field]);
       }
       await expectRefusal(await app.fetch(`/v1/messages?cursor=${long}`, { headers: asKey() }), 422, ['query.cursor']);
+    });
+  });
+
+  describe('cookies from a foreign Origin', () => {
+    it('refuses a logout from another site, and the session lives on; the dashboard origin logs out', async () => {
+      const login = await app.fetch('/v1/auth/login', json('POST', { email: account.email, password: PASSWORD }));
+      const cookie = sessionCookie(login);
+      const foreign = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, origin: 'https://evil.example' },
+      });
+      expect(await expectRefusal(foreign, 403)).toMatchObject({ code: 'origin_mismatch' });
+      expect(foreign.headers.getSetCookie()).toEqual([]);
+      const viaReferer = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, referer: 'https://evil.example/page' },
+      });
+      await expectRefusal(viaReferer, 403);
+      expect((await app.fetch('/v1/auth/me', { headers: { cookie } })).status).toBe(200);
+
+      const own = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, origin: new URL(app.config.publicUrl).origin },
+      });
+      expect(own.status).toBe(204);
+      expect((await app.fetch('/v1/auth/me', { headers: { cookie } })).status).toBe(401);
+      // Without a cookie there is nothing to protect: logout always succeeds.
+      expect(
+        (await app.fetch('/v1/auth/logout', { method: 'POST', headers: { origin: 'https://evil.example' } })).status,
+      ).toBe(204);
     });
   });
 

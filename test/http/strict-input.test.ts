@@ -62,15 +62,33 @@ describe('strict input types', () => {
     for (const [path, body, field] of cases) await expect422(await app.fetch(path, json('POST', body)), field);
   });
 
+  it.each(['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'])(
+    'refuses a key named %s, which every object inherits, in a body, a nested object and a query string',
+    async (name) => {
+      // yup looked such a key up among the schema's fields (fields[key]) and found the inherited one.
+      await expect422(
+        await app.fetch('/v1/auth/login', json('POST', { [name]: 1, email: 'a@b.test', password: 'x' })),
+        'body',
+      );
+      await expect422(
+        await app.fetch(`/v1/devices/${phone.id}`, json('PATCH', { send_window: { [name]: 1 } }, asKey())),
+        'body.send_window',
+      );
+      await expect422(await app.fetch(`/v1/messages?${name}=1`, { headers: asKey() }), 'query');
+    },
+  );
+
   it('refuses them in the SMSGate app registration and in every authenticated body', async () => {
     const { code } = await createPairingCode(app, key);
-    // SMSGate's server answers a bad body with 400 (their handlers' ErrValidation).
+    // The screen before every route refuses the object (422); the app's own schema refuses a
+    // wrong type as SMSGate's server does, with 400 (their handlers' ErrValidation).
+    const register = (body: unknown) =>
+      app.fetch('/compat/smsgate/api/mobile/v1/device', json('POST', body, { authorization: `Bearer ${code}` }));
+    await expect422(await register({ name: HOSTILE }), 'body.name');
+    await expect422(await register({ name: false }), 'body.name', 400);
     await expect422(
-      await app.fetch(
-        '/compat/smsgate/api/mobile/v1/device',
-        json('POST', { name: HOSTILE }, { authorization: `Bearer ${code}` }),
-      ),
-      'body.name',
+      await register({ simCards: [{ slotIndex: '0x1', simNumber: 1 }] }),
+      'body.simCards[0].slotIndex',
       400,
     );
     const asPhone = bearer(phone.token);
