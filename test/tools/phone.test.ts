@@ -376,8 +376,8 @@ describe('simulated phones against the API', () => {
         );
         return statuses.every((status) => status === 'delivered') ? true : undefined;
       });
-      expect(second.output()).toMatch(/resuming from .*: 3 message\(s\) already handled/);
       for (const id of ids) expect(sentLines(id)).toHaveLength(1);
+      expect(second.output()).toMatch(/resuming from .*: 3 message\(s\) already handled/);
 
       // A clean stop keeps nothing once every outcome is final and reported.
       second.child.kill('SIGINT');
