@@ -121,9 +121,7 @@ export const envSchema = yup.object({
       value === undefined ? true : Buffer.from(value, 'base64').length === 32,
     ),
   DEFAULT_PLAN: yup.string().default('free'),
-  DEFAULT_COUNTRY: yup
-    .string()
-    .matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code such as US or GB'),
+  DEFAULT_COUNTRY: yup.string().matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code such as US or GB'),
   TRUST_PROXY: bool(false),
   BODY_LIMIT: yup
     .string()

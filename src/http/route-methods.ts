@@ -28,7 +28,9 @@ function compareSpecificity(a: string | RegExp, b: string | RegExp): number {
 
 /** The routes of the most specific pattern among those that match `path`, across `routers`. */
 function routesOf(routers: Router[], path: string): Layer[] {
-  const layers = routers.flatMap((router) => router.match(path, 'GET').path.filter((layer) => layer.methods.length > 0));
+  const layers = routers.flatMap((router) =>
+    router.match(path, 'GET').path.filter((layer) => layer.methods.length > 0),
+  );
   if (layers.length === 0) return [];
   const best = layers.reduce((top, layer) => (compareSpecificity(layer.path, top.path) > 0 ? layer : top));
   return layers.filter((layer) => compareSpecificity(layer.path, best.path) === 0);

@@ -57,19 +57,17 @@ class StrictStringSchema extends yup.StringSchema<string | undefined> {
     });
   }
   override lowercase(message?: yup.Message): this {
-    return this.transform((value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value)).test({
-      message: message ?? '${path} must be a lowercase string',
-      name: 'string_case',
-      exclusive: true,
-      test: (value) => value == null || value === value.toLowerCase(),
-    });
+    return this.sameCase((text) => text.toLowerCase(), message ?? '${path} must be a lowercase string');
   }
   override uppercase(message?: yup.Message): this {
-    return this.transform((value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value)).test({
-      message: message ?? '${path} must be a upper case string',
+    return this.sameCase((text) => text.toUpperCase(), message ?? '${path} must be a upper case string');
+  }
+  private sameCase(change: (text: string) => string, message: yup.Message): this {
+    return this.transform((value: unknown) => (typeof value === 'string' ? change(value) : value)).test({
+      message,
       name: 'string_case',
       exclusive: true,
-      test: (value) => value == null || value === value.toUpperCase(),
+      test: (value) => value == null || value === change(value),
     });
   }
 }

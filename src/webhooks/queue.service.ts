@@ -126,11 +126,7 @@ export function createQueueService(deps: QueueDeps) {
   }
 
   /** Records a batch of attempts; returns each recorded one's outcome (another execution's are left out). */
-  async function record(
-    webhookId: string,
-    url: string,
-    sent: Sent[],
-  ): Promise<Recorded[]> {
+  async function record(webhookId: string, url: string, sent: Sent[]): Promise<Recorded[]> {
     return deps.em().transactional(async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
       const webhook = await attemptsRepository.lockWebhook(tx, webhookId);

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger';
-import { createQueueService } from '../../src/webhooks/queue.service';
 import { startTestApp, type TestApp } from '../support/app';
-import { createTenant, createWebhook, queueUnstarted } from './helpers';
+import { createTenant, createWebhook, queueServiceOf, queueUnstarted } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
 // A queue pass sends up to 32 deliveries of a webhook at once. Each attempt is recorded as it ends
@@ -42,15 +40,7 @@ describe('a webhook queue pass', () => {
     }
 
     // The queue's pass, run here without Temporal, against the real receiver.
-    const queue = createQueueService({
-      em: () => app.orm.em.fork(),
-      clock: app.clock,
-      logger: createLogger('silent'),
-      allowPrivateNetworks: true,
-      secretBox: app.services.secretBox,
-      metrics: app.services.metrics.webhooks,
-      retryScheduleMs: app.config.webhooks.retryScheduleMs,
-    });
+    const queue = queueServiceOf(app);
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);

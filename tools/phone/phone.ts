@@ -142,7 +142,8 @@ export class SimulatedPhone {
       `resuming from ${this.options.stateDir}: ${this.outcomes.size} message(s) already handled, ${unreported.length} report(s) to send`,
     );
     for (const report of unreported) this.reports.push(report);
-    if (this.reports.length > 0) this.reporter ??= this.track(this.reportAll()).finally(() => (this.reporter = undefined));
+    if (this.reports.length > 0)
+      this.reporter ??= this.track(this.reportAll()).finally(() => (this.reporter = undefined));
     for (const [id] of undelivered) void this.track(this.deliverLater({ id, to: 'its recipient' }));
   }
 
