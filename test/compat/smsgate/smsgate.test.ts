@@ -155,7 +155,9 @@ describe('the SMSGate app as a phone', () => {
     const settings = await readJson(await phone.getSettings());
     expect(settings).toEqual({
       messages: {
-        send_interval_min: null,
+        // No pause: max null; min 0, the value the app stores by default (MessagesSettings.kt), so
+        // importing it is no change.
+        send_interval_min: 0,
         send_interval_max: null,
         sim_selection_mode: 'OSDefault',
         processing_order: 'FIFO',
@@ -337,6 +339,9 @@ describe('the SMSGate app as a phone', () => {
     const id = phone.state.registration!.id;
     const stream = await phone.openEvents();
     expect(stream.res.status).toBe(200);
+    // On opening, both workers are told to run (see app-behaviour.test.ts for why).
+    const count = (type: string) => stream.events.filter((e) => e.type === type).length;
+    await expect.poll(() => stream.events.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
 
     // wire domain_upstream.go PushSettingsUpdated → app SettingsUpdateWorker.kt reloads /settings.
     await call('PATCH', `/v1/devices/${id}`, {
@@ -344,7 +349,7 @@ describe('the SMSGate app as a phone', () => {
       send_delay_jitter_seconds: 3,
       heartbeat_interval_minutes: 5,
     });
-    await expect.poll(() => stream.events.map((e) => e.type)).toContain('SettingsUpdated');
+    await expect.poll(() => count('SettingsUpdated')).toBe(2);
     const settings = await readJson(await phone.getSettings());
     // The pause and its jitter: the app draws each pause within [min, max].
     expect(settings.messages).toMatchObject({ send_interval_min: 7, send_interval_max: 10 });
@@ -352,15 +357,24 @@ describe('the SMSGate app as a phone', () => {
 
     // wire PushWebhooksUpdated → app WebhooksUpdateWorker.kt: receiving off drops the text webhooks.
     await call('PATCH', `/v1/devices/${id}`, { receive_enabled: false });
-    await expect.poll(() => stream.events.map((e) => e.type)).toContain('WebhooksUpdated');
+    await expect.poll(() => count('WebhooksUpdated')).toBe(2);
     expect((await webhooksOf(phone)).map((h) => h.event)).toEqual(['system:ping']);
-    // A text still sent from a stale list is refused, as our inbound path refuses it.
+    // A text still sent from a stale list is answered 2xx and dropped: a refusal would be retried 15
+    // times by the app (WebhookQueueProcessorWorker.kt, WebhooksSettings.kt retry_count) for nothing.
+    const dropped = async () =>
+      (await app.services.metrics.phone.inbound.get()).values.find((v) => v.labels.result === 'receive_disabled')
+        ?.value ?? 0;
+    const droppedBefore = await dropped();
     const late = await phone.sendWebhook(
       { id: 'phone-gateway-sms-received', url: `${app.url}/compat/smsgate/webhooks/${id}`, event: 'sms:received' },
       smsReceived({ sender: '+15551230100', text: 'off', receivedAt: app.clock.now() }),
     );
-    expect(late.status).toBe(403);
-    expect((await readJson(late)).code).toBe('receive_disabled');
+    expect(late.status).toBe(204);
+    expect(await dropped()).toBe(droppedBefore + 1);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute("select count(*)::int as n from messages where device_id = ? and direction = 'inbound'", [id]);
+    expect(n).toBe(0);
 
     // Unpairing on our side ends the stream (the app reconnects and is refused).
     expect((await call('DELETE', `/v1/devices/${id}`)).status).toBe(204);
