@@ -161,6 +161,46 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
     expect(lines.some((line) => line.startsWith('live channel open'))).toBe(true);
   });
 
+  it('tells the simulator of the rest of a send larger than one fetch as soon as it has reported a page', async () => {
+    const account = await registerAccount(a, { verified: true, plan: 'business' });
+    const key = await createKey(a, account);
+    const { code } = await readJson(
+      await a.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })),
+    );
+    const simulated = new SimulatedPhone({
+      server: b.url,
+      code,
+      // An hour between polls, and a minute between the live channel's safety polls: a fetch of the
+      // next page within the test's time comes from being told.
+      pollSeconds: 3600,
+      sentAfterMs: 0,
+      deliveredAfterMs: 0,
+      log: () => {},
+    });
+    await simulated.start();
+    try {
+      await expect.poll(() => simulated.live).toBe(true);
+      const to = Array.from({ length: 250 }, (_, i) => `+1415557${String(i).padStart(4, '0')}`);
+      const { batch } = await readJson(
+        await a.fetch(
+          '/v1/messages',
+          json('POST', { body: 'Pages', to, device_id: simulated.deviceId }, { 'x-api-key': key }),
+        ),
+      );
+      // Three fetches, each as soon as the page before was reported: seconds, not the minutes of
+      // three safety polls.
+      await expect
+        .poll(
+          async () =>
+            (await readJson(await a.fetch(`/v1/batches/${batch.id}`, { headers: { 'x-api-key': key } }))).batch,
+          { timeout: 30_000 },
+        )
+        .toMatchObject({ status: 'completed', delivered_count: 250 });
+    } finally {
+      await simulated.stop();
+    }
+  });
+
   it('holds news of work outside a phone’s send window and tells it when the window opens', async () => {
     // Friday 18:30 in Berlin: the window (weekdays 09:00–18:00) is closed until Monday 09:00 (08:00 UTC).
     a.clock.set(new Date(Date.UTC(2030, 0, 11, 17, 30)));
