@@ -385,7 +385,11 @@ export function gsonDateOn(date: Date, android: Android): string {
   }
   const raw = android.rawOffsetMinutes * 60_000;
   // Kotlin's Int `/` and `%` truncate toward zero, as JavaScript's Math.trunc and `%` do.
-  const hours = Math.trunc(raw / 3_600_000).toString().padStart(2, '0');
-  const minutes = Math.trunc((raw % 3_600_000) / 60_000).toString().padStart(2, '0');
+  const hours = Math.trunc(raw / 3_600_000)
+    .toString()
+    .padStart(2, '0');
+  const minutes = Math.trunc((raw % 3_600_000) / 60_000)
+    .toString()
+    .padStart(2, '0');
   return `${local}+${hours}:${minutes}`;
 }

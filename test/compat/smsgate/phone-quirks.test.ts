@@ -46,7 +46,12 @@ describe('what real SMSGate phones send', () => {
   }
 
   async function paired(key: string, apiUrl = `${app.url}${MOBILE_API}`, simCards?: SimCard[]): Promise<FakeApp> {
-    const phone = createFakeApp({ apiUrl, simCards, now: () => app.clock.now(), via: { 'X-Forwarded-For': app.clientIp } });
+    const phone = createFakeApp({
+      apiUrl,
+      simCards,
+      now: () => app.clock.now(),
+      via: { 'X-Forwarded-For': app.clientIp },
+    });
     const { code } = await createPairingCode(app, key);
     const res = await phone.register(code);
     expect(res.status).toBe(201);
@@ -119,7 +124,10 @@ describe('what real SMSGate phones send', () => {
     expect((await readJson(stored)).message).toMatchObject({ body: 'Pictures', sender: '+15551230150' });
     // The same size signed with another key, or not signed at all: no bigger limit, no entry.
     expect((await phone.sendWebhook(mms, payload(3_000_000, 'm2'), { signingKey: 'not-the-key' })).status).toBe(401);
-    const unsigned = await app.fetch(new URL(mms.url).pathname, json('POST', { event: 'mms:downloaded', payload: payload(3_000_000, 'm3') }));
+    const unsigned = await app.fetch(
+      new URL(mms.url).pathname,
+      json('POST', { event: 'mms:downloaded', payload: payload(3_000_000, 'm3') }),
+    );
     expect(unsigned.status).toBe(413);
     // Above 10 MB even a signed call is too large.
     const huge = await phone.sendWebhook(mms, payload(8_000_000, 'm4'));
@@ -180,9 +188,8 @@ describe('what real SMSGate phones send', () => {
       const hook = ((await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[]).find(
         (h) => h.event === 'sms:received',
       )!;
-      const text = smsReceived(
-        { sender: '+15551230160', text: 'From an old phone', receivedAt: sentAt },
-        (d) => gsonDateOn(d, versions.android5NewYork),
+      const text = smsReceived({ sender: '+15551230160', text: 'From an old phone', receivedAt: sentAt }, (d) =>
+        gsonDateOn(d, versions.android5NewYork),
       );
       const first = await phone.sendWebhook(hook, text);
       expect(first.status).toBe(201);

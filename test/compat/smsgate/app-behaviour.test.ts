@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPairingCode } from '../../devices/helpers';
+import { createKey, json, registerAccount } from '../../support/accounts';
+import type { TestApp } from '../../support/app';
+import { deviceRow } from '../../support/factories';
+import { readJson } from '../../support/http';
+import { freePort } from '../../support/net';
+import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
+import { createAppTime, type AppTime } from './app-time';
+import { createSmsGateApp, type AppOptions, type SmsGateApp } from './app-behaviour';
+
+// The SMSGate app as it behaves (app-behaviour.ts: its workers, settings import, pulls, stream and
+// pacing, each from the app's source) against the compat routes, on app time.
+
+const MOBILE_API = '/compat/smsgate/api/mobile/v1';
+const MINUTE = 60_000;
+
+describe('the SMSGate app’s behaviour against the compat routes', () => {
+  let stack: WorkflowStack;
+  let app: TestApp;
+  const running: SmsGateApp[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    stack = await startWorkflowStack({
+      port,
+      env: {
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        TEMPORAL_TASK_QUEUE: 'smsgate-behaviour-test',
+        // Keepalives often in real time: each counts at the app time it arrives.
+        PHONE_EVENTS_HEARTBEAT: '200ms',
+      },
+    });
+    app = stack.app;
+  });
+  afterAll(async () => {
+    for (const phone of running) await phone.stop();
+    await stack?.close();
+  });
+
+  async function tenant(plan = 'pro') {
+    const account = await registerAccount(app, { verified: true, plan });
+    const key = await createKey(app, account);
+    const call = (method: string, path: string, body?: unknown) =>
+      app.fetch(path, json(method, body, { 'x-api-key': key }));
+    return { account, key, call };
+  }
+
+  /** App time starting at the server's now; the server's clock follows it. */
+  async function appTime(): Promise<AppTime> {
+    app.clock.set(new Date(await stack.env.currentTimeMs()));
+    return createAppTime({ start: app.clock.now(), onMove: (to) => app.clock.set(to) });
+  }
+
+  /** The app as a person sets it up: the API URL the dashboard shows, a pairing code, SSE only. */
+  async function installed(key: string, overrides: Partial<AppOptions> = {}) {
+    const time = await appTime();
+    const { code } = await createPairingCode(app, key);
+    const phone = createSmsGateApp({
+      time,
+      serverUrl: `${app.config.publicUrl}${MOBILE_API}`,
+      privateToken: code,
+      via: { 'X-Forwarded-For': app.clientIp },
+      ...overrides,
+    });
+    running.push(phone);
+    return { phone, time };
+  }
+
+  it('imports its settings and webhooks at once after signing up, and asks for one restart only', async () => {
+    const { key } = await tenant();
+    const { phone, time } = await installed(key);
+    phone.start();
+    // GatewayService.kt start: the settings and webhooks workers ran before the registration came
+    // back, found no registration, and will not run again for 24 hours by themselves.
+    await time.runUntil(() => phone.registration() !== null, { within: MINUTE, what: 'registration' });
+    const earlyRuns = phone.work.runs.filter((r) => r.name !== 'RegistrationWorker' && r.at === phone.work.runs[0].at);
+    expect(earlyRuns.map((r) => r.name).sort()).toEqual([
+      'PullMessagesWorker',
+      'SettingsUpdateWorker',
+      'WebhooksUpdateWorker',
+    ]);
+
+    // The stream opens and says SettingsUpdated and WebhooksUpdated: both are imported in seconds.
+    await time.runUntil(() => phone.webhooks().length > 0 && phone.settings.ping.intervalSeconds !== null, {
+      within: MINUTE,
+      what: 'settings and webhooks imported',
+    });
+    expect(phone.seen.streamEvents.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
+    expect(phone.webhooks().map((h) => h.event)).toEqual(['sms:received', 'mms:downloaded', 'system:ping']);
+    expect(phone.settings.messages.processingOrder).toBe('FIFO');
+    expect(phone.settings.messages.sendIntervalRange).toBeNull();
+    // The first import is a change (the ping interval, the key): the app asks for a restart, once.
+    expect(phone.settings.restartNotices()).toBe(1);
+
+    // A restart (as asked) imports the same settings again: no change, no second request to restart
+    // (MessagesSettings.kt compares send_interval_min with its stored 0).
+    await phone.restart();
+    await time.runUntil(() => phone.stream.open() && phone.seen.streamOpens.length === 2, {
+      within: MINUTE,
+      what: 'the stream open again',
+    });
+    await time.runFor(10_000);
+    expect(phone.settings.restartNotices()).toBe(1);
+    // The ping, off until the restart, now runs with the imported interval.
+    expect(phone.settings.ping.intervalSeconds).toBe(15 * 60);
+  });
+
+  it('counts an open stream’s keepalives as contact, a few writes per heartbeat interval', async () => {
+    const { key } = await tenant();
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    const id = phone.registration()!.id;
+    const opened = (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime();
+
+    // Six minutes of app time without a pull (the next is at 15): a keepalive after five is contact.
+    await time.runFor(6 * MINUTE);
+    const keepalives = phone.seen.keepalives.length;
+    await expect.poll(() => phone.seen.keepalives.length).toBeGreaterThan(keepalives);
+    await expect.poll(async () => (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBe(time.now());
+    expect(phone.seen.pulls.filter((at) => at > opened)).toEqual([]);
+
+    // Throttled: more keepalives within the next five minutes write nothing.
+    const written = time.now();
+    await time.runFor(MINUTE);
+    const more = phone.seen.keepalives.length;
+    await expect.poll(() => phone.seen.keepalives.length).toBeGreaterThan(more + 2);
+    expect((await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBe(written);
+  });
+
+  it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
+    const { key, call } = await tenant('business');
+    const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    const id = phone.registration()!.id;
+    // A one-second pause between texts (send_interval_min = max = 1).
+    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1 })).status).toBe(200);
+    await time.runUntil(() => phone.settings.messages.sendIntervalRange !== null, {
+      within: MINUTE,
+      what: 'the send interval imported',
+    });
+
+    const to = Array.from({ length: 250 }, (_, i) => `+1415555${String(1000 + i).padStart(4, '0')}`);
+    const accepted = await call('POST', '/v1/messages', { body: 'Big send', to });
+    expect(accepted.status).toBe(202);
+    const { batch } = await readJson(accepted);
+    const start = time.now();
+    // 250 texts at one a second: a little over four minutes, never a quarter-hour wait for a pull.
+    await time.runUntil(() => phone.seen.sent.length === 250, { within: 10 * MINUTE, what: 'all 250 texts sent' });
+    const took = time.now() - start;
+    expect(took).toBeGreaterThanOrEqual(249_000);
+    expect(took).toBeLessThan(5 * MINUTE);
+    // Three fetches of a full page or less, each right after the last report of the one before.
+    expect(phone.seen.pulled.filter((n) => n > 0)).toEqual([100, 100, 50]);
+    await time.runFor(5_000);
+    await expect
+      .poll(async () => (await readJson(await call('GET', `/v1/batches/${batch.id}`))).batch.sent_count)
+      .toBe(250);
+  });
+});
