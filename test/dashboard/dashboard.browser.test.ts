@@ -280,6 +280,13 @@ describe('the dashboard in a real browser', () => {
     const card = page.getByRole('region', { name: app.name });
     await shown(card.getByText('online'));
     expect(await card.textContent()).toContain('T-Mobile');
+    // The app's long "<manufacturer>/<product>" name and the badges beside it still fit.
+    for (const badge of ['default', 'online']) {
+      const edge = (await card.getByText(badge, { exact: true }).boundingBox())!;
+      expect({ badge, right: edge.x + edge.width <= 375 }).toEqual({ badge, right: true });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-paired-375.png'), fullPage: true });
   }, 120_000);
 
   it('passes an axe check on every screen and fits a 375 px wide phone', async () => {

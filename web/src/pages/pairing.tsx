@@ -96,7 +96,8 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
         {pairing && !paired && !expired && (
           <List type="ordered" spacing="md" size="sm" data-testid="pairing-steps">
             <List.Item>
-              Install <Ui>SMSGate</Ui> (SMS Gateway for Android, Android 5 or newer) on the phone: the APK from the{' '}
+              Install <Ui>SMSGate</Ui> (SMS Gateway for Android, Android 5 or newer) on the phone:{' '}
+              <Code>app-release.apk</Code> from the{' '}
               <Anchor inherit href={APP_RELEASES} target="_blank" rel="noreferrer">
                 app’s releases
               </Anchor>
