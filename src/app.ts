@@ -22,7 +22,7 @@ import { phoneRoutes } from './devices/phone.routes';
 import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
-import { smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
+import { MOBILE_API, smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
 import { metricsRoutes } from './metrics/metrics.routes';
@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     apiKeysRoutes(services),
     plansRoutes(services),
-    devicesRoutes(services),
+    devicesRoutes({ ...services, smsgateApiUrl: `${config.publicUrl}${MOBILE_API}` }),
     accountSettingsRoutes(services),
     phoneRoutes(services),
     webhooksRoutes(services),
