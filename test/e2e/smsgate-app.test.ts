@@ -72,9 +72,9 @@ describe('a real phone, end to end, through the SMSGate app', () => {
       await call('POST', '/v1/webhooks', { url: receiver.url, events: ['message.received'] }),
     );
 
-    // What the Phones page shows: the server URL built from the public URL, and a pairing code.
-    const { code } = await readJson(await call('POST', '/v1/devices/pairing-codes'));
-    const serverUrl = `${app.config.publicUrl}/compat/smsgate/api/mobile/v1`;
+    // What the Phones page shows: the app's API URL, built from the public URL, and a pairing code.
+    const { code, smsgate_api_url: serverUrl } = await readJson(await call('POST', '/v1/devices/pairing-codes'));
+    expect(serverUrl).toBe(`${app.config.publicUrl}/compat/smsgate/api/mobile/v1`);
 
     // Typed into Settings → Cloud Server (API URL, Private Token, notification channel SSE Only),
     // then Cloud server switched on.

@@ -129,6 +129,37 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     expect((await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBe(written);
   });
 
+  it('forwards a text once when receiving was turned off behind its back, instead of retrying it', async () => {
+    const { key, call } = await tenant();
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.webhooks().length === 3, { within: MINUTE, what: 'the webhooks synced' });
+    const id = phone.registration()!.id;
+    // The stream is down (the phone does not hear WebhooksUpdated) when receiving is turned off.
+    await phone.stream.disconnect();
+    expect((await call('PATCH', `/v1/devices/${id}`, { receive_enabled: false })).status).toBe(200);
+    phone.receiveSms({ sender: '+15551230170', text: 'Nobody wants this' });
+    // WebhookQueueProcessorWorker.kt retries a non-2xx answer 5 s × 2^(n-1) later, 15 times: a
+    // refusal would keep it busy for more than a day. A 2xx ends it.
+    await time.runFor(2 * 3_600_000);
+    expect(phone.seen.webhookCalls.map((c) => c.status)).toEqual([204]);
+  });
+
+  it('reconnects its stream 5 s apart five times, then 30 s, then a minute (SSEManager.kt)', async () => {
+    const { key, call } = await tenant();
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    // Unpaired: the stream ends and every reconnection is refused (401), so the schedule shows.
+    expect((await call('DELETE', `/v1/devices/${phone.registration()!.id}`)).status).toBe(204);
+    await time.runUntil(() => !phone.stream.open(), { within: MINUTE, what: 'the stream ended' });
+    await time.runFor(10 * MINUTE);
+    // After the first connection, each reconnection: the first 5 s after the end, then these gaps.
+    const attempts = phone.seen.streamAttempts.slice(1, 13);
+    const gaps = attempts.slice(1).map((at, i) => (at - attempts[i]) / 1000);
+    expect(gaps).toEqual([5, 5, 5, 5, 30, 30, 30, 30, 30, 60, 60]);
+  });
+
   it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
     const { key, call } = await tenant('business');
     const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });

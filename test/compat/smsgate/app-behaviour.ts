@@ -80,6 +80,7 @@ export function createSmsGateApp(options: AppOptions) {
     patches: [] as { at: number; status: number }[],
     sent: [] as { id: string; at: number }[],
     streamOpens: [] as number[],
+    streamAttempts: [] as number[],
     streamEvents: [] as { type: string | null; at: number }[],
     keepalives: [] as number[],
     webhookCalls: [] as { event: string; status: number; at: number }[],
@@ -205,6 +206,7 @@ export function createSmsGateApp(options: AppOptions) {
 
     function connect() {
       disconnecting = false;
+      seen.streamAttempts.push(time.now());
       void time
         .busy(gateway().openEvents())
         .then((opened) => {
