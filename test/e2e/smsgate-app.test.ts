@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, json, registerAccount } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { deviceRow, eventsOf } from '../support/factories';
 import { readJson } from '../support/http';
-import { freePort } from '../support/net';
-import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
+import type { WorkflowStack } from '../support/temporal';
 import { expectSigned } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { createAppTime, type AppTime } from '../compat/smsgate/app-time';
 import { createSmsGateApp, type SmsGateApp } from '../compat/smsgate/app-behaviour';
+import { startSmsGateStack, tenant } from '../compat/smsgate/helpers';
 import { deviceWorkflowId } from '../../workflows/definitions';
 
 // A real Android phone's path end to end, with the fake SMSGate app behaving as the app does
@@ -30,16 +29,10 @@ describe('a real phone, end to end, through the SMSGate app', () => {
   let serverFollows = false;
 
   beforeAll(async () => {
-    const port = await freePort();
-    stack = await startWorkflowStack({
-      port,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        TEMPORAL_TASK_QUEUE: 'smsgate-e2e',
-        // The stream's keepalives often in real time; each counts at the app time it arrives.
-        PHONE_EVENTS_HEARTBEAT: '200ms',
-      },
+    stack = await startSmsGateStack('smsgate-e2e', {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The stream's keepalives often in real time; each counts at the app time it arrives.
+      PHONE_EVENTS_HEARTBEAT: '200ms',
     });
     app = stack.app;
     receiver = await startReceiver();
@@ -64,10 +57,7 @@ describe('a real phone, end to end, through the SMSGate app', () => {
 
   it('pairs, imports, sends, forwards, drains a big send at its pace and stays online for an hour', async () => {
     // A person's account and key, and the webhook that tells them of replies.
-    const account = await registerAccount(app, { verified: true, plan: 'business' });
-    const key = await createKey(app, account);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
+    const { call } = await tenant(app, 'business');
     const hook = await readJson(
       await call('POST', '/v1/webhooks', { url: receiver.url, events: ['message.received'] }),
     );

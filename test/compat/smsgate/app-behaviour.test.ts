@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPairingCode } from '../../devices/helpers';
-import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import { deviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
-import { freePort } from '../../support/net';
-import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import { createAppTime, type AppTime } from './app-time';
 import { createSmsGateApp, type AppOptions, type SmsGateApp } from './app-behaviour';
+import type { WorkflowStack } from '../../support/temporal';
+import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
 
 // The SMSGate app as it behaves (app-behaviour.ts: its workers, settings import, pulls, stream and
 // pacing, each from the app's source) against the compat routes, on app time.
 
-const MOBILE_API = '/compat/smsgate/api/mobile/v1';
 const MINUTE = 60_000;
 
 describe('the SMSGate app’s behaviour against the compat routes', () => {
@@ -21,30 +19,14 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   const running: SmsGateApp[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    stack = await startWorkflowStack({
-      port,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        TEMPORAL_TASK_QUEUE: 'smsgate-behaviour-test',
-        // Keepalives often in real time: each counts at the app time it arrives.
-        PHONE_EVENTS_HEARTBEAT: '200ms',
-      },
-    });
+    // Keepalives often in real time: each counts at the app time it arrives.
+    stack = await startSmsGateStack('smsgate-behaviour-test', { PHONE_EVENTS_HEARTBEAT: '200ms' });
     app = stack.app;
   });
   afterAll(async () => {
     for (const phone of running) await phone.stop();
     await stack?.close();
   });
-
-  async function tenant(plan = 'pro') {
-    const account = await registerAccount(app, { verified: true, plan });
-    const key = await createKey(app, account);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, key, call };
-  }
 
   /** App time starting at the server's now; the server's clock follows it. */
   async function appTime(): Promise<AppTime> {
@@ -68,7 +50,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   }
 
   it('imports its settings and webhooks at once after signing up, and asks for one restart only', async () => {
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
     // GatewayService.kt start: the settings and webhooks workers ran before the registration came
@@ -107,7 +89,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   });
 
   it('counts an open stream’s keepalives as contact, a few writes per heartbeat interval', async () => {
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
     await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
@@ -130,7 +112,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   });
 
   it('forwards a text once when receiving was turned off behind its back, instead of retrying it', async () => {
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
     await time.runUntil(() => phone.webhooks().length === 3, { within: MINUTE, what: 'the webhooks synced' });
@@ -146,7 +128,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   });
 
   it('reconnects its stream 5 s apart five times, then 30 s, then a minute (SSEManager.kt)', async () => {
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
     await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
@@ -161,7 +143,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
   });
 
   it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
-    const { key, call } = await tenant('business');
+    const { key, call } = await tenant(app, 'business');
     const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });
     phone.start();
     await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });

@@ -61,6 +61,19 @@ export function createAppTime(options: {
     }
   }
 
+  /** Waits `ms` of real time, cut short by wake(); says whether it was. */
+  async function realPause(ms: number): Promise<boolean> {
+    const woken = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    wakeUp = null;
+    return woken;
+  }
+
   async function step(limit: number): Promise<boolean> {
     await settle();
     while (timers.length > 0 && timers[0].cancelled) timers.shift();
@@ -68,16 +81,7 @@ export function createAppTime(options: {
     if (!next || next.at > limit) return false;
     if (next.at > now) {
       // A real pause in proportion to the jump: an event already on its way arrives in it.
-      const realMs = Math.min(maxRealWaitMs, (next.at - now) / speedup);
-      const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), realMs);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      wakeUp = null;
-      if (woken) return true;
+      if (await realPause(Math.min(maxRealWaitMs, (next.at - now) / speedup))) return true;
       now = next.at;
       await options.onMove?.(new Date(now));
     }
@@ -110,15 +114,8 @@ export function createAppTime(options: {
         if (done()) return;
         if (!(await step(limit))) {
           // Nothing left to do within the limit: the last chance is an event from outside.
-          const woken = await new Promise<boolean>((resolve) => {
-            const timer = setTimeout(() => resolve(false), maxRealWaitMs);
-            wakeUp = () => {
-              clearTimeout(timer);
-              resolve(true);
-            };
-          });
-          wakeUp = null;
-          if (!woken) throw new Error(`app time: ${what} did not happen within ${within / 1000} s of app time`);
+          if (!(await realPause(maxRealWaitMs)))
+            throw new Error(`app time: ${what} did not happen within ${within / 1000} s of app time`);
         }
       }
     },

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPairingCode } from '../../devices/helpers';
-import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import { readJson } from '../../support/http';
-import { freePort } from '../../support/net';
-import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import {
   createFakeApp,
   gsonDateOn,
@@ -14,36 +11,25 @@ import {
   type PendingMessage,
   type SimCard,
 } from './fake-app';
+import { json } from '../../support/accounts';
+import type { WorkflowStack } from '../../support/temporal';
+import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
 
 // What real phones and real people send that the wire shapes alone do not show: a URL typed with a
 // trailing slash, a SIM Android cannot place, an MMS with pictures, the dates of Android 5 and 6.
 // Sources: capcom6/android-sms-gateway@0cdc5d86, app/src/main/java/me/capcom/smsgateway/…
-
-const MOBILE_API = '/compat/smsgate/api/mobile/v1';
 
 describe('what real SMSGate phones send', () => {
   let stack: WorkflowStack;
   let app: TestApp;
 
   beforeAll(async () => {
-    const port = await freePort();
-    stack = await startWorkflowStack({
-      port,
-      env: { PUBLIC_URL: `http://127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: 'smsgate-quirks-test' },
-    });
+    stack = await startSmsGateStack('smsgate-quirks-test');
     app = stack.app;
   });
   afterAll(async () => {
     await stack?.close();
   });
-
-  async function tenant() {
-    const account = await registerAccount(app, { verified: true, plan: 'pro' });
-    const key = await createKey(app, account);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, key, call };
-  }
 
   async function paired(key: string, apiUrl = `${app.url}${MOBILE_API}`, simCards?: SimCard[]): Promise<FakeApp> {
     const phone = createFakeApp({
@@ -61,7 +47,7 @@ describe('what real SMSGate phones send', () => {
   }
 
   it('takes an API URL typed with a trailing slash, and never answers its paths with the dashboard', async () => {
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     // GatewayApi.kt builds "$baseUrl/device": `…/v1/` makes `…/v1//device`, `…/v1//settings`.
     const phone = await paired(key, `${app.url}${MOBILE_API}/`);
     const settings = await phone.getSettings();
@@ -85,7 +71,7 @@ describe('what real SMSGate phones send', () => {
   });
 
   it('leaves out a SIM without a slot (slotIndex -1) instead of refusing the registration', async () => {
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     // helpers/SubscriptionsHelper.kt getActiveSimCards: slotIndex = SubscriptionInfo.simSlotIndex
     // (-1 for a SIM Android cannot place, such as an eSIM profile being switched), simNumber = slot + 1.
     const cards: SimCard[] = [
@@ -101,7 +87,7 @@ describe('what real SMSGate phones send', () => {
   });
 
   it('takes an MMS with pictures up to 10 MB on the webhook route, its signature checked over the raw body', async () => {
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     const phone = await paired(key);
     const hooks = (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
     const mms = hooks.find((h) => h.event === 'mms:downloaded')!;
@@ -157,7 +143,7 @@ describe('what real SMSGate phones send', () => {
     });
 
     it('are taken when readable and replaced by the server’s time when not, never refusing the report', async () => {
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const to = Object.keys(versions).map((_, i) => `+1415555020${i}`);
       const { batch } = await readJson(await call('POST', '/v1/messages', { body: 'Dates', to }));

@@ -5,8 +5,8 @@ import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import { eventsOf, updateDeviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
-import { freePort } from '../../support/net';
-import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
+import type { WorkflowStack } from '../../support/temporal';
+import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
@@ -30,8 +30,6 @@ import {
 //   wire   = android-sms-gateway/client-go@9b599876 (smsgateway/…)
 //   server = android-sms-gateway/server@22074dda (internal/sms-gateway/…)
 
-const MOBILE_API = '/compat/smsgate/api/mobile/v1';
-
 describe('the SMSGate app as a phone', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
@@ -39,16 +37,7 @@ describe('the SMSGate app as a phone', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    // PUBLIC_URL is the app's own address: the webhook URLs handed to the phone must reach it.
-    const port = await freePort();
-    stack = await startWorkflowStack({
-      port,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        TEMPORAL_TASK_QUEUE: 'smsgate-test',
-      },
-    });
+    stack = await startSmsGateStack('smsgate-test', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     ({ env, app } = stack);
     receiver = await startReceiver();
   });
@@ -59,14 +48,6 @@ describe('the SMSGate app as a phone', () => {
 
   async function syncClock() {
     app.clock.set(new Date(await env.currentTimeMs()));
-  }
-
-  async function tenant() {
-    const account = await registerAccount(app, { verified: true, plan: 'pro' });
-    const key = await createKey(app, account);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, key, call };
   }
 
   const phoneApp = () =>
@@ -99,7 +80,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('pairs with a code, heartbeats, sends, reports Processed → Sent → Delivered, and forwards a text once', async () => {
     await syncClock();
-    const { account, key, call } = await tenant();
+    const { account, key, call } = await tenant(app);
     const hook = await readJson(
       await call('POST', '/v1/webhooks', {
         url: receiver.url,
@@ -334,7 +315,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('tells the phone of settings and receiving changes on its stream, and maps them into its settings', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     const id = phone.state.registration!.id;
     const stream = await phone.openEvents();
@@ -385,7 +366,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('maps Failed with the error, and a Delivered that skipped Sent', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     const { batch } = await readJson(
       await call('POST', '/v1/messages', { body: 'Two', to: ['+14155550191', '+14155550192'] }),
@@ -411,7 +392,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('hands out a message in LIFO order when asked, and its SIM as the app selects it', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     // server handlers/messages/params.go: order lifo (default) or fifo, anything else 400.
     expect((await phone.getMessages('sideways' as 'fifo')).status).toBe(400);
@@ -427,7 +408,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('keeps the text of a downloaded MMS (not its attachments) and ignores events it never listed', async () => {
     await syncClock();
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     const phone = await paired(key);
     const id = phone.state.registration!.id;
     const mms = await hookFor(phone, 'mms:downloaded');
@@ -478,7 +459,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('hears of a send and a settings change at once through the database’s notification', async () => {
       await syncClock();
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       // No poll within the test's time: only a notification can bring the news.
@@ -513,7 +494,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('finds the news by polling when nothing notifies, and keeps the stream alive', async () => {
       await syncClock();
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       const hub = createPhoneChannel({
@@ -568,7 +549,7 @@ describe('the SMSGate app as a phone', () => {
     // a `message` too, and the app reads no error body: its client fails on any non-2xx
     // (GatewayApi.kt `expectSuccess = true`), so the status codes below are what it acts on.
     it('refuses a wrong or used code, logins and their own sign-in codes with clear errors', async () => {
-      const { key } = await tenant();
+      const { key } = await tenant(app);
       const phone = phoneApp();
       // server handlers/mobile.go: a refused private token fails keyauth → 401 (postDevice docs: 401).
       const wrong = await phone.register('ZZZZZZZZ');
@@ -611,7 +592,7 @@ describe('the SMSGate app as a phone', () => {
     });
 
     it('refuses the token of an unpaired phone, and answers GET /device without a device', async () => {
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       // server handlers/mobile.go getDevice: MobileDeviceResponse{device, externalIp}.
@@ -646,12 +627,12 @@ describe('the SMSGate app as a phone', () => {
 
     it('leaves another account’s message alone when a phone patches its id', async () => {
       await syncClock();
-      const owner = await tenant();
+      const owner = await tenant(app);
       const ownerPhone = await paired(owner.key);
       const { message_ids } = await readJson(
         await owner.call('POST', '/v1/messages', { body: 'Mine', to: ['+14155550195'] }),
       );
-      const intruder = await paired((await tenant()).key);
+      const intruder = await paired((await tenant(app)).key);
       const foreign: PendingMessage = { id: message_ids[0], phoneNumbers: ['+14155550195'] };
       const t = app.clock.now();
       // server handlers/messages/mobile.go patch: ErrMessageNotFound is skipped and the answer is 204.
@@ -667,7 +648,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('refuses a webhook call with a bad signature, a stale timestamp or another phone’s id, and a foreign device update', async () => {
       await syncClock();
-      const { key } = await tenant();
+      const { key } = await tenant(app);
       const phone = await paired(key);
       const other = await paired(key);
       const hook = await hookFor(phone, 'sms:received');
