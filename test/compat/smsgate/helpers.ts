@@ -1,7 +1,11 @@
+import { expect } from 'vitest';
+import { createPairingCode } from '../../devices/helpers';
 import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import { freePort } from '../../support/net';
+import { readJson } from '../../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
+import { createFakeApp, type FakeApp, type SimCard } from './fake-app';
 
 /** The app's "API URL" path on this service (src/compat/smsgate/smsgate.routes.ts MOBILE_API). */
 export const MOBILE_API = '/compat/smsgate/api/mobile/v1';
@@ -25,4 +29,24 @@ export async function tenant(app: TestApp, plan = 'pro') {
   const call = (method: string, path: string, body?: unknown) =>
     app.fetch(path, json(method, body, { 'x-api-key': key }));
   return { account, key, call };
+}
+
+/** The fake app registered with a fresh pairing code as its private token, its settings loaded. */
+export async function registeredApp(
+  app: TestApp,
+  key: string,
+  options: { apiUrl?: string; simCards?: SimCard[] } = {},
+): Promise<FakeApp> {
+  const phone = createFakeApp({
+    apiUrl: options.apiUrl ?? `${app.url}${MOBILE_API}`,
+    simCards: options.simCards,
+    now: () => app.clock.now(),
+    via: { 'X-Forwarded-For': app.clientIp },
+  });
+  const { code } = await createPairingCode(app, key);
+  const res = await phone.register(code);
+  expect(res.status).toBe(201);
+  phone.state.registration = await readJson(res);
+  expect((await phone.getSettings()).status).toBe(200);
+  return phone;
 }

@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPairingCode } from '../../devices/helpers';
 import type { TestApp } from '../../support/app';
 import { readJson } from '../../support/http';
-import {
-  createFakeApp,
-  gsonDateOn,
-  smsReceived,
-  statePatch,
-  type FakeApp,
-  type PendingMessage,
-  type SimCard,
-} from './fake-app';
+import { gsonDateOn, smsReceived, statePatch, type PendingMessage, type SimCard } from './fake-app';
 import { json } from '../../support/accounts';
 import type { WorkflowStack } from '../../support/temporal';
-import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
+import { MOBILE_API, registeredApp, startSmsGateStack, tenant } from './helpers';
 
 // What real phones and real people send that the wire shapes alone do not show: a URL typed with a
 // trailing slash, a SIM Android cannot place, an MMS with pictures, the dates of Android 5 and 6.
@@ -31,20 +22,7 @@ describe('what real SMSGate phones send', () => {
     await stack?.close();
   });
 
-  async function paired(key: string, apiUrl = `${app.url}${MOBILE_API}`, simCards?: SimCard[]): Promise<FakeApp> {
-    const phone = createFakeApp({
-      apiUrl,
-      simCards,
-      now: () => app.clock.now(),
-      via: { 'X-Forwarded-For': app.clientIp },
-    });
-    const { code } = await createPairingCode(app, key);
-    const res = await phone.register(code);
-    expect(res.status).toBe(201);
-    phone.state.registration = await readJson(res);
-    expect((await phone.getSettings()).status).toBe(200);
-    return phone;
-  }
+  const paired = (key: string, apiUrl?: string, simCards?: SimCard[]) => registeredApp(app, key, { apiUrl, simCards });
 
   it('takes an API URL typed with a trailing slash, and never answers its paths with the dashboard', async () => {
     const { key, call } = await tenant(app);

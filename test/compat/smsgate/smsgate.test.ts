@@ -6,7 +6,7 @@ import type { TestApp } from '../../support/app';
 import { eventsOf, updateDeviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
 import type { WorkflowStack } from '../../support/temporal';
-import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
+import { MOBILE_API, registeredApp, startSmsGateStack, tenant } from './helpers';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
@@ -57,16 +57,7 @@ describe('the SMSGate app as a phone', () => {
       via: { 'X-Forwarded-For': app.clientIp },
     });
 
-  /** Registers the fake app with a fresh pairing code as its private token and loads its settings. */
-  async function paired(key: string): Promise<FakeApp> {
-    const phone = phoneApp();
-    const { code } = await createPairingCode(app, key);
-    const res = await phone.register(code);
-    expect(res.status).toBe(201);
-    phone.state.registration = await readJson(res);
-    expect((await phone.getSettings()).status).toBe(200);
-    return phone;
-  }
+  const paired = (key: string) => registeredApp(app, key);
 
   const webhooksOf = async (phone: FakeApp) =>
     (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
