@@ -112,8 +112,8 @@ export function createPhoneChannel({
     for (const connection of connections.get(deviceId) ?? []) connection.send(event);
   }
 
-  /** `drained`: phones said to have reported all they held (their next look tells them of the rest). */
-  async function poll(only?: string[], drained: ReadonlySet<string> = new Set()): Promise<void> {
+  /** `emptied`: phones said to have reported all they held (this look tells them of the rest). */
+  async function poll(only?: string[], emptied: ReadonlySet<string> = new Set()): Promise<void> {
     const deviceIds = (only ?? [...connections.keys()]).filter((id) => connections.has(id));
     if (deviceIds.length === 0) return;
     try {
@@ -136,7 +136,7 @@ export function createPhoneChannel({
         const more =
           after.newestQueued !== null &&
           !after.leased &&
-          (drained.has(deviceId) || before.leased || after.handedOutAt !== before.handedOutAt);
+          (emptied.has(deviceId) || before.leased || after.handedOutAt !== before.handedOutAt);
         if (after.open && (newWork || opened || more)) tell(deviceId, 'outbox');
         if (after.settings !== before.settings) tell(deviceId, 'settings');
         if (after.receiving !== before.receiving) tell(deviceId, 'receiving');
@@ -147,8 +147,8 @@ export function createPhoneChannel({
   }
 
   /** One look at a time, so two looks never compare against each other's half-written snapshots. */
-  function serially(only?: string[], drained?: ReadonlySet<string>): Promise<void> {
-    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only, drained));
+  function serially(only?: string[], emptied?: ReadonlySet<string>): Promise<void> {
+    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only, emptied));
     const tracked = next.finally(() => {
       if (polling === tracked) polling = null;
     });
