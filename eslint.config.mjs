@@ -103,5 +103,24 @@ export default defineConfig(
       '@typescript-eslint/no-require-imports': 'error',
     },
   },
+  {
+    // Request schemas take yup from src/lib/yup.ts, whose scalars never coerce a client's value.
+    files: ['src/**/*.ts'],
+    ignores: ['src/lib/yup.ts', 'src/config.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'yup',
+              message: "Import yup from src/lib/yup.ts: its scalars take only their own JSON type.",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
   workflowBoundary,
 );

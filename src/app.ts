@@ -5,9 +5,11 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
+import { contentEncoding } from './http/content-encoding';
 import { errorHandler } from './http/error-handler';
 import { inputGuard } from './http/input-guard';
 import { requestContext } from './http/request-context';
+import { routeMethods } from './http/route-methods';
 import { healthRoutes } from './http/health.routes';
 import { messagesRoutes } from './messages/messages.routes';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
@@ -69,9 +71,7 @@ export function createApp(deps: AppDeps): Koa {
     phoneMessagesRoutes(services),
     optOutsRoutes(services),
   ];
-  // Without `throw` the routers set 405 (or 501 for a method they do not know) and Allow; errorHandler
-  // turns both into 405 method_not_allowed keeping the header.
-  for (const feature of features) v1.use(feature.routes(), feature.allowedMethods());
+  for (const feature of features) v1.use(feature.routes());
 
   // First: the request's span covers everything below and ends with the status the client gets.
   if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
@@ -79,6 +79,7 @@ export function createApp(deps: AppDeps): Koa {
   // Outside the error handler: it counts the status the client gets.
   app.use(httpMetrics(services.metrics.http));
   app.use(errorHandler());
+  app.use(contentEncoding());
   const parserOptions = {
     enableTypes: ['json' as const],
     encoding: 'utf-8',
@@ -93,10 +94,9 @@ export function createApp(deps: AppDeps): Koa {
   const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)];
   // GET /metrics on the API port only for holders of METRICS_TOKEN (else it is METRICS_PORT's alone).
   if (config.metrics.token) routers.unshift(metricsRoutes(services));
-  for (const router of routers) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  // OPTIONS, 405 and Allow by the route a path names, not by every pattern it happens to match.
+  app.use(routeMethods(routers));
+  for (const router of routers) app.use(router.routes());
   app.use(serveDashboard());
   return app;
 }

@@ -100,6 +100,9 @@ export const envSchema = yup.object({
   OFFLINE_AFTER_MISSED_HEARTBEATS: int(2, 1, 100),
   /** How often an open phone event stream carries a heartbeat comment, so proxies keep it open. */
   PHONE_EVENTS_HEARTBEAT: duration('15s'),
+  /** Open event streams per phone and per account, in each API process (429 too_many_streams past them). */
+  EVENT_STREAMS_PER_DEVICE: int(4, 1, 10_000),
+  EVENT_STREAMS_PER_ACCOUNT: int(200, 1, 1_000_000),
   WEBHOOK_RETRY_SCHEDULE: yup
     .string()
     .default('1m,5m,15m,1h,3h,6h,12h,24h')
@@ -118,9 +121,7 @@ export const envSchema = yup.object({
       value === undefined ? true : Buffer.from(value, 'base64').length === 32,
     ),
   DEFAULT_PLAN: yup.string().default('free'),
-  DEFAULT_COUNTRY: yup
-    .string()
-    .matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code such as US or GB'),
+  DEFAULT_COUNTRY: yup.string().matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code such as US or GB'),
   TRUST_PROXY: bool(false),
   BODY_LIMIT: yup
     .string()
@@ -194,6 +195,7 @@ function build(env: Env) {
     staleWindowMs: parseDuration(env.STALE_WINDOW),
     offlineAfterMissedHeartbeats: env.OFFLINE_AFTER_MISSED_HEARTBEATS,
     phoneEventsHeartbeatMs: parseDuration(env.PHONE_EVENTS_HEARTBEAT),
+    eventStreams: { perDevice: env.EVENT_STREAMS_PER_DEVICE, perAccount: env.EVENT_STREAMS_PER_ACCOUNT },
     webhooks: {
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -17,6 +17,7 @@ import { createPresenceService } from './devices/presence.service';
 import { createPush, pushProviderFor } from './devices/push';
 import { createEventsService } from './events/events.service';
 import { createNotifier } from './events/notifier';
+import { createStreamCap } from './devices/stream-cap';
 import { createPhoneChannel } from './devices/phone-channel';
 import { createAuth } from './http/auth';
 import { createIdempotency } from './idempotency/idempotency.middleware';
@@ -155,6 +156,7 @@ export function buildServices(deps: ServiceDeps) {
     notifier,
     keepAliveMs: config.phoneEventsHeartbeatMs,
   });
+  const streamCap = createStreamCap(config.eventStreams);
   const pairing = createPairingService({
     em,
     clock,
@@ -253,6 +255,7 @@ export function buildServices(deps: ServiceDeps) {
     presence,
     notifier,
     phoneChannel,
+    streamCap,
     pairing,
     outcomes,
     optOuts,

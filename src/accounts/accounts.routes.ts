@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Auth } from '../http/auth';
-import { callerOf } from '../http/auth';
+import { callerOf, SESSION_COOKIE } from '../http/auth';
 import { unauthenticated } from '../http/errors';
+import { withoutControls } from '../http/input-guard';
 import { clearSessionCookie, setSessionCookie } from '../http/session-cookie';
 import { validate } from '../http/validate';
 import { pathId } from '../lib/fields';
@@ -31,7 +32,8 @@ export interface AccountsRoutesDeps {
   turnstileSiteKey: string;
 }
 
-const origin = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') || null });
+// A header may carry C1 controls (latin1 bytes 0x80-0x9F): the stored copy drops every control character.
+const origin = (ctx: Context) => ({ ip: ctx.ip, userAgent: withoutControls(ctx.get('User-Agent')) || null });
 
 /** The dashboard session of the request (session-only routes). */
 function sessionOf(ctx: Context) {
@@ -70,8 +72,8 @@ export function accountsRoutes(deps: AccountsRoutesDeps): Router {
   });
 
   // Always succeeds: a missing or stale cookie is simply cleared.
-  router.post('/logout', async (ctx) => {
-    const token = ctx.cookies.get('sid');
+  router.post('/logout', auth.sameOrigin(), async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
     const found = token ? await sessions.resolve(token) : null;
     if (found) await sessions.revoke(found.user.id, found.session.id);
     clearSessionCookie(ctx, secureCookies);

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { email, text, trimmedText } from '../lib/fields';
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords';
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, conflict, forbidden, notFound, validationFailed } from '../http/errors';
-import { LIMITS, type RateLimiter } from '../http/rate-limit';
+import { LIMITS, networkOf, type RateLimiter } from '../http/rate-limit';
 import type { Clock } from '../lib/clock';
+import { normalizeEmail } from '../lib/fields';
 import type { Logger } from '../lib/logger';
 import type { PlansService } from '../plans/plans.service';
 import type { BotCheck } from './bot-check';
@@ -9,6 +10,7 @@ import { invalidCode, type EmailCodesService } from './email-codes.service';
 import type { Mailer } from './mailer';
 import { hashPassword, verifyPassword } from './passwords';
 import type { SessionOrigin, SessionsService } from './sessions.service';
+import { Session } from './session.entity';
 import { User } from './user.entity';
 import { accountsRepository } from './accounts.repository';
 
@@ -29,7 +31,6 @@ export interface Origin extends SessionOrigin {
   ip: string;
 }
 
-const normalizeEmail = (email: string) => email.trim().toLowerCase();
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
 
 const MAX_REMEMBERED_VERIFIED = 100_000;
@@ -37,12 +38,32 @@ const MAX_REMEMBERED_VERIFIED = 100_000;
 export function createAccountsService(deps: AccountsDeps) {
   const { em, clock, sessions, codes, mailer, limiter } = deps;
 
-  const findByEmail = (email: string) => em().findOne(User, { email: normalizeEmail(email) });
+  /**
+   * The account of an address in its one form (normalizeEmail). An account stored before that form
+   * (trimmed and lower-cased only) is found by that older form too, so it still signs in.
+   */
+  async function findByEmail(email: string): Promise<User | null> {
+    const normal = normalizeEmail(email);
+    const legacy = email.trim().toLowerCase();
+    if (legacy === normal) return em().findOne(User, { email: normal });
+    const found = await em().find(User, { email: { $in: [normal, legacy] } });
+    return found.find((user) => user.email === normal) ?? found[0] ?? null;
+  }
   // Mails sent after the answer; shutdown (and a test) waits for them rather than dropping them.
   const mailsInFlight = new Set<Promise<void>>();
   // Accounts seen verified: an address once verified stays so (nothing sets it back), so a send
   // needs no query for them.
   const verified = new Set<string>();
+
+  /** Whether the account has a session (live or not) started from that network (networkOf). */
+  async function signedInFrom(userId: string, network: string): Promise<boolean> {
+    const sessions = await em().find(
+      Session,
+      { userId, ip: { $ne: null } },
+      { fields: ['ip'], orderBy: { createdAt: 'desc' }, limit: 200 },
+    );
+    return sessions.some((session) => session.ip && networkOf(session.ip) === network);
+  }
 
   async function mailCode(user: User, purpose: 'verify' | 'reset'): Promise<void> {
     await limiter.hit(`mail:${user.email}`, LIMITS.mailsPerAddress);
@@ -71,10 +92,10 @@ export function createAccountsService(deps: AccountsDeps) {
       input: { email: string; password: string; name?: string | null; turnstileToken?: string | null },
       origin: Origin,
     ) {
-      await limiter.hit(`register:ip:${origin.ip}`, LIMITS.registerPerIp);
+      await limiter.hit(`register:ip:${networkOf(origin.ip)}`, LIMITS.registerPerIp);
       await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
       const email = normalizeEmail(input.email);
-      if (await findByEmail(email)) throw conflict('email_taken', 'An account with this email already exists.');
+      if (await findByEmail(input.email)) throw conflict('email_taken', 'An account with this email already exists.');
       const now = clock.now();
       const user = em().create(User, {
         email,
@@ -101,15 +122,24 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /** Same answer and similar time for an unknown email and a wrong password. */
     async login(input: { email: string; password: string; turnstileToken?: string | null }, origin: Origin) {
-      await limiter.hit(`login:ip:${origin.ip}`, LIMITS.loginPerIp);
+      const network = networkOf(origin.ip);
+      await limiter.hit(`login:ip:${network}`, LIMITS.loginPerIp);
       await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
       const email = normalizeEmail(input.email);
-      const failuresKey = `login-failures:${email}`;
-      await limiter.check(failuresKey, LIMITS.loginFailuresPerAccount);
-      const user = await findByEmail(email);
+      // Wrong passwords lock out the network they come from. Past the account-wide count, only
+      // networks the account has signed in from before may still try (each within its own count):
+      // a flood from elsewhere cannot lock the owner out, and guessing stays bounded everywhere.
+      const networkFailures = `login-failures:${email}:${network}`;
+      const accountFailures = `login-failures:${email}`;
+      await limiter.check(networkFailures, LIMITS.loginFailuresPerAccountAndIp);
+      const user = await findByEmail(input.email);
+      await limiter.check(accountFailures, LIMITS.loginFailuresPerAccount).catch(async (error: unknown) => {
+        if (!user || !(await signedInFrom(user.id, network))) throw error;
+      });
       const ok = await verifyPassword(user?.passwordHash, input.password);
       if (!user || !ok) {
-        await limiter.hit(failuresKey, LIMITS.loginFailuresPerAccount).catch(() => undefined);
+        await limiter.hit(networkFailures, LIMITS.loginFailuresPerAccountAndIp).catch(() => undefined);
+        await limiter.hit(accountFailures, LIMITS.loginFailuresPerAccount).catch(() => undefined);
         throw invalidCredentials();
       }
       user.lastLoginAt = clock.now();
@@ -149,7 +179,7 @@ export function createAccountsService(deps: AccountsDeps) {
     sendVerification: (user: User) => (user.emailVerifiedAt ? Promise.resolve() : mailCode(user, 'verify')),
 
     async verifyEmail(user: User, code: string, origin: Origin) {
-      await limiter.hit(`code:ip:${origin.ip}`, LIMITS.codeChecksPerIp);
+      await limiter.hit(`code:ip:${networkOf(origin.ip)}`, LIMITS.codeChecksPerIp);
       if (user.emailVerifiedAt) return user;
       await codes.consume(user.id, 'verify', code);
       user.emailVerifiedAt = clock.now();
@@ -159,7 +189,7 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /** Always the same outcome for the caller; only a known address gets a code. */
     async requestReset(input: { email: string; turnstileToken?: string | null }, origin: Origin) {
-      await limiter.hit(`reset:ip:${origin.ip}`, LIMITS.resetRequestsPerIp);
+      await limiter.hit(`reset:ip:${networkOf(origin.ip)}`, LIMITS.resetRequestsPerIp);
       await deps.botCheck.verify(input.turnstileToken ?? undefined, origin.ip);
       const user = await findByEmail(input.email);
       if (!user) return;
@@ -173,7 +203,7 @@ export function createAccountsService(deps: AccountsDeps) {
     },
 
     async resetPassword(input: { email: string; code: string; newPassword: string }, origin: Origin) {
-      await limiter.hit(`code:ip:${origin.ip}`, LIMITS.codeChecksPerIp);
+      await limiter.hit(`code:ip:${networkOf(origin.ip)}`, LIMITS.codeChecksPerIp);
       const user = await findByEmail(input.email);
       if (!user) throw invalidCode();
       await codes.consume(user.id, 'reset', input.code);

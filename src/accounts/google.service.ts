@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Configuration, IDToken } from 'openid-client' with { 'resolution-mode': 'import' };
 import type { Clock } from '../lib/clock';
 import { safeEqual, sha256 } from '../lib/crypto';
+import { normalizeEmail } from '../lib/fields';
 import { OAuthState } from './oauth-state.entity';
 import type { SessionOrigin, SessionsService } from './sessions.service';
 import { User } from './user.entity';
@@ -70,7 +71,7 @@ export function createGoogleService(deps: GoogleDeps) {
     const known = await em().findOne(User, { googleSub: claims.sub });
     if (known) return known;
 
-    const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
+    const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
     if (!email) throw new GoogleSignInError('no email in the ID token');
     const verified = claims.email_verified === true;
     const name = typeof claims.name === 'string' ? claims.name : null;

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { booleanQuery, text, timestamp, trimmedText } from '../lib/fields';
 import { SCOPES } from './api-key.entity';
 

@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
 import { listen } from '../http/server';
 import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
+import { startBanner } from './banner';
 import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
 import { serveConfiguredMetrics } from '../metrics/metrics.server';
@@ -158,15 +159,14 @@ async function main() {
     if (metrics) stops.push({ name: 'metrics', stop: metrics.stop });
 
     process.stdout.write(
-      [
-        '',
-        `  API          ${api.url}  (readiness: ${api.url}/readyz)`,
-        `  Temporal     ${temporalAddress}${uiUrl ? `\n  Temporal UI  ${uiUrl}` : ''}`,
-        ...(metrics ? [`  Metrics      ${metrics.url}`] : []),
-        `  Data         ${path.resolve(config.dataDir)}`,
-        '  Ctrl-C stops everything.',
-        '',
-      ].join('\n') + '\n',
+      startBanner({
+        publicUrl: config.publicUrl,
+        listenUrl: api.url,
+        temporalAddress: temporalAddress!,
+        temporalUiUrl: uiUrl,
+        metricsUrl: metrics?.url,
+        dataDir: path.resolve(config.dataDir),
+      }),
     );
   } catch (error) {
     logStartFailure(logger, error);

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { freeJson, int, text as limitedText, trimmedText } from '../lib/fields';
 import { canonicalTimezone, minutesOf } from './send-window';
 

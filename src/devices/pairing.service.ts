@@ -3,7 +3,7 @@ import { invalidCode } from '../accounts/email-codes.service';
 import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { ApiError, notFound } from '../http/errors';
-import { LIMITS, type RateLimiter } from '../http/rate-limit';
+import { LIMITS, networkOf, type RateLimiter } from '../http/rate-limit';
 import type { Clock } from '../lib/clock';
 import { randomFrom, randomToken, sha256 } from '../lib/crypto';
 import type { PlansService } from '../plans/plans.service';
@@ -110,7 +110,8 @@ export function createPairingService(deps: PairingDeps) {
      * working). Wrong codes count against the caller's IP.
      */
     async pair(input: PairInput, ip: string): Promise<{ device: Device; token: string }> {
-      const attemptsKey = `pair:ip:${ip}`;
+      // Wrong codes lock out their network even for a right one: a code is short enough to guess.
+      const attemptsKey = `pair:ip:${networkOf(ip)}`;
       await limiter.check(attemptsKey, LIMITS.pairingPerIp);
       const now = clock.now();
       const token = randomToken(32);

@@ -9,6 +9,7 @@ import { heartbeatBody, pairBody, patchOwnDeviceBody, pushTokenBody } from './de
 import { deviceView } from './devices.views';
 import type { PairingService } from './pairing.service';
 import type { PhoneChannel } from './phone-channel';
+import type { StreamCap } from './stream-cap';
 import { eventStream } from '../http/sse';
 
 /** The phone calling with its device token. */
@@ -24,11 +25,13 @@ export function phoneRoutes({
   devices,
   pairing,
   phoneChannel,
+  streamCap,
 }: {
   auth: Auth;
   devices: DevicesService;
   pairing: PairingService;
   phoneChannel: PhoneChannel;
+  streamCap: StreamCap;
 }): Router {
   const router = new Router({ prefix: '/device' });
 
@@ -102,6 +105,8 @@ export function phoneRoutes({
   router.get('/events', auth.device(), async (ctx) => {
     const phone = phoneOf(ctx);
     const sse = eventStream(ctx);
+    // A place among the phone's and the account's open streams, given back when this one closes.
+    sse.onClose(streamCap.admit(phone));
     const tell = (event: string) => sse.write(`event: ${event}\ndata: ${JSON.stringify({ type: event })}\n\n`);
     const unregister = await phoneChannel.open(phone.deviceId, {
       send: (event) => tell(event === 'outbox' ? 'outbox' : 'settings'),

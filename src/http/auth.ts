@@ -145,6 +145,14 @@ export function createAuth(deps: AuthDeps) {
     sessionOrKey: () => declare({ key: 'any', session: true }),
     session: () => declare({ session: true }),
     device: () => declare({ device: true }),
+    /**
+     * For a route that reads the session cookie itself (logout, which succeeds without a valid
+     * session): a cookie-carrying unsafe request from a foreign Origin is refused all the same.
+     */
+    sameOrigin: (): Middleware => async (ctx, next) => {
+      if (ctx.cookies.get(SESSION_COOKIE) && UNSAFE.has(ctx.method)) checkOrigin(ctx);
+      await next();
+    },
     operator: (): Middleware => async (ctx, next) => {
       if (!bearerIs(ctx.get('Authorization'), deps.operatorToken)) throw unauthenticated();
       await next();

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { ValidationError } from 'yup';
+import { ValidationError } from '../lib/yup';
 import {
   ApiError,
   badRequest,

@@ -37,8 +37,18 @@ export const forbidden = (code: string, message: string) => new ApiError(403, co
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `The ${what} does not exist.`);
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 export const payloadTooLarge = () => new ApiError(413, 'payload_too_large', 'The request body is too large.');
-export const validationFailed = (errors: FieldError[]) =>
-  new ApiError(422, 'validation_failed', 'The request is invalid.', errors);
+/** At most this many FieldErrors are listed; the message counts them all. */
+export const MAX_FIELD_ERRORS = 100;
+/** `total`: how many problems were found, when the caller stopped listing them at MAX_FIELD_ERRORS. */
+export const validationFailed = (errors: FieldError[], total = errors.length) =>
+  new ApiError(
+    422,
+    'validation_failed',
+    total > MAX_FIELD_ERRORS
+      ? `The request is invalid: ${total} problems, the first ${MAX_FIELD_ERRORS} listed.`
+      : 'The request is invalid.',
+    errors.slice(0, MAX_FIELD_ERRORS),
+  );
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'rate_limited', 'Too many requests; try again later.', undefined, {
     'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),

@@ -9,14 +9,21 @@ import { validationFailed, type FieldError } from './errors';
 /** Deeper than any request of the interface (the deepest, free-form telemetry, is checked tighter). */
 export const MAX_DEPTH = 16;
 
-// C0 controls and DEL, except tab, line feed and carriage return, which texts do carry.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// The one control-character rule: C0 controls, DEL and C1 controls (U+0080-U+009F: U+0085 is a
+// line break to some readers, U+009B an escape sequence's start to terminals), except tab, line feed
+// and carriage return, which texts do carry.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+/** `text` without any character the rule above refuses (for what is stored from headers). */
+export const withoutControls = (text: string): string => text.replace(new RegExp(CONTROL.source, 'g'), '');
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-// Keys that mean something to JavaScript objects rather than to us.
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+// Keys that mean something to JavaScript objects rather than to us: every name an object inherits
+// (toString, valueOf, hasOwnProperty...: yup looks a body's keys up among a schema's fields as
+// `fields[key]` and finds these, a 500; coercion calls an own toString) and `prototype`.
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 // One cheap test that nearly every string passes; only suspects get the exact ones.
-const SUSPECT = /[\u0000-\u001F\u007F\uD800-\uDFFF]/;
+const SUSPECT = /[\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]/;
 
 function textProblem(value: string): string | null {
   if (!SUSPECT.test(value)) return null;

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { readRows } from '../db/read';
 

@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp, type AppDeps } from '../app';
+import { IMPLEMENTED } from './route-methods';
 
 export interface RunningApi {
   server: Server;
@@ -13,7 +14,7 @@ export interface RunningApi {
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 // Methods Node's parser knows nothing of never reach the app; they get the app's answer anyway.
-const ALLOW = 'GET, HEAD, OPTIONS, POST, PATCH, DELETE';
+const ALLOW = IMPLEMENTED.join(', ');
 
 /** A raw HTTP/1.1 answer in the interface's error body, for requests Node refuses before the app. */
 function rawError(status: number, code: string, message: string, extra: Record<string, string> = {}): string {

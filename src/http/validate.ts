@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { notFound, validationFailed, type FieldError } from './errors';
 
 type Location = 'body' | 'query' | 'params';
@@ -35,7 +35,12 @@ export async function validate<S extends Schemas>(ctx: Context, schemas: S): Pro
     const schema = schemas[location];
     if (!schema) continue;
     try {
-      result[location] = await schema.validate(sources[location], { abortEarly: false, stripUnknown: true });
+      result[location] = await schema.validate(sources[location], {
+        abortEarly: false,
+        stripUnknown: true,
+        // Query strings and paths are text: a number there is read from its decimal digits.
+        context: { query: location !== 'body' } satisfies yup.FieldContext,
+      });
     } catch (error) {
       if (!(error instanceof yup.ValidationError)) throw error;
       // A malformed path id names nothing that could exist.

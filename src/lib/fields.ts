@@ -1,25 +1,10 @@
-import * as yup from 'yup';
+import * as yup from './yup';
+import { parseTimestamp } from './iso';
 
 // Shared yup fields: one definition of what a uuid, an email, a piece of text or a whole number is.
 // Text that reaches Postgres or a phone is also screened before validation (src/http/input-guard.ts):
-// no NUL or other control characters, no lone surrogates, no deep nesting.
-
-const TYPE_NAMES: Record<string, string> = {
-  object: 'an object',
-  array: 'an array',
-  string: 'a string',
-  number: 'a number',
-  boolean: 'true or false',
-  date: 'an RFC 3339 timestamp',
-};
-
-// yup's own type message quotes the value it got (and walks it whole to print it); ours names the
-// field and the type only. Schemas are built after this runs: every schema module imports this one.
-yup.setLocale({
-  mixed: {
-    notType: ({ path, type }: { path: string; type: string }) => `${path} must be ${TYPE_NAMES[type] ?? 'valid'}`,
-  },
-});
+// no NUL or other control characters, no lone surrogates, no deep nesting. Every scalar takes only
+// its own JSON type (./yup.ts): nothing here converts a client's value, let alone calls into it.
 
 export const INT32_MAX = 2_147_483_647;
 
@@ -41,21 +26,32 @@ export const int = (min = -INT32_MAX - 1, max = INT32_MAX) =>
 
 export const uuid = () => yup.string().uuid('${path} must be a UUID');
 
+// Characters that print as nothing: an address holding one looks like another account's.
+const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
+
+/**
+ * The one form of an email address, for storing and for every lookup (register, login, reset,
+ * Google sign-in): NFKC (a full-width `ｅ` is an `e`), invisible characters removed, trimmed, lower case.
+ */
+export const normalizeEmail = (email: string): string =>
+  email.normalize('NFKC').replace(INVISIBLE, '').trim().toLowerCase();
+
+/** An address as given (trimmed); the accounts service stores and looks it up as normalizeEmail says. */
 export const email = () => trimmedText(254).matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, '${path} must be an email address');
 
+/** RFC 3339 text only (./iso.ts parseTimestamp): no number, no date without its time and offset, no rollover. */
 export const timestamp = () =>
   yup
     .date()
     .typeError('${path} must be an RFC 3339 timestamp')
-    .transform((value, original) =>
-      typeof original === 'string' && !/^\d{4}-\d{2}-\d{2}T/.test(original) ? new Date(NaN) : value,
-    );
+    .transform((value: unknown) => (typeof value === 'string' ? (parseTimestamp(value) ?? new Date(NaN)) : value));
 
+/** A query string's flag: true, 1, false or 0. */
 export const booleanQuery = () =>
   yup
     .boolean()
-    .transform((value, original) =>
-      original === 'true' || original === '1' ? true : original === 'false' || original === '0' ? false : value,
+    .transform((value: unknown) =>
+      value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value,
     )
     .typeError('${path} must be true or false');
 

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
 import { int, text, timestamp, trimmedText, uuid } from '../lib/fields';
 import { PRIORITIES } from './batch.entity';
@@ -9,9 +9,19 @@ export const SCHEDULE_HORIZON_MS = 7 * 86_400_000;
 /** The longest ttl_seconds: the scheduling horizon. */
 export const TTL_MAX_SECONDS = 7 * 86_400;
 
+/**
+ * The most entries `to` may list, repeats included: no plan's batch limit is larger (the largest
+ * seeded plan allows 5,000). Checked before anything is done per entry (messages.service admitSize).
+ */
+export const RECIPIENTS_MAX = 10_000;
+
 export const sendBody = yup.object({
   body: text(BODY_MAX).min(1, '${path} must not be empty').required(),
-  to: yup.array(text(64).required()).min(1, '${path} must name at least one recipient').max(100_000).required(),
+  to: yup
+    .array(text(64).required())
+    .min(1, '${path} must name at least one recipient')
+    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
+    .required(),
   device_id: uuid().nullable(),
   scheduled_at: timestamp()
     .nullable()
@@ -28,7 +38,8 @@ export const sendBody = yup.object({
     .string()
     .oneOf([...PRIORITIES], '${path} must be high or normal')
     .default('normal')
-    .nonNullable()
+    // null is taken as absent (normal), and the document says so (a nullable string).
+    .nullable()
     .transform((value: unknown) => (value === null ? undefined : value)),
 });
 export type SendBody = yup.InferType<typeof sendBody>;

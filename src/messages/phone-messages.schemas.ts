@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
 import { int, text, timestamp, trimmedText } from '../lib/fields';
 

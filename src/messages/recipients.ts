@@ -1,10 +1,12 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import type { FieldError } from '../http/errors';
+import { MAX_FIELD_ERRORS, type FieldError } from '../http/errors';
 
 export interface Recipients {
   /** E.164, de-duplicated after normalisation, first occurrence kept, in the order given. */
   numbers: string[];
   errors: FieldError[];
+  /** Every invalid entry, listed in `errors` or not. */
+  invalidCount: number;
 }
 
 /** One phone number as E.164 (national numbers in `defaultCountry`), or null when it is not a valid one. */
@@ -13,25 +15,45 @@ export function normalizeNumber(raw: string, defaultCountry?: string): string | 
   return parsed && parsed.isValid() ? parsed.number : null;
 }
 
-/** Normalises `to` to E.164; national numbers use `defaultCountry`. Invalid entries become body.to[i] errors. */
+/**
+ * Normalises `to` to E.164; national numbers use `defaultCountry`. Invalid entries become body.to[i]
+ * errors: the first MAX_FIELD_ERRORS are listed, `invalidCount` counts them all. A repeated entry is
+ * parsed once.
+ */
 export function normalizeRecipients(to: string[], defaultCountry?: string): Recipients {
   const seen = new Set<string>();
+  const parsed = new Map<string, string | null>();
   const numbers: string[] = [];
   const errors: FieldError[] = [];
+  let invalidCount = 0;
   to.forEach((raw, index) => {
-    const e164 = normalizeNumber(raw, defaultCountry);
+    let e164 = parsed.get(raw);
+    if (e164 === undefined) {
+      e164 = normalizeNumber(raw, defaultCountry);
+      parsed.set(raw, e164);
+    }
     if (!e164) {
-      errors.push({
-        field: `body.to[${index}]`,
-        message: defaultCountry
-          ? `to[${index}] is not a valid phone number`
-          : `to[${index}] is not a valid phone number (use E.164, e.g. +14155550123)`,
-      });
+      invalidCount += 1;
+      if (errors.length < MAX_FIELD_ERRORS) {
+        errors.push({
+          field: `body.to[${index}]`,
+          // The hint once: a send with many invalid numbers gets a list, not a manual.
+          message:
+            defaultCountry || errors.length > 0
+              ? `to[${index}] is not a valid phone number`
+              : `to[${index}] is not a valid phone number (use E.164, e.g. +14155550123)`,
+        });
+      }
       return;
     }
     if (seen.has(e164)) return;
     seen.add(e164);
     numbers.push(e164);
   });
-  return { numbers, errors };
+  return { numbers, errors, invalidCount };
+}
+
+/** How many entries `to` lists once exact repeats are dropped (what the early batch-limit check counts). */
+export function distinctEntries(to: unknown[]): number {
+  return new Set(to.map((entry) => (typeof entry === 'string' ? entry.trim() : entry))).size;
 }

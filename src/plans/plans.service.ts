@@ -4,7 +4,7 @@ import { notFound, planLimit } from '../http/errors';
 import type { SqlFragment } from '../db/sql';
 import type { Clock } from '../lib/clock';
 import { Plan } from './plan.entity';
-import { plansRepository } from './plans.repository';
+import { plansRepository, type PlanLimits } from './plans.repository';
 
 export interface Usage {
   sentToday: number;
@@ -42,16 +42,14 @@ export function createPlansService({ em, clock }: PlansDeps) {
     };
   }
 
+  const batchRefusal = (plan: PlanLimits) =>
+    planLimit('plan_limit_batch', `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`);
+
   /** Why a send of `count` was refused, in the interface's order: batch, then daily, then monthly. */
   async function refusal(userId: string, count: number): Promise<Error> {
     const plan = await plansRepository.limitsOf(em(), userId);
     if (!plan) return notFound('account');
-    if (count > plan.batch_limit) {
-      return planLimit(
-        'plan_limit_batch',
-        `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`,
-      );
-    }
+    if (count > plan.batch_limit) return batchRefusal(plan);
     const used = await usage(userId);
     if (used.sentToday + count > plan.daily_limit) {
       return planLimit('plan_limit_daily', `The daily limit of ${plan.daily_limit} messages is reached.`);
@@ -86,6 +84,13 @@ export function createPlansService({ em, clock }: PlansDeps) {
       return plansRepository.admission(userId, count, today, monthStart, guard);
     },
     refusal,
+
+    /** Refuses (plan_limit_batch) a send of more than the plan's batch limit, before it is counted. */
+    async assertBatch(userId: string, count: number): Promise<void> {
+      const plan = await plansRepository.limitsOf(em(), userId);
+      if (!plan) throw notFound('account');
+      if (count > plan.batch_limit) throw batchRefusal(plan);
+    },
 
     /**
      * Gives back `count` sends admitted at `countedAt` (a cancelled send's messages), in the caller's

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent } from 'node:https';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +39,44 @@ interface Sent {
   result: PostResult;
 }
 
+type Recorded = { sent: Sent; outcome: DeliveryAttemptOutcome };
+
+/**
+ * Records attempts as they end, by group commit: one transaction at a time, each taking every
+ * attempt that ended while the one before ran. A crash then loses at most those of one transaction
+ * (sent again with the same attempt number), not the whole batch's.
+ */
+function groupRecorder(write: (group: Sent[]) => Promise<Recorded[]>) {
+  const pending: Sent[] = [];
+  const recorded: Recorded[] = [];
+  let running: Promise<void> | null = null;
+  let failure: unknown = null;
+  function kick() {
+    if (running || pending.length === 0) return;
+    running = write(pending.splice(0))
+      .then(
+        (done) => void recorded.push(...done),
+        (error: unknown) => void (failure ??= error),
+      )
+      .finally(() => {
+        running = null;
+        kick();
+      });
+  }
+  return {
+    add(sent: Sent) {
+      pending.push(sent);
+      kick();
+    },
+    /** Every added attempt's outcome once all are recorded; the first failure to record, if any. */
+    async settled(): Promise<Recorded[]> {
+      while (running) await running;
+      if (failure) throw failure;
+      return recorded;
+    },
+  };
+}
+
 /** Runs `work` over `items`, at most `limit` at a time. */
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -50,8 +89,9 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 /**
  * The deliveries of one webhook, attempted by its queue workflow: each pass takes the open ones
  * that are due, oldest first, a batch at a time (concurrent requests over connections kept alive
- * for the pass), and records each batch in one transaction: the attempt rows, the deliveries'
- * states, the webhook's counters and the auto-pause rule. Every attempt keeps the guarantees of one
+ * for the pass), and records the attempts as they end, those that ended together in one transaction
+ * (groupRecorder): the attempt rows, the deliveries' states, the webhook's counters and the
+ * auto-pause rule. Every attempt keeps the guarantees of one
  * made alone (attempts.service.ts): numbered per delivery, recorded once, never moving a delivery
  * backwards; a request sent but not recorded (a crash) is sent again with the same attempt number.
  */
@@ -86,11 +126,7 @@ export function createQueueService(deps: QueueDeps) {
   }
 
   /** Records a batch of attempts; returns each recorded one's outcome (another execution's are left out). */
-  async function record(
-    webhookId: string,
-    url: string,
-    sent: Sent[],
-  ): Promise<Array<{ sent: Sent; outcome: DeliveryAttemptOutcome }>> {
+  async function record(webhookId: string, url: string, sent: Sent[]): Promise<Recorded[]> {
     return deps.em().transactional(async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
       const webhook = await attemptsRepository.lockWebhook(tx, webhookId);
@@ -170,7 +206,7 @@ export function createQueueService(deps: QueueDeps) {
       outcomes.push(row.secret ? 'abandoned' : 'stopped');
     }
 
-    const sent: Sent[] = [];
+    const recorder = groupRecorder((group) => record(webhook.id, webhook.url, group));
     await eachLimited(sendable, CONCURRENCY, async (row) => {
       const startedAt = deps.clock.now();
       const span = attemptSpan(row);
@@ -189,12 +225,14 @@ export function createQueueService(deps: QueueDeps) {
       });
       if (result.error) span?.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
       span?.end();
-      sent.push({ row, attempt: row.attempt_count + 1, startedAt, result });
+      // Cancelled (the worker stopping): an attempt cut short is not recorded, the retried activity
+      // sends it again. One that ended first is recorded as it ended.
+      if (!signal?.aborted) recorder.add({ row, attempt: row.attempt_count + 1, startedAt, result });
     });
-    // Cancelled (the worker stopping): nothing recorded, the retried activity sends them again.
+    const recorded = await recorder.settled();
     if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
 
-    for (const { sent: s, outcome } of await record(webhook.id, webhook.url, sent)) {
+    for (const { sent: s, outcome } of recorded) {
       const response = s.result.status === null ? 'error' : statusClass(s.result.status);
       deps.metrics.attempts.inc({ outcome, response });
       deps.metrics.attemptDuration.observe({ response }, s.result.durationMs / 1000);
@@ -229,6 +267,9 @@ export function createQueueService(deps: QueueDeps) {
       let idleSince: number | null = null;
       let last: DeliveryAttemptOutcome | null = null;
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      // Each request in flight listens for the cancellation (and the pause between polls does):
+      // CONCURRENCY listeners at once are expected, not the leak Node warns of past 10.
+      if (signal) setMaxListeners(CONCURRENCY + 1, signal);
       try {
         for (;;) {
           if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');

@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../lib/yup';
 import { EVENT_NAMES } from '../events/event.entity';
 import { pageFields } from '../http/pagination';
 import { text, timestamp, trimmedText, uuid } from '../lib/fields';

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { createKey, json, registerAccount, type Account } from '../support/accounts';
+import { createKey, json, PASSWORD, registerAccount, sessionCookie, type Account } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
 
@@ -332,6 +332,36 @@ describe('hostile input', () => {
     });
   });
 
+  describe('cookies from a foreign Origin', () => {
+    it('refuses a logout from another site, and the session lives on; the dashboard origin logs out', async () => {
+      const login = await app.fetch('/v1/auth/login', json('POST', { email: account.email, password: PASSWORD }));
+      const cookie = sessionCookie(login);
+      const foreign = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, origin: 'https://evil.example' },
+      });
+      expect(await expectRefusal(foreign, 403)).toMatchObject({ code: 'origin_mismatch' });
+      expect(foreign.headers.getSetCookie()).toEqual([]);
+      const viaReferer = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, referer: 'https://evil.example/page' },
+      });
+      await expectRefusal(viaReferer, 403);
+      expect((await app.fetch('/v1/auth/me', { headers: { cookie } })).status).toBe(200);
+
+      const own = await app.fetch('/v1/auth/logout', {
+        method: 'POST',
+        headers: { cookie, origin: new URL(app.config.publicUrl).origin },
+      });
+      expect(own.status).toBe(204);
+      expect((await app.fetch('/v1/auth/me', { headers: { cookie } })).status).toBe(401);
+      // Without a cookie there is nothing to protect: logout always succeeds.
+      expect(
+        (await app.fetch('/v1/auth/logout', { method: 'POST', headers: { origin: 'https://evil.example' } })).status,
+      ).toBe(204);
+    });
+  });
+
   describe('methods, encodings and sizes', () => {
     it.each(['TRACE', 'PROPFIND', 'MKCOL', 'PURGE'])(
       'answers %s with 405, Allow and the error body',
@@ -416,6 +446,48 @@ describe('hostile input', () => {
         415,
       );
       expect(await count('webhooks')).toBe(before);
+    });
+
+    it('compares Content-Encoding without regard to case', async () => {
+      const hook = { url: 'https://127.0.0.1/upper', events: ['message.sent'], name: 'upper case' };
+      for (const encoding of ['GZIP', 'Gzip', ' gzip ']) {
+        const res = await app.fetch('/v1/webhooks', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding, ...asKey() },
+          body: gzipSync(JSON.stringify(hook)),
+        });
+        expect(res.status, encoding).toBe(201);
+      }
+    });
+
+    it.each([
+      ['/v1/auth/sessions/revoke-others', 'POST', 'DELETE'],
+      ['/v1/devices/pairing-codes', 'POST', 'GET'],
+      ['/v1/webhooks/deliveries', 'GET', 'DELETE'],
+    ])('allows on %s the methods of that route alone (%s, not %s of its /{id} sibling)', async (path, own, sibling) => {
+      const options = await app.fetch(path, { method: 'OPTIONS', headers: asKey() });
+      expect(options.status).toBe(204);
+      const allowed = options.headers.get('allow')!.split(/,\s*/);
+      expect(allowed).toContain(own);
+      expect(allowed).not.toContain(sibling);
+      expect(allowed).not.toContain('PATCH');
+
+      const wrong = await app.fetch(path, { method: sibling, headers: { ...asKey(), cookie: account.cookie } });
+      await expectRefusal(wrong, 405);
+      expect(wrong.headers.get('allow')).toBe(options.headers.get('allow')!.replace(/, OPTIONS$/, ''));
+    });
+
+    it('still routes /{id} paths, and answers OPTIONS there with their own methods', async () => {
+      const res = await app.fetch(`/v1/webhooks/deliveries/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, {
+        method: 'OPTIONS',
+        headers: asKey(),
+      });
+      expect(res.headers.get('allow')).toBe('HEAD, GET, OPTIONS');
+      const sessions = await app.fetch(`/v1/auth/sessions/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, {
+        method: 'DELETE',
+        headers: { cookie: account.cookie },
+      });
+      expect(sessions.status).toBe(404);
     });
 
     it('answers a 100 KB header with 431 and a 74 KB URL with 414, in the error body', async () => {

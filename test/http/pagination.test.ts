@@ -37,10 +37,13 @@ describe('cursor pagination', () => {
 
   it('validates limit (1..200, default 50) and cursor as shared query fields', async () => {
     const schema = yup.object(pageFields());
-    expect(await schema.validate({})).toEqual({ limit: 50 });
-    expect(await schema.validate({ limit: '200' })).toEqual({ limit: 200 });
-    for (const limit of ['0', '201', 'abc', '1.5']) await expect(schema.validate({ limit })).rejects.toThrow(/limit/);
-    await expect(schema.validate({ cursor: 'nope' })).rejects.toThrow(/cursor/);
+    // Read as validate() reads a query string: its numbers are decimal text.
+    const query = { context: { query: true } };
+    expect(await schema.validate({}, query)).toEqual({ limit: 50 });
+    expect(await schema.validate({ limit: '200' }, query)).toEqual({ limit: 200 });
+    for (const limit of ['0', '201', 'abc', '1.5', '0x10', '1e2'])
+      await expect(schema.validate({ limit }, query)).rejects.toThrow(/limit/);
+    await expect(schema.validate({ cursor: 'nope' }, query)).rejects.toThrow(/cursor/);
   });
 
   it('walks every row once in both orders, stable while rows are inserted, ties broken by id', async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
-import { createKey, registerAccount } from '../support/accounts';
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, testClock, type TestApp } from '../support/app';
+import { createKey, json, PASSWORD, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
-import { bearer, pairPhone } from '../devices/helpers';
+import { bearer, createPairingCode, pairPhone } from '../devices/helpers';
 
 // Request rates per API key and per device token, set through the environment: a burst past the
 // limit is refused with 429 rate_limited and Retry-After, and the test clock refills the bucket.
@@ -89,3 +90,58 @@ describe('request rate limits', () => {
 });
 
 const bearerInit = (token: string): RequestInit => ({ headers: bearer(token) });
+
+// The abuse limits (per address, in Postgres) count an address by its network: an IPv6 /64 is one
+// subscriber's, and an IPv4-mapped IPv6 address is its IPv4 address.
+describe('abuse limits by network', () => {
+  let app: TestApp;
+  let key: string;
+  const clock = testClock();
+  const hex = () => randomInt(0x10000).toString(16);
+
+  beforeAll(async () => {
+    app = await startTestApp({ clock });
+    const account = await registerAccount(app, { verified: true, plan: 'business' });
+    key = await createKey(app, account);
+  });
+  afterAll(() => app?.close());
+  // The limits count in fixed windows (10 and 15 minutes): each test starts at the top of an hour.
+  beforeEach(() => clock.set(new Date(Date.UTC(2031, 4, 5, 10 + randomInt(12)))));
+
+  const pair = (code: string, from: string) =>
+    app.fetch('/v1/device/pair', json('POST', { code, hardware_key: `hw-${hex()}` }, { 'x-forwarded-for': from }));
+
+  it('counts every address of an IPv6 /64 as one, and an IPv4-mapped address as its IPv4 address', async () => {
+    const network = `2001:db8:${hex()}:${hex()}`;
+    for (let i = 1; i <= 20; i++) expect((await pair('WRONG123', `${network}::${i}`)).status).toBe(400);
+    const right = (await createPairingCode(app, key)).code;
+    const sameNetwork = await pair(right, `${network}:ffff:ffff:ffff:ffff`);
+    expect(sameNetwork.status).toBe(429);
+    expect(await readJson(sameNetwork)).toEqual({ code: 'rate_limited', message: expect.any(String), status: 429 });
+    // The next /64 is another subscriber.
+    expect(
+      (await pair(right, `${network.replace(/[0-9a-f]+$/, (g) => (parseInt(g, 16) ^ 1).toString(16))}::1`)).status,
+    ).toBe(201);
+
+    const v4 = `198.18.${randomInt(256)}.${randomInt(256)}`;
+    for (let i = 0; i < 20; i++) expect((await pair('WRONG123', v4)).status).toBe(400);
+    expect((await pair((await createPairingCode(app, key)).code, `::ffff:${v4}`)).status).toBe(429);
+  });
+
+  it('locks out the network that guessed a password, not the owner signing in where they did before', async () => {
+    const owner = await registerAccount(app);
+    const login = (password: string, from: string) =>
+      app.fetch('/v1/auth/login', json('POST', { email: owner.email, password }, { 'x-forwarded-for': from }));
+    const attacker = `2001:db8:${hex()}:${hex()}::7`;
+    for (let i = 0; i < 10; i++) expect((await login('wrong password!!', attacker)).status).toBe(401);
+    // The guessing network is refused even the right password: guesses stay bounded.
+    expect((await login(PASSWORD, attacker)).status).toBe(429);
+    // Past the account-wide count, a network the account never signed in from is refused too...
+    expect((await login(PASSWORD, `203.0.113.${1 + randomInt(250)}`)).status).toBe(429);
+    // ...but the owner, from the address they registered from, signs in.
+    expect((await login(PASSWORD, app.clientIp)).status).toBe(200);
+    // Fifteen minutes later everyone may try again.
+    clock.advance(15 * 60_000);
+    expect((await login(PASSWORD, attacker)).status).toBe(200);
+  });
+});

@@ -6,14 +6,13 @@ import { createBackground } from '../../src/lib/background';
 import { createLogger } from '../../src/lib/logger';
 import { createMetrics } from '../../src/metrics/metrics';
 import { createReconcilerService } from '../../src/reconciler/reconciler.service';
-import { createQueueService } from '../../src/webhooks/queue.service';
 import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
 import type { PostResult } from '../../src/webhooks/outbound';
 import { createStarter, type StartKind } from '../../temporal/starter';
 import { readJson } from '../support/http';
 import { startTestApp, type TestApp } from '../support/app';
 import { sendingTenant } from '../messages/helpers';
-import { createTenant, createWebhook, emitEvent } from '../webhooks/helpers';
+import { createTenant, createWebhook, emitEvent, queueServiceOf } from '../webhooks/helpers';
 import { parseExposition, valueOf } from './scrape';
 
 // What the worker's activities and the starter count: the same registry, driven without Temporal.
@@ -38,16 +37,7 @@ describe('counters of the worker side', () => {
       { status: null, excerpt: null, error: 'no answer within 30 s', durationMs: 30_000 },
     ];
     // The queue's pass (the activity of each webhook's queue workflow), run here without Temporal.
-    const queue = createQueueService({
-      em: () => app.orm.em.fork(),
-      clock: app.clock,
-      logger: createLogger('silent'),
-      allowPrivateNetworks: true,
-      secretBox: app.services.secretBox,
-      metrics: app.services.metrics.webhooks,
-      retryScheduleMs: app.config.webhooks.retryScheduleMs,
-      post: async () => answers.shift()!,
-    });
+    const queue = queueServiceOf(app, async () => answers.shift()!);
     await emitEvent(app, tenant.userId);
     const before = await scrape();
     const statuses = [];

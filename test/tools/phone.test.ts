@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -315,6 +318,75 @@ describe('simulated phones against the API', () => {
       for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
     } finally {
       await phone.stop();
+    }
+  });
+
+  it('sends nothing again after it is killed with reports unsent: its state file remembers them', async () => {
+    const proxy = await startFlakyProxy(app.url);
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'phone-state-'));
+    const hardwareKey = `hw-crash-${randomUUID()}`;
+    const outputs: string[] = [];
+    const children: ChildProcess[] = [];
+    // Polling only, every 0.2 s; sent at once, delivered 0.2 s later.
+    const start = () => {
+      const child = spawn(
+        process.execPath,
+        [
+          ...['--import', 'tsx', 'tools/phone/cli.ts', '--api-key', key, '--server', proxy.url],
+          ...['--hardware-key', hardwareKey, '--state-dir', stateDir, '--no-live', '--poll-seconds', '0.2'],
+          ...['--sent-after-ms', '0', '--delivered-after-ms', '200'],
+        ],
+        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      const index = outputs.push('') - 1;
+      child.stdout.on('data', (chunk) => (outputs[index] += chunk));
+      child.stderr.on('data', (chunk) => (outputs[index] += chunk));
+      children.push(child);
+      return { child, output: () => outputs[index] };
+    };
+    const sentLines = (id: string) =>
+      outputs
+        .join('')
+        .split('\n')
+        .filter((line) => line.includes(`] sent ${id} `));
+    try {
+      // Every status report fails, as during an outage of the API: the outcomes wait in the phone.
+      proxy.refuseWhen((req) => req.method === 'POST' && /\/status$/.test(req.url ?? ''));
+      const first = start();
+      const deviceId = await until('the phone to pair', 20_000, () => /paired: device (\S+)/.exec(first.output())?.[1]);
+      const sent = await readJson(
+        await call('POST', '/v1/messages', {
+          body: 'before the crash',
+          to: ['+14155550131', '+14155550132', '+14155550133'],
+          device_id: deviceId,
+        }),
+      );
+      const ids: string[] = sent.message_ids;
+      await until('three sends', 20_000, () => (ids.every((id) => sentLines(id).length === 1) ? true : undefined));
+      await until('a refused report', 20_000, () => (proxy.refused.length > 0 ? true : undefined));
+      first.child.kill('SIGKILL');
+      await new Promise((resolve) => first.child.once('exit', resolve));
+
+      // Started again as the same handset, with the API reachable: it reports, it does not send again.
+      proxy.refuseWhen(() => false);
+      const second = start();
+      await until('the outcomes to arrive', 45_000, async () => {
+        const statuses = await Promise.all(
+          ids.map(async (id) => (await readJson(await call('GET', `/v1/messages/${id}`))).message.status),
+        );
+        return statuses.every((status) => status === 'delivered') ? true : undefined;
+      });
+      for (const id of ids) expect(sentLines(id)).toHaveLength(1);
+      expect(second.output()).toMatch(/resuming from .*: 3 message\(s\) already handled/);
+
+      // A clean stop keeps nothing once every outcome is final and reported.
+      second.child.kill('SIGINT');
+      await new Promise((resolve) => second.child.once('exit', resolve));
+      expect(await readdir(stateDir)).toEqual([]);
+    } finally {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      await proxy.close();
+      await rm(stateDir, { recursive: true, force: true });
     }
   });
 

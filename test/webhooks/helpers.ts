@@ -1,4 +1,6 @@
 import { transaction } from '../../src/db/transaction';
+import { createLogger } from '../../src/lib/logger';
+import { createQueueService, type QueueDeps } from '../../src/webhooks/queue.service';
 import type { EmitInput } from '../../src/events/events.service';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -160,4 +162,18 @@ export function verifyByHand(raw: string, header: string, secret: string, nowSec
   if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > 300 || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest();
   return timingSafeEqual(expected, Buffer.from(parts.v1, 'hex'));
+}
+
+/** The webhook queue's pass as the worker builds it, to run here without Temporal (`post`: a stand-in sender). */
+export function queueServiceOf(app: TestApp, post?: QueueDeps['post']) {
+  return createQueueService({
+    em: () => app.orm.em.fork(),
+    clock: app.clock,
+    logger: createLogger('silent'),
+    allowPrivateNetworks: true,
+    secretBox: app.services.secretBox,
+    metrics: app.services.metrics.webhooks,
+    retryScheduleMs: app.config.webhooks.retryScheduleMs,
+    ...(post ? { post } : {}),
+  });
 }

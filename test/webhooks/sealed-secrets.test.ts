@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/lib/secret-box';
-import { createLogger } from '../../src/lib/logger';
 import type { PostOptions } from '../../src/webhooks/outbound';
-import { createQueueService } from '../../src/webhooks/queue.service';
 import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
 import { startTestApp, type TestApp } from '../support/app';
-import { createTenant, createWebhook, emitEvent, verifyByHand } from './helpers';
+import { createTenant, createWebhook, emitEvent, queueServiceOf, verifyByHand } from './helpers';
 
 describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
   const key = randomBytes(32);
@@ -41,18 +39,9 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
     const delivery = await app.orm.em.fork().findOneOrFail(WebhookDelivery, { webhookId: id });
     const sent: PostOptions[] = [];
     // The queue's pass, run here without Temporal, with the request captured rather than sent.
-    const queue = createQueueService({
-      em: () => app.orm.em.fork(),
-      clock: app.clock,
-      logger: createLogger('silent'),
-      allowPrivateNetworks: true,
-      secretBox: app.services.secretBox,
-      metrics: app.services.metrics.webhooks,
-      retryScheduleMs: app.config.webhooks.retryScheduleMs,
-      post: async (options) => {
-        sent.push(options);
-        return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
-      },
+    const queue = queueServiceOf(app, async (options) => {
+      sent.push(options);
+      return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
     });
     expect(await queue.pass({ webhookId: id, dueByMs: Date.now() })).toMatchObject({
       status: 'delivered',

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parsePairUrl } from './api';
 
@@ -19,6 +20,9 @@ Pairing:
   --hardware-key KEY                  stable handset key (with N phones: KEY-1 … KEY-N); random by default
   --name NAME                         device name (with N phones: NAME 1 … NAME N)
   --print-token                       print each device token once at pairing
+  --state-dir DIR                     where each phone keeps what it sent but has not reported, one file per
+                                      hardware key (default .data/phone): a phone killed and started again
+                                      with the same --hardware-key sends none of it again
 
 Behaviour:
   --heartbeat-seconds S               heartbeat every S seconds (default: the device's heartbeat_interval_minutes)
@@ -32,7 +36,8 @@ Behaviour:
   --stop-heartbeats-after-seconds S   stop heartbeating after S seconds (the service marks the phone offline)
 
 Each message is sent once, ever: reports that cannot reach the service wait in a queue and are retried
-with backoff, and a message handed out again is reported again, not sent again.
+with backoff, and a message handed out again is reported again, not sent again, also after a crash
+(the phone's file in --state-dir remembers it).
 
 Ctrl-C stops every phone and exits.`;
 
@@ -45,6 +50,7 @@ export interface CliOptions {
   hardwareKey?: string;
   name?: string;
   printToken: boolean;
+  stateDir: string;
   heartbeatSeconds?: number;
   pollSeconds: number;
   live: boolean;
@@ -88,6 +94,7 @@ export function parseCli(argv: string[]): CliOptions | null {
         'hardware-key': { type: 'string' },
         name: { type: 'string' },
         'print-token': { type: 'boolean' },
+        'state-dir': { type: 'string' },
         'heartbeat-seconds': { type: 'string' },
         'poll-seconds': { type: 'string' },
         'no-live': { type: 'boolean' },
@@ -152,6 +159,7 @@ export function parseCli(argv: string[]): CliOptions | null {
     hardwareKey: values['hardware-key'],
     name: values.name,
     printToken: values['print-token'] ?? false,
+    stateDir: values['state-dir'] ?? path.join('.data', 'phone'),
     heartbeatSeconds: number('heartbeat-seconds', values['heartbeat-seconds'], 1),
     pollSeconds: number('poll-seconds', values['poll-seconds'], 0.1) ?? 5,
     live: !values['no-live'],

@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, HttpError, request } from './api';
 import { openEvents } from './events';
+import { openJournal, type Journal, type Outcome, type Report } from './journal';
 import { createTelemetry, HANDSET, SIMS } from './telemetry';
 import type { DeviceSettings, OutboxRow, PhoneOptions } from './types';
 
@@ -18,15 +20,7 @@ const INBOUND_ATTEMPTS = 5;
 const LIVE_POLL_SECONDS = 60;
 const LIVE_RETRY_MAX_MS = 10_000;
 
-type Outcome = 'sent' | 'delivered' | 'failed';
-
-interface PendingReport {
-  id: string;
-  status: Outcome;
-  /** When it happened on the phone, not when the report finally got through. */
-  at: string;
-  extra: Record<string, string>;
-}
+type PendingReport = Report;
 
 /** One simulated phone app: pairs, heartbeats, sends what its outbox holds and reports outcomes. */
 export class SimulatedPhone {
@@ -46,8 +40,15 @@ export class SimulatedPhone {
   private readonly taken = new Set<string>();
   private readonly queue: OutboxRow[] = [];
   private sender: Promise<void> | undefined;
-  /** What this phone did with each message it sent (by id): the outcome to report again if asked. */
-  private readonly outcomes = new Map<string, { status: Outcome; extra: Record<string, string> }>();
+  /**
+   * What this phone did with each message it sent (by id): the outcome to report again if asked,
+   * with the reports not yet accepted; on disk with `stateDir`, so a restart after a crash neither
+   * sends those texts again nor forgets their outcomes.
+   */
+  private readonly journal: Journal;
+  private get outcomes() {
+    return this.journal.outcomes;
+  }
   /** Texts actually sent per message id: never more than one. */
   readonly sendCounts = new Map<string, number>();
   /** Reports not yet accepted by the service, oldest first; kept while it is unreachable. */
@@ -83,6 +84,9 @@ export class SimulatedPhone {
     this.telemetry = createTelemetry(this.random);
     // Every pending delivery waits on this signal: hundreds at a time under load is expected.
     setMaxListeners(0, this.abort.signal);
+    this.journal = openJournal(
+      options.stateDir && path.join(options.stateDir, `${this.hardwareKey.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`),
+    );
   }
 
   get deviceId(): string | undefined {
@@ -115,6 +119,7 @@ export class SimulatedPhone {
     this.log(`paired: device ${body.device.id} "${body.device.name}" (hardware key ${this.hardwareKey})`);
     if (this.options.printToken) this.log(`device token: ${this.token}`);
     await this.heartbeat();
+    this.resume();
     void this.pollLoop();
     if (this.options.live !== false) void this.liveLoop();
     const silentAfter = this.options.stopHeartbeatsAfterSeconds;
@@ -123,6 +128,23 @@ export class SimulatedPhone {
         sleep(silentAfter * 1000, undefined, { signal: this.abort.signal }).then(() => this.stopHeartbeats()),
       );
     }
+  }
+
+  /**
+   * After a crash: what the journal says was sent but not reported is reported now (and a text sent
+   * but not yet delivered gets its delivery report later), before the outbox hands any of it out again.
+   */
+  private resume(): void {
+    const unreported = this.journal.unreported;
+    const undelivered = [...this.outcomes].filter(([, { status }]) => status === 'sent');
+    if (unreported.length === 0 && undelivered.length === 0) return;
+    this.log(
+      `resuming from ${this.options.stateDir}: ${this.outcomes.size} message(s) already handled, ${unreported.length} report(s) to send`,
+    );
+    for (const report of unreported) this.reports.push(report);
+    if (this.reports.length > 0)
+      this.reporter ??= this.track(this.reportAll()).finally(() => (this.reporter = undefined));
+    for (const [id] of undelivered) void this.track(this.deliverLater({ id, to: 'its recipient' }));
   }
 
   /** Reports waiting for the service. */
@@ -139,6 +161,7 @@ export class SimulatedPhone {
     await this.sender;
     await this.reporter;
     if (this.reports.length > 0) this.log(`${this.reports.length} report(s) not delivered to the service`);
+    this.journal.compact();
     this.log('stopped');
   }
 
@@ -371,33 +394,34 @@ export class SimulatedPhone {
   /** The text goes out (once per message id, ever); its outcome is remembered and queued for the service. */
   private sendOne(row: OutboxRow): void {
     if (this.outcomes.has(row.id)) return;
-    this.sendCounts.set(row.id, (this.sendCounts.get(row.id) ?? 0) + 1);
     const at = new Date().toISOString();
     if (this.random() < this.options.failureRatio) {
       const extra = { error_code: FAILURE_CODE, error_message: 'Simulated failure (--failure-ratio)' };
-      this.outcomes.set(row.id, { status: 'failed', extra });
-      this.log(`failed ${row.id} to ${row.to} (${FAILURE_CODE})`);
       this.enqueue({ id: row.id, status: 'failed', at, extra });
+      this.sendCounts.set(row.id, (this.sendCounts.get(row.id) ?? 0) + 1);
+      this.log(`failed ${row.id} to ${row.to} (${FAILURE_CODE})`);
       return;
     }
-    this.outcomes.set(row.id, { status: 'sent', extra: {} });
-    this.log(`sent ${row.id} to ${row.to}`);
+    // Written down first, then sent: a crash in between loses a text rather than sending it twice.
     this.enqueue({ id: row.id, status: 'sent', at, extra: {} });
+    this.sendCounts.set(row.id, (this.sendCounts.get(row.id) ?? 0) + 1);
+    this.log(`sent ${row.id} to ${row.to}`);
     void this.track(this.deliverLater(row));
   }
 
-  private async deliverLater(row: OutboxRow): Promise<void> {
+  private async deliverLater(row: Pick<OutboxRow, 'id' | 'to'>): Promise<void> {
     try {
       await sleep(this.options.deliveredAfterMs, undefined, { signal: this.abort.signal });
     } catch {
       return;
     }
-    this.outcomes.set(row.id, { status: 'delivered', extra: {} });
-    this.log(`delivered ${row.id} to ${row.to}`);
     this.enqueue({ id: row.id, status: 'delivered', at: new Date().toISOString(), extra: {} });
+    this.log(`delivered ${row.id} to ${row.to}`);
   }
 
+  /** Writes the outcome down (the journal), then queues its report. */
   private enqueue(report: PendingReport): void {
+    this.journal.record(report);
     this.reports.push(report);
     this.reporter ??= this.track(this.reportAll()).finally(() => (this.reporter = undefined));
   }
@@ -424,14 +448,14 @@ export class SimulatedPhone {
             reports: chunk.map((report) => ({ id: report.id, status: report.status, at: report.at, ...report.extra })),
           },
         );
-        this.reports.splice(0, chunk.length);
+        this.journal.accepted(this.reports.splice(0, chunk.length));
         for (const refused of answer.body.data.filter((item) => item.error))
           this.log(`report for ${refused.id} refused (${refused.error?.code}): dropped`);
         if (failures > 0) this.log(`${what} accepted after ${failures} failed attempt${failures === 1 ? '' : 's'}`);
         failures = 0;
       } catch (error) {
         if (!retryable(error)) {
-          this.reports.splice(0, chunk.length);
+          this.journal.accepted(this.reports.splice(0, chunk.length));
           this.failed(what, error);
           if (error instanceof HttpError && error.status === 401) return;
           continue;

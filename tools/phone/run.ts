@@ -38,6 +38,7 @@ export async function runPhones(options: CliOptions, log?: (line: string) => voi
         failureRatio: options.failureRatio,
         stopHeartbeatsAfterSeconds: options.stopHeartbeatsAfterSeconds,
         printToken: options.printToken,
+        stateDir: options.stateDir,
         log,
       });
       await phone.start();

@@ -30,6 +30,12 @@ export interface PhoneOptions {
   failureRatio?: number;
   /** Stop heartbeating after this many seconds, as a phone that went silent. */
   stopHeartbeatsAfterSeconds?: number;
+  /**
+   * Keep what the phone sent and has not yet reported on disk here (one file per hardware key): a
+   * phone killed and started again with the same hardware key sends none of it again. In memory only
+   * when unset.
+   */
+  stateDir?: string;
   /** Log the device token once at pairing. */
   printToken?: boolean;
   log?: (line: string) => void;

@@ -114,7 +114,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, phoneChannel, clock, metrics } = services;
+  const { auth, devices, phoneChannel, clock, metrics, streamCap } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
@@ -219,6 +219,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const phone = phoneOf(ctx);
     let device = await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
     const sse = eventStream(ctx);
+    sse.onClose(streamCap.admit(phone));
     // An open stream is the phone's contact: with the channel on SSE the app's only other calls are a
     // pull every 15 minutes (PullMessagesWorker.kt) and pings once restarted. Its keepalives count as
     // heartbeats, written at most three times per heartbeat interval.

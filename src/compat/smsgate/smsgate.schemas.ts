@@ -1,4 +1,4 @@
-import * as yup from 'yup';
+import * as yup from '../../lib/yup';
 import { int } from '../../lib/fields';
 
 // The wire shapes of the SMSGate app's mobile API (github.com/android-sms-gateway/client-go,
