@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporalCacheDir } from '../src/config';
+import { projectRoot } from '../src/lib/root';
 
 // The pinned servers temporal/install.sh installs under the cache folder (config.temporal.cacheDir).
-const here = __dirname;
+const here = path.join(projectRoot, 'temporal');
 
 function pinned(): { cli: string; testServer: string } {
   const text = readFileSync(path.join(here, 'versions.env'), 'utf8');
