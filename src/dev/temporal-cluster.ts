@@ -55,40 +55,30 @@ export function temporalServerBinaries(cacheDir: string) {
   return { ...found, ui: temporalUiPath(cacheDir) };
 }
 
-/**
- * Both databases at the schema version this server needs: created and set up by the tool the first
- * time, then brought up to date (update-schema applies only the versions a database lacks).
- */
+/** Both databases at the schema version this server needs (temporal/cluster/schema.sh, as compose runs it). */
 export async function setupTemporalSchema(
   sqlTool: string,
   schemaDir: string,
   postgres: PostgresAccess,
   logger: Logger,
 ): Promise<void> {
-  const run = promisify(execFile);
-  for (const [kind, database] of Object.entries(DATABASES)) {
-    const tool = (...args: string[]) =>
-      run(
-        sqlTool,
-        ['--plugin', 'postgres12', '--ep', postgres.host, '-p', String(postgres.port), '--db', database, ...args],
-        {
-          // The password through the environment, not the command line (ps shows arguments).
-          env: { ...process.env, SQL_USER: postgres.user, SQL_PASSWORD: postgres.password },
-        },
-      );
-    const dir = path.join(schemaDir, kind === 'persistence' ? 'temporal' : 'visibility');
-    const created = await tool('create-database').then(
-      () => true,
-      (error: { stdout?: string; stderr?: string }) => {
-        const said = `${error.stdout ?? ''}${error.stderr ?? ''}`;
-        if (said.includes('already exists')) return false;
-        throw new Error(`temporal-sql-tool create-database ${database} failed: ${said.trim()}`);
-      },
-    );
-    if (created) await tool('setup-schema', '-v', '0.0');
-    await tool('update-schema', '-d', path.join(dir, 'versioned'));
-    logger.debug({ database, created }, 'temporal schema up to date');
-  }
+  const { stdout } = await promisify(execFile)('sh', [path.join(CLUSTER_CONFIG_DIR, 'schema.sh')], {
+    env: {
+      PATH: process.env.PATH,
+      SQL_PLUGIN: 'postgres12',
+      SQL_HOST: postgres.host,
+      SQL_PORT: String(postgres.port),
+      SQL_USER: postgres.user,
+      SQL_PASSWORD: postgres.password,
+      TEMPORAL_DB: DATABASES.persistence,
+      TEMPORAL_VISIBILITY_DB: DATABASES.visibility,
+      TEMPORAL_SQL_TOOL: sqlTool,
+      TEMPORAL_SCHEMA_DIR: schemaDir,
+    },
+  }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+    throw new Error(`setting up the Temporal schema failed: ${error.stderr || error.stdout || error.message}`);
+  });
+  logger.debug({ output: stdout.slice(-2000) }, 'temporal schema up to date');
 }
 
 export interface TemporalNode {
