@@ -8,6 +8,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { loadConfigOrExit } from '../config';
 import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedPostgres } from '../db/embedded';
 import { asError, describeFailure } from '../lib/backoff';
@@ -41,6 +43,8 @@ export const COMPILED = {
 export interface ClusterOptions {
   /** Postgres's data folder goes under it. */
   dataDir: string;
+  /** A Postgres of the caller's (its user may create databases); undefined: an embedded one on postgresPort. */
+  databaseUrl?: string;
   /** Where temporal/install.sh keeps the server (config.temporal.cacheDir). */
   cacheDir: string;
   postgresPort: number;
@@ -75,7 +79,8 @@ export interface ServiceProcess {
 export interface Cluster {
   databaseUrl: string;
   temporalAddress: string;
-  postgres: Supervised<EmbeddedPostgres>;
+  /** The embedded Postgres, unless the caller gave its own. */
+  postgres?: Supervised<EmbeddedPostgres>;
   nodes: Supervised<TemporalNode>[];
   balancer: Balancer;
   ui?: Supervised<TemporalUi>;
@@ -84,26 +89,22 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** `node <file>` with `env`, its output kept and handed to `onLine`; settles `ready` when `isReady` passes a line. */
+/** `node <file>` with `env`, its output kept and handed to `onLine`; `exitedEarly` rejects if it exits. */
 function startCompiled(
   name: string,
   file: string,
   env: Record<string, string | undefined>,
   onLine?: (name: string, line: string) => void,
-  isReady?: (line: string) => boolean,
-): ServiceProcess & { ready: Promise<void> } {
+): ServiceProcess & { exitedEarly: Promise<never> } {
   const [command, args] = dieWithParent(process.execPath, [file], 'SIGKILL');
   const child = spawn(command, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
       if (!line.trim()) continue;
       lines.push(line);
       if (lines.length > 200) lines.shift();
       onLine?.(name, line);
-      if (isReady?.(line)) markReady();
     }
   };
   child.stdout?.on('data', keep);
@@ -112,18 +113,17 @@ function startCompiled(
     child.once('error', (error) => resolve(`could not run node: ${error.message}`));
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
   });
-  const readyOrExited = Promise.race([
-    ready,
-    exited.then((how) => Promise.reject(new Error(`${name} exited (${how}):\n${lines.slice(-20).join('\n')}`))),
-  ]);
-  // Handled here too: a process that exits after its start was judged otherwise is the supervisor's.
-  readyOrExited.catch(() => undefined);
+  const exitedEarly = exited.then((how) =>
+    Promise.reject(new Error(`${name} exited (${how}):\n${lines.slice(-20).join('\n')}`)),
+  );
+  // Handled here too: once its start is judged, an exit is the supervisor's to handle.
+  exitedEarly.catch(() => undefined);
   return {
     name,
     pid: child.pid,
     output: () => lines.join('\n'),
     exited,
-    ready: readyOrExited,
+    exitedEarly,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         // SIGTERM: the process drains (src/lib/shutdown.ts); after 30 s it is killed.
@@ -134,6 +134,23 @@ function startCompiled(
       }
     },
   };
+}
+
+/** Until the worker process `pid` polls the workflow task queue. */
+async function polling(address: string, namespace: string, taskQueue: string, pid: number | undefined): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await waitFor(`worker ${pid} to poll ${taskQueue}`, 180_000, async () => {
+      const res = await connection.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return res.pollers?.some((poller) => poller.identity?.startsWith(`${pid}@`)) ? true : undefined;
+    });
+  } finally {
+    await connection.close();
+  }
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -164,26 +181,31 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
-    const postgresDir = path.join(options.dataDir, 'postgres');
-    mkdirSync(options.dataDir, { recursive: true });
-    await stopLeftoverPostgres(postgresDir, logger);
-    const postgres = await supervise(
-      'Postgres',
-      logger,
-      () =>
-        startEmbeddedPostgres({
-          dir: postgresDir,
-          port: options.postgresPort,
-          database: 'phone_gateway',
-          persistent: options.persistent,
-          logger,
-          // Two Temporal processes (4 services x 14 connections each at most) and four of ours.
-          settings: ['max_connections=300'],
-        }),
-      supervision,
-    );
-    stops.push({ name: 'Postgres', stop: postgres.stop });
-    const databaseUrl = postgres.current().url;
+    let postgres: Supervised<EmbeddedPostgres> | undefined;
+    let databaseUrl = options.databaseUrl;
+    if (!databaseUrl) {
+      const postgresDir = path.join(options.dataDir, 'postgres');
+      mkdirSync(options.dataDir, { recursive: true });
+      await stopLeftoverPostgres(postgresDir, logger);
+      const embedded = await supervise(
+        'Postgres',
+        logger,
+        () =>
+          startEmbeddedPostgres({
+            dir: postgresDir,
+            port: options.postgresPort,
+            database: 'phone_gateway',
+            persistent: options.persistent,
+            logger,
+            // Two Temporal processes (4 services x 14 connections each at most) and four of ours.
+            settings: ['max_connections=300'],
+          }),
+        supervision,
+      );
+      stops.push({ name: 'Postgres', stop: embedded.stop });
+      postgres = embedded;
+      databaseUrl = embedded.current().url;
+    }
     const access = postgresAccess(databaseUrl);
     await setupTemporalSchema(binaries.sqlTool, binaries.schema, access, logger);
 
@@ -219,6 +241,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
 
     const env = { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+    const taskQueue = options.env.TEMPORAL_TASK_QUEUE ?? 'phone-gateway';
     // `npm run migrate` once, as an operator runs it before rolling out api and worker processes.
     const migrate = startCompiled('migrate', COMPILED.migrate, env, options.onLine);
     const migrated = await migrate.exited;
@@ -234,13 +257,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         name,
         logger,
         async () => {
-          const started = startCompiled(name, COMPILED.worker, { ...env, PGAPPNAME: name }, options.onLine, (line) =>
-            line.includes('"worker running"'),
-          );
-          await started.ready.catch(async (error: unknown) => {
+          const started = startCompiled(name, COMPILED.worker, { ...env, PGAPPNAME: name }, options.onLine);
+          try {
+            // Running once it polls (the SDK's identity is `<pid>@<host>`), whatever its log level.
+            await Promise.race([
+              started.exitedEarly,
+              polling(temporalAddress, options.namespace, taskQueue, started.pid),
+            ]);
+          } catch (error) {
             await started.stop();
             throw error;
-          });
+          }
           return started;
         },
         supervision,
@@ -264,7 +291,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           try {
             // Ready when /readyz answers 200 (Postgres and Temporal reachable); an exit before is the failure.
             await Promise.race([
-              started.ready,
+              started.exitedEarly,
               waitFor(`${name} to be ready`, 120_000, async () =>
                 (await fetch(`${url}/readyz`)).status === 200 ? true : undefined,
               ),

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/lib/logger';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
 import { freePort } from '../support/net';
+import { observeApi } from '../support/observe-api';
 import { startSmtpServer } from '../support/smtp';
 import {
   apiReady,
@@ -39,7 +40,6 @@ const PHONES = 3;
 const TASK_QUEUE = 'phone-gateway';
 // Texts the phones must send between two steps, so every kill lands on traffic in flight.
 const PROGRESS = 25;
-const OPEN = new Set(['queued', 'dispatched']);
 // The webhook takes message.failed, about this share of the messages. Each delivery is a workflow of
 // its own, some 75 ms of the dev server's CPU (measured here): a few hundred fit the time on two
 // shared cores, a thousand or two do not.
@@ -56,46 +56,6 @@ interface Hook {
   /** Test time of the request, in seconds. */
   at: string;
   answered?: number;
-}
-
-/**
- * Every request the test and the phones make to the api, seen on the way (global fetch): its status,
- * the messages each outbox fetch handed out (with when that fetch began) and when the service
- * accepted each message's outcome (the report's answer shows it no longer open).
- */
-function observeApi(base: string) {
-  /** Status 0: no answer (refused, reset, timed out). */
-  const seen: Array<{ method: string; path: string; startedAt: number; status: number; error?: string }> = [];
-  const handOuts: Array<{ id: string; requestedAt: number }> = [];
-  const acceptedAt = new Map<string, number>();
-  const real = globalThis.fetch;
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.origin !== base) return real(input, init);
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    const startedAt = Date.now();
-    const res = await real(input, init).catch((error: Error) => {
-      // A phone being stopped aborts its own requests: not the service's doing.
-      if (error.name !== 'AbortError')
-        seen.push({ method, path: url.pathname, startedAt, status: 0, error: `${error.name}: ${error.message}` });
-      throw error;
-    });
-    const answeredAt = Date.now();
-    seen.push({ method, path: url.pathname, startedAt, status: res.status });
-    if (res.ok && method === 'GET' && url.pathname === '/v1/device/outbox') {
-      const body = (await res.clone().json()) as { data: Array<{ id: string }> };
-      for (const row of body.data) handOuts.push({ id: row.id, requestedAt: startedAt });
-    }
-    if (res.ok && method === 'POST' && url.pathname === '/v1/device/messages/status') {
-      const body = (await res.clone().json()) as { data: Array<{ id: string; message?: { status: string } }> };
-      for (const item of body.data) {
-        if (item.message && !OPEN.has(item.message.status) && !acceptedAt.has(item.id))
-          acceptedAt.set(item.id, answeredAt);
-      }
-    }
-    return res;
-  };
-  return { seen, handOuts, acceptedAt, restore: () => (globalThis.fetch = real) };
 }
 
 describe('chaos: kill -9 of the worker, the api, the dev server and Postgres under load', () => {
