@@ -384,7 +384,8 @@ async function startClusterService(databaseUrl: string, env: Record<string, stri
     namespace: 'default',
     env: { ...baseEnv(), METRICS_PORT: 'off', LOG_LEVEL: 'warn', DATA_DIR: tempDir('bench-data-'), ...env },
     persistent: false,
-    logger: createLogger('warn'),
+    // Restarts and start failures; the servers' own warnings would drown the bench's output.
+    logger: createLogger('error'),
   });
   onCleanup('stop the cluster', () => cluster.stop());
   const connection = await Connection.connect({ address: cluster.temporalAddress });

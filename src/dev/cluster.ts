@@ -211,6 +211,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     // The first server creates the cluster's metadata; the others join it once it is there.
     const nodes: Supervised<TemporalNode>[] = [];
+    // Stopped side by side (one stopping first would leave the other logging its loss on the way out),
+    // those started so far if a later one fails.
+    stops.push({ name: 'Temporal servers', stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) });
     for (const [i, ports] of options.nodes.entries()) {
       const name = `temporal-${i + 1}`;
       const node = await supervise(
@@ -220,7 +223,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         supervision,
       );
       nodes.push(node);
-      stops.push({ name, stop: node.stop });
     }
     const balancer = await startBalancer(options.temporalPort, () => nodes.map((node) => node.current().address));
     stops.push({ name: 'Temporal balancer', stop: balancer.stop });
@@ -342,9 +344,9 @@ async function checkFree(from: number, count: number, variable: string, what: st
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
-  // Beside the laptop's `npm start`: PORT and PORT+1 for the two api processes; the Temporal address
-  // on TEMPORAL_DEV_PORT, its servers' ports above it; their membership ports (below 32768, see
-  // temporal/cluster/server.yaml) from 6940.
+  // The variables of `npm start`, so the two take the same ports unless told otherwise: PORT and PORT+1
+  // for the two api processes; the Temporal address on TEMPORAL_DEV_PORT, its servers' ports 10 and 20
+  // above it; their membership ports (below 32768, see temporal/cluster/server.yaml) from 6940.
   const temporalPort = config.temporal.devPort;
   const nodes = [1, 2].map((i) => ({
     portBase: temporalPort + i * 10,
