@@ -14,7 +14,7 @@ import type { Logger } from '../src/lib/logger';
 import { temporalCliPath } from '../temporal/paths';
 import { temporalCacheDir } from '../src/config';
 import { startCluster } from '../src/dev/cluster';
-import { MEMBERSHIP_PORTS_PER_NODE, PORTS_PER_NODE } from '../src/dev/temporal-cluster';
+import { nodePorts, portsForNodes } from '../src/dev/temporal-cluster';
 import { createLogger } from '../src/lib/logger';
 import { freePort, freePortRun } from '../test/support/net';
 import {
@@ -367,7 +367,7 @@ export async function startBenchStack(options: {
  * The bench's requests go to both api processes in turn.
  */
 async function startClusterService(databaseUrl: string, env: Record<string, string>) {
-  const run = await freePortRun(2 * PORTS_PER_NODE + 2 * MEMBERSHIP_PORTS_PER_NODE);
+  const run = await freePortRun(portsForNodes(2));
   const apiPorts = [await freePort(), await freePort()];
   const cluster = await startCluster({
     dataDir: tempDir('bench-cluster-'),
@@ -375,10 +375,7 @@ async function startClusterService(databaseUrl: string, env: Record<string, stri
     cacheDir: temporalCacheDir(),
     postgresPort: 0,
     temporalPort: await freePort(),
-    nodes: [0, 1].map((i) => ({
-      portBase: run + i * PORTS_PER_NODE,
-      membershipPortBase: run + 2 * PORTS_PER_NODE + i * MEMBERSHIP_PORTS_PER_NODE,
-    })),
+    nodes: nodePorts(run, 2),
     apiPorts,
     workers: 2,
     namespace: 'default',

@@ -21,6 +21,19 @@ const DYNAMIC_CONFIG = path.join(projectRoot, 'temporal', 'dynamicconfig', 'deve
 export const PORTS_PER_NODE = 6;
 export const MEMBERSHIP_PORTS_PER_NODE = 4;
 
+/**
+ * The ports of `count` server processes from one run of free ports at `first` (tests, the bench): all
+ * their gRPC ports, then all their membership ports; `portsForNodes(count)` of them in all.
+ */
+export function nodePorts(first: number, count: number): Array<{ portBase: number; membershipPortBase: number }> {
+  return Array.from({ length: count }, (_, i) => ({
+    portBase: first + i * PORTS_PER_NODE,
+    membershipPortBase: first + count * PORTS_PER_NODE + i * MEMBERSHIP_PORTS_PER_NODE,
+  }));
+}
+
+export const portsForNodes = (count: number) => count * (PORTS_PER_NODE + MEMBERSHIP_PORTS_PER_NODE);
+
 export interface PostgresAccess {
   host: string;
   port: number;

@@ -5,13 +5,20 @@ import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporalCacheDir } from '../../src/config';
 import { startCluster, type Cluster } from '../../src/dev/cluster';
-import { MEMBERSHIP_PORTS_PER_NODE, PORTS_PER_NODE } from '../../src/dev/temporal-cluster';
+import { MEMBERSHIP_PORTS_PER_NODE, nodePorts, portsForNodes } from '../../src/dev/temporal-cluster';
 import { createLogger } from '../../src/lib/logger';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { batchWorkflowId, deviceWorkflowId } from '../../workflows/definitions';
 import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
 import { freePort, freePortRun } from '../support/net';
-import { observeApi } from '../support/observe-api';
+import {
+  expectOneDeliveryPerEvent,
+  messageStatuses,
+  observeApi,
+  openDeliveries,
+  textsSent,
+  type Hook,
+} from '../support/observe-api';
 import { startSmtpServer } from '../support/smtp';
 import { baseEnv, root, until } from '../support/stack';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
@@ -32,14 +39,6 @@ const TASK_QUEUE = 'phone-gateway';
 const FAILURE_RATIO = 0.1;
 const dataDir = path.join(root, '.test-data', `cluster-${process.pid}`);
 const recipient = (i: number) => `+1415556${String(i).padStart(4, '0')}`;
-
-interface Hook {
-  id: string;
-  event: string;
-  messageId: string;
-  deliveryId: string;
-  answered?: number;
-}
 
 describe('the cluster: two Temporal servers, two api and two worker processes of the compiled build', () => {
   let cluster: Cluster | undefined;
@@ -72,7 +71,7 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       return { status: hook.answered, body: hook.answered === 200 ? 'ok' : 'try later' };
     });
     // Both server processes' ports in one run, so the two never overlap.
-    const run = await freePortRun(2 * PORTS_PER_NODE + 2 * MEMBERSHIP_PORTS_PER_NODE);
+    const run = await freePortRun(portsForNodes(2));
     const apiPorts = [await freePort(), await freePort()];
     observed = observeApi(apiPorts.map((port) => `http://127.0.0.1:${port}`));
     cluster = await startCluster({
@@ -80,10 +79,7 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       cacheDir: temporalCacheDir(),
       postgresPort: await freePort(),
       temporalPort: await freePort(),
-      nodes: [0, 1].map((i) => ({
-        portBase: run + i * PORTS_PER_NODE,
-        membershipPortBase: run + 2 * PORTS_PER_NODE + i * MEMBERSHIP_PORTS_PER_NODE,
-      })),
+      nodes: nodePorts(run, 2),
       apiPorts,
       workers: 2,
       namespace: 'default',
@@ -241,22 +237,14 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       .poll(async () => (await batches()).filter(unsettled).length, { timeout: 240_000, interval: 1000 })
       .toBe(0);
     mark('every message delivered or failed');
-    const statuses = new Map<string, string>();
-    for (let cursor: string | undefined = ''; cursor !== undefined;) {
-      const page = (await (
-        await withKey(api2, 'GET', `/v1/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-      ).json()) as { data: Array<{ id: string; status: string }>; next_cursor?: string };
-      for (const message of page.data) statuses.set(message.id, message.status);
-      cursor = page.next_cursor;
-    }
+    const statuses = await messageStatuses((p) => withKey(api2, 'GET', p));
     expect(statuses.size).toBe(RECIPIENTS);
     const byStatus = (status: string) => messageIds.filter((id) => statuses.get(id) === status);
     expect(byStatus('delivered').length + byStatus('failed').length).toBe(RECIPIENTS);
     expect(byStatus('failed').length).toBeGreaterThan(0);
 
     // None sent twice: each message went out exactly once, from one phone.
-    const sends = new Map<string, number>();
-    for (const phone of phones) for (const [id, n] of phone.sendCounts) sends.set(id, (sends.get(id) ?? 0) + n);
+    const sends = textsSent(phones);
     expect(sends.size).toBe(RECIPIENTS);
     expect(Math.max(...sends.values())).toBe(1);
 
@@ -273,28 +261,13 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
     await expect
       .poll(() => expected.filter((e) => !delivered().has(e)).length, { timeout: 120_000, interval: 1000 })
       .toBe(0);
-    const open = async (status: string) =>
-      (
-        (await (await withKey(api1, 'GET', `/v1/webhooks/deliveries?status=${status}&limit=1`)).json()) as {
-          data: unknown[];
-        }
-      ).data.length;
     await expect
-      .poll(async () => (await open('pending')) + (await open('retrying')), { timeout: 120_000, interval: 1000 })
+      .poll(() => openDeliveries((p) => withKey(api1, 'GET', p)), { timeout: 120_000, interval: 1000 })
       .toBe(0);
     mark('every delivery recorded delivered');
     expect(delivered().size).toBe(expected.length);
     // One event per (message, event name), one delivery per event: its retries keep its id.
-    const eventsOf = new Map<string, Set<string>>();
-    const deliveriesOf = new Map<string, Set<string>>();
-    for (const hook of hooks) {
-      const k = `${hook.messageId} ${hook.event}`;
-      eventsOf.set(k, (eventsOf.get(k) ?? new Set()).add(hook.id));
-      deliveriesOf.set(hook.id, (deliveriesOf.get(hook.id) ?? new Set()).add(hook.deliveryId));
-    }
-    expect([...eventsOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
-    expect([...deliveriesOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
-    expect(hooks.some((h) => h.answered === 503)).toBe(true);
+    const { deliveriesOf } = expectOneDeliveryPerEvent(hooks);
 
     // Every batch's workflow found by its search attributes, through the cluster's SQL visibility.
     db = new Pool({ connectionString: cluster!.databaseUrl, max: 1 });

@@ -1,5 +1,6 @@
 // What the service's clients saw (the test and its simulated phones), for the tests that judge a
 // whole run: test/chaos and test/cluster.
+import { expect } from 'vitest';
 
 /** A message still open: not yet given an outcome by its phone. */
 const OPEN = new Set(['queued', 'dispatched']);
@@ -44,4 +45,64 @@ export function observeApi(base: string | string[]) {
     return res;
   };
   return { seen, handOuts, acceptedAt, restore: () => (globalThis.fetch = real) };
+}
+
+/** Every message's status, read page by page through GET /v1/messages (`get` adds the API key). */
+export async function messageStatuses(get: (path: string) => Promise<Response>): Promise<Map<string, string>> {
+  const statuses = new Map<string, string>();
+  for (let cursor: string | undefined = ''; cursor !== undefined;) {
+    const page = (await (
+      await get(`/v1/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+    ).json()) as { data: Array<{ id: string; status: string }>; next_cursor?: string };
+    for (const message of page.data) statuses.set(message.id, message.status);
+    cursor = page.next_cursor;
+  }
+  return statuses;
+}
+
+/** Texts the phones sent, per message id. */
+export function textsSent(phones: Array<{ sendCounts: Map<string, number> }>): Map<string, number> {
+  const sends = new Map<string, number>();
+  for (const phone of phones) for (const [id, n] of phone.sendCounts) sends.set(id, (sends.get(id) ?? 0) + n);
+  return sends;
+}
+
+/** One request a webhook endpoint received. */
+export interface Hook {
+  /** The event's id (its body's `id`). */
+  id: string;
+  event: string;
+  messageId: string;
+  deliveryId: string;
+  /** Test time of the request, in seconds. */
+  at?: string;
+  answered?: number;
+}
+
+/** Deliveries the service still has open (pending or retrying), as GET /v1/webhooks/deliveries lists them. */
+export async function openDeliveries(get: (path: string) => Promise<Response>): Promise<number> {
+  let open = 0;
+  for (const status of ['pending', 'retrying']) {
+    const page = (await (await get(`/v1/webhooks/deliveries?status=${status}&limit=1`)).json()) as { data: unknown[] };
+    open += page.data.length;
+  }
+  return open;
+}
+
+/**
+ * The event ids per (message, event name), and the delivery ids per event, the endpoint saw; one of
+ * each expected (a delivery's retries keep its id), and some first attempts refused (retries seen).
+ */
+export function expectOneDeliveryPerEvent(hooks: Hook[]) {
+  const eventsOf = new Map<string, Set<string>>();
+  const deliveriesOf = new Map<string, Set<string>>();
+  for (const hook of hooks) {
+    const k = `${hook.messageId} ${hook.event}`;
+    eventsOf.set(k, (eventsOf.get(k) ?? new Set()).add(hook.id));
+    deliveriesOf.set(hook.id, (deliveriesOf.get(hook.id) ?? new Set()).add(hook.deliveryId));
+  }
+  expect([...eventsOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
+  expect([...deliveriesOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
+  expect(hooks.some((h) => h.answered === 503)).toBe(true);
+  return { eventsOf, deliveriesOf };
 }
