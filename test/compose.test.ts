@@ -87,7 +87,8 @@ describe('docker-compose.yml', () => {
     const server = pinned('TEMPORAL_SERVER_VERSION');
     expect(services['temporal-1'].image).toBe(`temporalio/server:${server}`);
     expect(services['temporal-2'].image).toBe(`temporalio/server:${server}`);
-    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${server}`);
+    // Tagged by minor version only: the same schema and tool as the server's.
+    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${server.split('.').slice(0, 2).join('.')}`);
     expect(services['temporal-ui'].image).toBe(`temporalio/ui:${pinned('TEMPORAL_UI_VERSION')}`);
     expect(services.postgres.image).toMatch(/^postgres:\d+\.\d+$/);
   });
