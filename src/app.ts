@@ -22,7 +22,7 @@ import { phoneRoutes } from './devices/phone.routes';
 import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
-import { smsgateRoutes } from './compat/smsgate/smsgate.routes';
+import { MOBILE_API, smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
 import { metricsRoutes } from './metrics/metrics.routes';
@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     apiKeysRoutes(services),
     plansRoutes(services),
-    devicesRoutes(services),
+    devicesRoutes({ ...services, smsgateApiUrl: `${config.publicUrl}${MOBILE_API}` }),
     accountSettingsRoutes(services),
     phoneRoutes(services),
     webhooksRoutes(services),
@@ -79,15 +79,15 @@ export function createApp(deps: AppDeps): Koa {
   // Outside the error handler: it counts the status the client gets.
   app.use(httpMetrics(services.metrics.http));
   app.use(errorHandler());
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: deps.config.bodyLimit,
-      encoding: 'utf-8',
-      // Only objects and arrays: a bare `"text"` body is not a request we understand.
-      jsonStrict: true,
-    }),
-  );
+  const parserOptions = {
+    enableTypes: ['json' as const],
+    encoding: 'utf-8',
+    // Only objects and arrays: a bare `"text"` body is not a request we understand.
+    jsonStrict: true,
+  };
+  // The SMSGate app's paths and its MMS webhook bodies, before the app-wide parser.
+  app.use(smsgateRequests({ orm: deps.orm, parserOptions }));
+  app.use(bodyParser({ ...parserOptions, jsonLimit: deps.config.bodyLimit }));
   app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
   const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)];

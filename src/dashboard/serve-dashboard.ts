@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
 
 const ASSET = /^\/assets\/[A-Za-z0-9._-]+$/;
 // Any extension-less path a browser may open by URL, except those the API owns: a screen of the app.
-const SCREEN = /^(?!\/(v1|docs|readyz|livez|healthz|metrics)(\/|$))\/[^.]*$/;
+const SCREEN = /^(?!\/(v1|compat|docs|readyz|livez|healthz|metrics)(\/|$))\/[^.]*$/;
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
 <body><h1>The dashboard is not built</h1><p>Run <code>npm run build:web</code> (<code>npm start</code> builds it) and reload.</p>
@@ -29,7 +29,8 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
  * Mounted after every router: it only sees GETs no API route answered. Hashed files under /assets
  * are immutable; index.html is revalidated on every load so a new deployment shows at once. Any
  * other extension-less GET (/phones, /batches/…) is a screen of the app and gets index.html; /v1,
- * /docs, /readyz, /livez, /healthz and /metrics are never shadowed.
+ * /compat, /docs, /readyz, /livez, /healthz and /metrics are never shadowed: an unknown path under
+ * them is the API's 404 (a phone app must never parse a page as JSON).
  */
 export function serveDashboard({ dist = DASHBOARD_DIST }: { dist?: string } = {}): Middleware {
   return async (ctx, next) => {

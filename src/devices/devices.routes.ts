@@ -31,11 +31,14 @@ export function devicesRoutes({
   devices,
   pairing,
   idempotency,
+  smsgateApiUrl,
 }: {
   auth: Auth;
   devices: DevicesService;
   pairing: PairingService;
   idempotency: Idempotency;
+  /** The SMSGate app's "API URL" for this service, told with every pairing code. */
+  smsgateApiUrl: string;
 }): Router {
   const router = new Router({ prefix: '/devices' });
 
@@ -43,7 +46,7 @@ export function devicesRoutes({
   router.post('/pairing-codes', auth.scope('devices'), idempotency.key(), async (ctx) => {
     const { code, plain, pairUrl } = await pairing.createCode(callerOf(ctx).userId);
     ctx.status = 201;
-    ctx.body = pairingCodeCreatedView(code, plain, pairUrl);
+    ctx.body = pairingCodeCreatedView(code, plain, pairUrl, smsgateApiUrl);
   });
 
   router.get('/pairing-codes/:id', auth.scope('devices'), async (ctx) => {

@@ -44,11 +44,17 @@ export const deviceView = (device: Device) => ({
 export type DeviceView = ReturnType<typeof deviceView>;
 
 /** The code is rendered only here, in the create response (only its hash is stored). */
-export const pairingCodeCreatedView = (code: PairingCode, plain: string, pairUrl: string) => ({
+export const pairingCodeCreatedView = (
+  code: PairingCode,
+  plain: string,
+  pairUrl: string,
+  smsgateApiUrl: string,
+) => ({
   code: plain,
   expires_at: code.expiresAt.toISOString(),
   id: code.id,
   pair_url: pairUrl,
+  smsgate_api_url: smsgateApiUrl,
 });
 
 export const pairingCodeStatusView = (code: PairingCode, device: Device | null) => ({

@@ -9,6 +9,9 @@ import type { Logger } from '../lib/logger';
 /** What the database triggers NOTIFY when a phone has new work or settings (Migration…PhoneChannel). */
 export const DEVICES_CHANNEL = 'phone_gateway_devices';
 
+/** NOTIFYed when a phone has reported the last message it held while more waits (outcomes.report). */
+export const DRAINED_CHANNEL = 'phone_gateway_drained';
+
 /**
  * What a phone is told: new sendable work in its outbox, a changed setting it applies, a change of
  * whether it forwards received texts. Each route names them in its own protocol.
@@ -45,6 +48,10 @@ interface Snapshot {
   newestQueued: string | null;
   /** Its send window is open (or it has none): work waiting for the window is news when it opens. */
   open: boolean;
+  /** It holds handed-out messages it has not reported yet. */
+  leased: boolean;
+  /** When it was last handed a message: a change says it fetched since the last look. */
+  handedOutAt: string | null;
 }
 
 /**
@@ -53,8 +60,8 @@ interface Snapshot {
  * the database NOTIFYs that it changed (a send accepted by any process, a scheduled batch coming due
  * in the worker, a settings change anywhere), and all of them periodically in one indexed query, so
  * a lost notification costs at most `listeningPollMs` (or `pollMs` while nothing listens). Each look
- * compares with the last one and tells the phone what changed: new sendable messages, settings, the
- * webhook list.
+ * compares with the last one and tells the phone what changed: new sendable messages, more of them
+ * once it has reported all it was handed, settings, the webhook list.
  */
 export function createPhoneChannel({
   orm,
@@ -74,14 +81,16 @@ export function createPhoneChannel({
   let stopState: (() => void) | null = null;
   // Phones a notification named, looked at together on the next tick.
   const due = new Set<string>();
+  const drained = new Set<string>();
   let dueTimer: NodeJS.Timeout | undefined;
 
   async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
     const em = orm.em.fork();
     const now = clock.now();
-    const [rows, due] = await Promise.all([
+    const [rows, due, leases] = await Promise.all([
       devicesRepository.channelStates(em, deviceIds),
       messagesRepository.newestDue(orm.em.fork(), deviceIds, now),
+      messagesRepository.leases(orm.em.fork(), deviceIds, now),
     ]);
     return new Map(
       rows.map((row) => [
@@ -92,6 +101,8 @@ export function createPhoneChannel({
           receiving: row.receiving,
           newestQueued: due.get(row.id) ?? null,
           open: isOpen(row.send_window, now),
+          leased: leases.get(row.id)?.leased ?? false,
+          handedOutAt: leases.get(row.id)?.handedOutAt ?? null,
         },
       ]),
     );
@@ -101,7 +112,8 @@ export function createPhoneChannel({
     for (const connection of connections.get(deviceId) ?? []) connection.send(event);
   }
 
-  async function poll(only?: string[]): Promise<void> {
+  /** `emptied`: phones said to have reported all they held (this look tells them of the rest). */
+  async function poll(only?: string[], emptied: ReadonlySet<string> = new Set()): Promise<void> {
     const deviceIds = (only ?? [...connections.keys()]).filter((id) => connections.has(id));
     if (deviceIds.length === 0) return;
     try {
@@ -119,7 +131,13 @@ export function createPhoneChannel({
         // Outside its send window the phone would fetch nothing: it hears of the work when the window opens.
         const newWork = after.newestQueued !== null && after.newestQueued !== before.newestQueued;
         const opened = after.newestQueued !== null && !before.open;
-        if (after.open && (newWork || opened)) tell(deviceId, 'outbox');
+        // A fetch hands out a page at most; a phone that reported all it was handed while more waits
+        // is told again, once per page (a phone that pulls only when told would otherwise wait).
+        const more =
+          after.newestQueued !== null &&
+          !after.leased &&
+          (emptied.has(deviceId) || before.leased || after.handedOutAt !== before.handedOutAt);
+        if (after.open && (newWork || opened || more)) tell(deviceId, 'outbox');
         if (after.settings !== before.settings) tell(deviceId, 'settings');
         if (after.receiving !== before.receiving) tell(deviceId, 'receiving');
       }
@@ -129,8 +147,8 @@ export function createPhoneChannel({
   }
 
   /** One look at a time, so two looks never compare against each other's half-written snapshots. */
-  function serially(only?: string[]): Promise<void> {
-    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only));
+  function serially(only?: string[], emptied?: ReadonlySet<string>): Promise<void> {
+    const next: Promise<void> = (polling ?? Promise.resolve()).then(() => poll(only, emptied));
     const tracked = next.finally(() => {
       if (polling === tracked) polling = null;
     });
@@ -144,9 +162,17 @@ export function createPhoneChannel({
     dueTimer ??= setTimeout(() => {
       dueTimer = undefined;
       const ids = [...due];
+      const emptied = new Set(drained);
       due.clear();
-      void serially(ids);
+      drained.clear();
+      void serially(ids, emptied);
     }, 20);
+  }
+
+  function noticedDrained(deviceId: string) {
+    if (!connections.has(deviceId)) return;
+    drained.add(deviceId);
+    noticed(deviceId);
   }
 
   function every(ms: number) {
@@ -168,10 +194,16 @@ export function createPhoneChannel({
         // Whatever happened while nothing listened is found by looking at every phone now.
         if (listening) void serially();
       });
-      unsubscribe = notifier.subscribe(DEVICES_CHANNEL, noticed).catch((error) => {
-        logger.warn({ err: error }, 'phone channel: could not subscribe');
-        return null;
-      });
+      const subscribe = (channel: string, handler: (deviceId: string) => void) =>
+        notifier.subscribe(channel, handler).catch((error) => {
+          logger.warn({ err: error, channel }, 'phone channel: could not subscribe');
+          return null;
+        });
+      unsubscribe = Promise.all([subscribe(DEVICES_CHANNEL, noticed), subscribe(DRAINED_CHANNEL, noticedDrained)]).then(
+        (stops) => async () => {
+          for (const stop of stops) await stop?.();
+        },
+      );
     }
   }
 
@@ -180,6 +212,8 @@ export function createPhoneChannel({
     clearInterval(keeper);
     clearTimeout(dueTimer);
     dueTimer = undefined;
+    due.clear();
+    drained.clear();
     poller = undefined;
     keeper = undefined;
     stopState?.();

@@ -326,6 +326,51 @@ export const messagesRepository = {
     return new Map(rows.map((row) => [row.device_id, row.id]));
   },
 
+  /**
+   * Per phone, its lease: whether it holds handed-out messages not yet reported (and not lapsed),
+   * and when it was last handed one (a change says it fetched since).
+   */
+  async leases(
+    em: EntityManager,
+    deviceIds: string[],
+    now: Date,
+  ): Promise<Map<string, { leased: boolean; handedOutAt: string | null }>> {
+    const rows = await execute<{ device_id: string; leased: boolean; handed_out_at: unknown }[]>(
+      em,
+      `select d.id as device_id,
+              exists (select 1 from messages m
+                       where m.device_id = d.id and m.direction = 'outbound' and m.status = 'dispatched'
+                         and m.stale_at > ?) as leased,
+              (select max(dispatched_at) from messages m
+                where m.device_id = d.id and m.dispatched_at is not null) as handed_out_at
+         from unnest(string_to_array(?, ',')::uuid[]) as d (id)`,
+      [now, deviceIds.join(',')],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.device_id,
+        { leased: row.leased, handedOutAt: row.handed_out_at === null ? null : String(row.handed_out_at) },
+      ]),
+    );
+  },
+
+  /**
+   * NOTIFYs `channel` with the phone's id, at commit, when it holds no handed-out message and has
+   * work it may send now: a phone that fetched a page and reported all of it is told to come back.
+   */
+  async announceWhenDrained(tx: EntityManager, channel: string, deviceId: string, now: Date): Promise<void> {
+    await execute(
+      tx,
+      `select pg_notify(?, ?)
+        where not exists (select 1 from messages
+                           where device_id = ? and direction = 'outbound' and status = 'dispatched' and stale_at > ?)
+          and exists (select 1 from messages
+                       where device_id = ? and direction = 'outbound' and status = 'queued'
+                         and available_at <= ? and stale_at > ?)`,
+      [channel, deviceId, deviceId, now, deviceId, now, now],
+    );
+  },
+
   /** The phone's own outbound messages among `ids`, locked for a report. */
   async lockOwned(tx: EntityManager, deviceId: string, ids: string[]): Promise<Message[]> {
     const rows = await execute<Row[]>(

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { afterCommit, transaction } from '../db/transaction';
 import { devicesRepository, type QueueSettlement } from '../devices/devices.repository';
+import { DRAINED_CHANNEL } from '../devices/phone-channel';
 import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
 import type { Background } from '../lib/background';
@@ -188,6 +189,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
         const current = new Map(owned.map((message) => [message.id, message]));
         // Rounds of at most one change per message, so each keeps its own timestamp and event.
         let pending = reports.filter((report) => current.has(report.id));
+        let returned = false;
         while (pending.length > 0) {
           const round = new Map<string, StatusChange>();
           const later: Report[] = [];
@@ -204,13 +206,15 @@ export function createOutcomesService(deps: OutcomesDeps) {
             }
           }
           const updated = await messagesRepository.applyChanges(tx, [...round.values()], clock.now());
-          await follow(
-            tx,
-            updated.map((message) => ({ message, from: current.get(message.id)!.status })),
-          );
+          const moves = updated.map((message) => ({ message, from: current.get(message.id)!.status }));
+          if (moves.some(({ message, from }) => from === 'dispatched' && !OPEN.has(message.status))) returned = true;
+          await follow(tx, moves);
           for (const message of updated) current.set(message.id, message);
           pending = later;
         }
+        // A phone that pulls only when told (the SMSGate app: once per MessageEnqueued, else every 15
+        // minutes) and has reported the last of its page is told of the rest (phone channel).
+        if (returned) await messagesRepository.announceWhenDrained(tx, DRAINED_CHANNEL, deviceId, clock.now());
         // Each answer is the message once the whole set is applied (a repeat or a step back changes nothing).
         return reports.map((report): ReportResult => {
           const message = current.get(report.id);

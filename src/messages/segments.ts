@@ -1,8 +1,9 @@
 // How many SMS segments a text needs, the way phones split it: GSM-7 when every character is in the
-// GSM 03.38 alphabet (extension characters take two septets), UCS-2 otherwise.
+// GSM 03.38 alphabet (extension characters take two septets), UCS-2 otherwise. The table's 0x1B is
+// the escape to the extension table, not a character, so nothing stands in its place below.
 
 const GSM_BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\u00a0ÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM_EXTENDED = '^{}\\[~]|€\f';
 

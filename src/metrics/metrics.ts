@@ -102,7 +102,9 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
     }),
     inbound: new Counter({
       name: `${PREFIX}inbound_texts_total`,
-      help: 'Inbound texts forwarded by phones, by result (new, or duplicate of one already stored).',
+      help:
+        'Inbound texts forwarded by phones, by result (new, duplicate of one already stored, or ' +
+        'receive_disabled: an SMSGate app forwarded it while receiving was off, and it was dropped).',
       labelNames: ['result'] as const,
       registers,
     }),

@@ -174,10 +174,14 @@ export const resources: Record<string, JsonSchema> = {
     'A paired phone.',
   ),
   PairingCode: object({
-    code: { ...str, description: 'Typed into the phone app.' },
+    code: { ...str, description: "Typed into the phone app (the SMSGate app's Private Token)." },
     expires_at: ts,
     id: { ...id, description: 'Polled at GET /v1/devices/pairing-codes/{id}.' },
-    pair_url: { ...str, description: 'Deep link for a QR code.' },
+    pair_url: { ...str, description: 'phonegateway://pair?code=…&server=…, read by the simulator (npm run phone -- --pair-url).' },
+    smsgate_api_url: {
+      ...str,
+      description: "The SMSGate Android app's API URL for this service: <PUBLIC_URL>/compat/smsgate/api/mobile/v1.",
+    },
   }),
   PairingCodeStatus: object({
     consumed: { ...bool, description: 'True once a phone has paired with the code.' },

@@ -91,7 +91,13 @@ function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null>
 }
 
 export interface Stack {
+  /** PUBLIC_URL, where the browser opens the dashboard. */
   base: string;
+  /**
+   * The same server under another name (DASHBOARD_URL, so signed-in requests pass the Origin check):
+   * a page opened here shows what the server builds from PUBLIC_URL apart from the browser's address.
+   */
+  otherOrigin: string;
   smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   output(): string;
   stop(): Promise<void>;
@@ -114,6 +120,7 @@ export async function startStack(label: string, env: Record<string, string> = {}
   const port = await freePort();
   // The browser opens this exact origin, so cookie-authenticated requests pass the Origin check.
   const base = `http://127.0.0.1:${port}`;
+  const otherOrigin = `http://localhost:${port}`;
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
     cwd: root,
@@ -125,6 +132,7 @@ export async function startStack(label: string, env: Record<string, string> = {}
       NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
       PORT: String(port),
       PUBLIC_URL: base,
+      DASHBOARD_URL: otherOrigin,
       DATA_DIR: dataDir,
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       TEMPORAL_DEV_PORT: String(await freePort()),
@@ -162,5 +170,5 @@ export async function startStack(label: string, env: Record<string, string> = {}
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { base, smtp, output: () => output, stop };
+  return { base, otherOrigin, smtp, output: () => output, stop };
 }

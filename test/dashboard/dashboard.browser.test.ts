@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedPhone } from '../../tools/phone/phone';
+import { createFakeApp } from '../compat/smsgate/fake-app';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
@@ -17,6 +18,8 @@ import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stac
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(root, 'docs')
   : path.join(root, '.test-data', 'dashboard-shots');
+// Screenshots to look at while working on a screen, never written to docs/.
+const CHECK_SHOTS = path.join(root, '.test-data', 'dashboard-shots');
 const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/api-keys', '/account'];
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
@@ -33,8 +36,11 @@ describe('the dashboard in a real browser', () => {
   let password = PASSWORD;
 
   const contexts: BrowserContext[] = [];
-  async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, baseURL: stack.base });
+  async function newPage(
+    viewport = { width: 1280, height: 900 },
+    options: { baseURL?: string; permissions?: string[] } = {},
+  ): Promise<Page> {
+    const context = await browser.newContext({ viewport, baseURL: stack.base, ...options });
     contexts.push(context);
     consoleErrors.push(watchConsole(context));
     return context.newPage();
@@ -47,6 +53,19 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await shown(page.getByRole('heading', { name: 'Overview' }));
     return page;
+  }
+  /** Sign up from the sign-in screen and verify with the code the local SMTP server received. */
+  async function signUp(page: Page, address: string) {
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await shown(page.getByRole('heading', { name: 'Create your account' }));
+    await page.getByLabel('Email').fill(address);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await shown(page.getByRole('heading', { name: 'Verify your email' }));
+    const code = await stack.smtp.codeFor(address, 15_000);
+    await page.getByLabel('Verification code').fill(code);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await shown(page.getByRole('heading', { name: 'Overview' }));
   }
   const go = async (page: Page, href: string, heading: string) => {
     await page.goto(href);
@@ -62,6 +81,7 @@ describe('the dashboard in a real browser', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
+    mkdirSync(CHECK_SHOTS, { recursive: true });
     receiver = await startReceiver();
     // Business plan: room for a second phone (make default, unpair) and webhooks beside the journey's.
     stack = await startStack('dashboard', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
@@ -81,18 +101,7 @@ describe('the dashboard in a real browser', () => {
     await page.goto('/');
     // Signed out, every screen leads to sign-in.
     await shown(page.getByRole('heading', { name: 'Sign in' }));
-    await page.getByRole('link', { name: 'Sign up' }).click();
-    await shown(page.getByRole('heading', { name: 'Create your account' }));
-    await page.getByLabel('Email').fill(email);
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-
-    // Verify with the code the local SMTP server received.
-    await shown(page.getByRole('heading', { name: 'Verify your email' }));
-    const code = await stack.smtp.codeFor(email, 15_000);
-    await page.getByLabel('Verification code').fill(code);
-    await page.getByRole('button', { name: 'Verify' }).click();
-    await shown(page.getByRole('heading', { name: 'Overview' }));
+    await signUp(page, email);
     await shown(page.getByText('Nothing sent yet'));
 
     // An API key, shown once, that works against the API.
@@ -112,9 +121,9 @@ describe('the dashboard in a real browser', () => {
     await nav(page, 'Phones');
     await shown(page.getByText('No phones yet'));
     await page.getByRole('button', { name: 'Create a pairing code' }).click();
-    await shown(page.getByRole('img', { name: /QR code for pairing code/ }));
+    await shown(page.getByTestId('pairing-code'));
     const pairingCode = (await page.getByTestId('pairing-code').textContent())!.trim();
-    expect(await page.getByRole('timer').textContent()).toMatch(/Expires in (9|10):\d\d/);
+    expect(await page.getByRole('timer').textContent()).toMatch(/expires in (9|10):\d\d/);
     phone = new SimulatedPhone({
       server: stack.base,
       code: pairingCode,
@@ -198,6 +207,87 @@ describe('the dashboard in a real browser', () => {
     await shown(page.getByRole('heading', { name: 'Sign in' }));
     expect(await page.evaluate(() => fetch('/v1/auth/me').then((r) => r.status))).toBe(401);
   }, 240_000);
+
+  it('pairs the SMSGate app with the API URL and Private Token the Phones page shows', async () => {
+    // Opened under another name than PUBLIC_URL: the URL shown must come from the server's configuration.
+    const page = await newPage(undefined, {
+      baseURL: stack.otherOrigin,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    await page.goto('/');
+    await shown(page.getByRole('heading', { name: 'Sign in' }));
+    await signUp(page, uniqueEmail('dash-smsgate'));
+    await nav(page, 'Phones');
+    await page.getByRole('button', { name: 'Create a pairing code' }).click();
+    const steps = page.getByTestId('pairing-steps');
+    await shown(steps);
+
+    // The app's words in the app's order: where to get it, its Cloud server screen and the fields there
+    // (cloud_server_preferences.xml), then the home screen's switch, button and first-start dialog.
+    const said = (await steps.textContent())!;
+    const order = [
+      'SMSGate',
+      'SETTINGS → Cloud server…',
+      'API URL',
+      'Private Token',
+      'Notification channel: SSE Only',
+      'Home',
+      'Cloud server',
+      'Offline',
+      'Sign Up',
+      'Continue',
+    ];
+    let from = 0;
+    for (const words of order) {
+      const at = said.indexOf(words, from);
+      expect({ words, found: at >= 0 }).toEqual({ words, found: true });
+      from = at + words.length;
+    }
+    expect(await steps.getByRole('link', { name: 'app’s releases' }).getAttribute('href')).toBe(
+      'https://github.com/capcom6/android-sms-gateway/releases',
+    );
+
+    // What a person copies off the page.
+    const apiUrl = (await page.getByTestId('smsgate-api-url').textContent())!;
+    const code = (await page.getByTestId('pairing-code').textContent())!;
+    expect(apiUrl).toBe(`${stack.base}/compat/smsgate/api/mobile/v1`);
+    expect(code).toMatch(/^[A-Z0-9]{8}$/);
+    // A phone cannot reach this test's PUBLIC_URL, and the card says why.
+    expect(await page.getByTestId('unreachable').textContent()).toContain(
+      '127.0.0.1 is this computer, not the phone, and the app connects only over https',
+    );
+
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-1280.png'), fullPage: true });
+
+    // Each copy button puts exactly its value on the clipboard.
+    await page.getByRole('button', { name: 'Copy API URL' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiUrl);
+    await page.getByRole('button', { name: 'Copy Private Token' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(code);
+    // On a phone-sized screen the long URL wraps instead of pushing the page sideways.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+    const box = (await page.getByTestId('smsgate-api-url').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-375.png'), fullPage: true });
+
+    // The app registers as it does with these two fields (Sign Up with the Private Token as Bearer).
+    const app = createFakeApp({ apiUrl });
+    expect((await app.register(code)).status).toBe(201);
+    await shown(page.getByTestId('paired'), 20_000);
+    expect(await page.getByTestId('paired').textContent()).toContain(`${app.name} is paired and online`);
+    const card = page.getByRole('region', { name: app.name });
+    await shown(card.getByText('online'));
+    expect(await card.textContent()).toContain('T-Mobile');
+    // The app's long "<manufacturer>/<product>" name and the badges beside it still fit.
+    for (const badge of ['default', 'online']) {
+      const edge = (await card.getByText(badge, { exact: true }).boundingBox())!;
+      expect({ badge, right: edge.x + edge.width <= 375 }).toEqual({ badge, right: true });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-paired-375.png'), fullPage: true });
+  }, 120_000);
 
   it('passes an axe check on every screen and fits a 375 px wide phone', async () => {
     const page = await signedIn({ width: 375, height: 812 });

@@ -18,18 +18,20 @@ describe('pairing phones', () => {
   const pair = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     app.fetch('/v1/device/pair', json('POST', body, headers));
 
-  it('issues a single-use 8-character code with a deep link, valid 10 minutes', async () => {
+  it('issues a single-use 8-character code with a deep link and the SMSGate app URL, valid 10 minutes', async () => {
     const { key } = await accountWithKey(app);
     const res = await app.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key }));
     expect(res.status).toBe(201);
     const body = await readJson(res);
-    expect(Object.keys(body).sort()).toEqual(['code', 'expires_at', 'id', 'pair_url']);
+    expect(Object.keys(body).sort()).toEqual(['code', 'expires_at', 'id', 'pair_url', 'smsgate_api_url']);
     expect(body.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/);
     expect(new Date(body.expires_at).getTime()).toBe(clock.now().getTime() + 10 * MINUTE);
     const url = new URL(body.pair_url);
     expect(url.protocol).toBe('phonegateway:');
     expect(url.searchParams.get('code')).toBe(body.code);
     expect(url.searchParams.get('server')).toBe('https://sms.example.test');
+    // What the SMSGate app's Cloud server screen takes as its API URL: built from PUBLIC_URL.
+    expect(body.smsgate_api_url).toBe('https://sms.example.test/compat/smsgate/api/mobile/v1');
 
     const status = await app.fetch(`/v1/devices/pairing-codes/${body.id}`, { headers: { 'x-api-key': key } });
     expect(await readJson(status)).toEqual({ consumed: false, device: null, expires_at: body.expires_at });

@@ -123,22 +123,27 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
     }
   });
 
-  it('lets the simulator fetch as soon as it is told, without polling', async () => {
-    const { key } = await sender(a);
+  /** A simulator paired with `key`, listening on b, with an hour between polls: only the live channel brings work in the test's time. */
+  async function listeningSimulator(key: string, lines: string[] = []): Promise<SimulatedPhone> {
     const { code } = await readJson(
       await a.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })),
     );
-    const lines: string[] = [];
     const simulated = new SimulatedPhone({
       server: b.url,
       code,
-      // An hour between polls: only the live channel can bring the work in the test's time.
       pollSeconds: 3600,
       sentAfterMs: 0,
       deliveredAfterMs: 0,
       log: (line) => lines.push(line),
     });
     await simulated.start();
+    return simulated;
+  }
+
+  it('lets the simulator fetch as soon as it is told, without polling', async () => {
+    const { key } = await sender(a);
+    const lines: string[] = [];
+    const simulated = await listeningSimulator(key, lines);
     try {
       await expect.poll(() => simulated.live).toBe(true);
       const sent = await readJson(
@@ -159,6 +164,35 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
       await simulated.stop();
     }
     expect(lines.some((line) => line.startsWith('live channel open'))).toBe(true);
+  });
+
+  it('tells the simulator of the rest of a send larger than one fetch as soon as it has reported a page', async () => {
+    const account = await registerAccount(a, { verified: true, plan: 'business' });
+    const key = await createKey(a, account);
+    // A minute between the live channel's safety polls: the next page within the test's time comes
+    // from being told.
+    const simulated = await listeningSimulator(key);
+    try {
+      await expect.poll(() => simulated.live).toBe(true);
+      const to = Array.from({ length: 250 }, (_, i) => `+1415557${String(i).padStart(4, '0')}`);
+      const { batch } = await readJson(
+        await a.fetch(
+          '/v1/messages',
+          json('POST', { body: 'Pages', to, device_id: simulated.deviceId }, { 'x-api-key': key }),
+        ),
+      );
+      // Three fetches, each as soon as the page before was reported: seconds, not the minutes of
+      // three safety polls.
+      await expect
+        .poll(
+          async () =>
+            (await readJson(await a.fetch(`/v1/batches/${batch.id}`, { headers: { 'x-api-key': key } }))).batch,
+          { timeout: 30_000 },
+        )
+        .toMatchObject({ status: 'completed', delivered_count: 250 });
+    } finally {
+      await simulated.stop();
+    }
   });
 
   it('holds news of work outside a phone’s send window and tells it when the window opens', async () => {

@@ -18,6 +18,8 @@ describe('SMS segment count', () => {
     ['ж'.repeat(135), 'ucs2', 3],
     ['😀'.repeat(35), 'ucs2', 1], // each emoji is two UTF-16 units
     ['😀'.repeat(36), 'ucs2', 2],
+    ['a\u00a0b', 'ucs2', 1], // a no-break space is not in GSM 03.38: phones send the text as UCS-2
+    ['a\u001bb', 'ucs2', 1], // nor is the escape code itself a character of the text
   ])('%#: counts %j', (text, encoding, segments) => {
     expect(countSegments(text)).toEqual({ encoding, segments });
   });

@@ -60,7 +60,7 @@ describe('the documented resources', () => {
       OutboxRow: outboxRowView(entity()),
       OptOut: optOutView(entity()),
       Device: deviceView(entity()),
-      PairingCode: pairingCodeCreatedView(entity(), 'code', 'url'),
+      PairingCode: pairingCodeCreatedView(entity(), 'code', 'url', 'https://x/compat/smsgate/api/mobile/v1'),
       PairingCodeStatus: pairingCodeStatusView(entity(), entity()),
       Webhook: webhookView(entity()),
       Delivery: deliveryView(entity()),

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../lib/logger';
@@ -17,9 +18,12 @@ import {
   registerBody,
   smsReceivedPayload,
   updateBody,
+  usableSims,
   webhookEnvelope,
+  type SimCard,
 } from './smsgate.schemas';
-import { createSmsGateService } from './smsgate.service';
+import { smsgateRepository } from './smsgate.repository';
+import { createSmsGateService, type ReceivedText } from './smsgate.service';
 import { deviceView, pendingMessageView, settingsView, webhookView } from './smsgate.views';
 
 /** Where the compat feature lives; the app's "API URL" is `<PUBLIC_URL>${MOBILE_API}`. */
@@ -31,6 +35,34 @@ export interface SmsGateRoutesDeps {
   orm: MikroORM;
   logger: Logger;
   config: { publicUrl: string };
+}
+
+/** The app's webhook calls carry an MMS's pictures inline (mms:downloaded, base64 in the JSON). */
+export const WEBHOOK_BODY_LIMIT = '10mb';
+const WEBHOOK_CALL = new RegExp(`^${SMSGATE_PREFIX}/webhooks/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`, 'i');
+
+/**
+ * Before the body parser and the routers: an API URL typed with a trailing slash makes the app call
+ * `…/v1//device` (GatewayApi.kt builds "$baseUrl/device"), so runs of slashes under the compat prefix
+ * are one; and a paired phone's signed webhook call may be up to WEBHOOK_BODY_LIMIT, the
+ * signature still checked over the raw body by the route. Anything else keeps the app-wide limit.
+ */
+export function smsgateRequests({
+  orm,
+  parserOptions,
+}: {
+  orm: MikroORM;
+  parserOptions: Omit<NonNullable<Parameters<typeof bodyParser>[0]>, 'jsonLimit'>;
+}): Middleware {
+  const large = bodyParser({ ...parserOptions, jsonLimit: WEBHOOK_BODY_LIMIT });
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(SMSGATE_PREFIX)) return next();
+    if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
+    const call = ctx.method === 'POST' ? WEBHOOK_CALL.exec(ctx.path) : null;
+    const signed = /^[0-9a-f]{64}$/i.test(ctx.get('X-Signature')) && /^\d{1,12}$/.test(ctx.get('X-Timestamp'));
+    if (call && signed && (await smsgateRepository.keyOfPaired(orm.em.fork(), call[1]))) return large(ctx, next);
+    return next();
+  };
 }
 
 const notSupported = (message: string) => new ApiError(501, 'not_supported', message);
@@ -49,6 +81,19 @@ const theirStatuses: Middleware = async (ctx, next) => {
     throw error;
   }
 };
+
+/** The SIMs a phone reported that a send can select; the others are logged and left out. */
+function simsOf(ctx: Context, cards: SimCard[] | null | undefined): SimCard[] {
+  const { usable, dropped } = usableSims(cards);
+  if (dropped.length > 0) {
+    const log = (ctx.state as { log?: Logger }).log;
+    log?.warn(
+      { dropped: dropped.map((card) => ({ slotIndex: card.slotIndex, simNumber: card.simNumber })) },
+      'smsgate: SIMs without a usable slot left out of the phone’s SIMs',
+    );
+  }
+  return usable;
+}
 
 function phoneOf(ctx: Context) {
   const caller = callerOf(ctx);
@@ -69,7 +114,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, phoneChannel } = services;
+  const { auth, devices, phoneChannel, clock, metrics } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
@@ -94,7 +139,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const { body } = await validate(ctx, { body: registerBody });
     try {
       const { device, token } = await smsgate.register(
-        { code: scheme[2], name: body.name, simCards: body.simCards, userAgent: ctx.get('User-Agent') },
+        { code: scheme[2], name: body.name, simCards: simsOf(ctx, body.simCards), userAgent: ctx.get('User-Agent') },
         ctx.ip,
       );
       ctx.status = 201;
@@ -130,7 +175,8 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
 
   router.patch('/api/mobile/v1/device', auth.device(), async (ctx) => {
     const { body } = await validate(ctx, { body: updateBody });
-    await smsgate.update(phoneOf(ctx), { id: body.id, simCards: body.simCards, userAgent: ctx.get('User-Agent') });
+    const simCards = body.simCards ? simsOf(ctx, body.simCards) : body.simCards;
+    await smsgate.update(phoneOf(ctx), { id: body.id, simCards, userAgent: ctx.get('User-Agent') });
     ctx.status = 204;
   });
 
@@ -171,16 +217,40 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
 
   router.get('/api/mobile/v1/events', auth.device(), async (ctx) => {
     const phone = phoneOf(ctx);
-    await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
+    let device = await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
     const sse = eventStream(ctx);
+    // An open stream is the phone's contact: with the channel on SSE the app's only other calls are a
+    // pull every 15 minutes (PullMessagesWorker.kt) and pings once restarted. Its keepalives count as
+    // heartbeats, written at most three times per heartbeat interval.
+    let lastContact = clock.now().getTime();
+    const contact = () => {
+      const everyMs = (device.heartbeatIntervalMinutes * 60_000) / 3;
+      if (clock.now().getTime() - lastContact < everyMs) return;
+      lastContact = clock.now().getTime();
+      smsgate.seen(phone).then(
+        (seen) => (device = seen),
+        (error: unknown) => logger.debug({ err: error, deviceId: phone.deviceId }, 'smsgate: stream contact not recorded'),
+      );
+    };
     // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
     // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
+    const tell = (event: string) => sse.write(`event: ${event}\ndata: null\n\n`);
     const unregister = await phoneChannel.open(phone.deviceId, {
-      send: (event) => sse.write(`event: ${THEIR_EVENTS[event]}\ndata: null\n\n`),
-      keepAlive: () => sse.write(':keepalive\n\n'),
+      send: (event) => tell(THEIR_EVENTS[event]),
+      keepAlive: () => {
+        sse.write(':keepalive\n\n');
+        contact();
+      },
       end: () => sse.end(),
     });
     sse.onClose(unregister);
+    // The app's settings and webhooks workers run once at its start, usually before its registration
+    // has finished; finding it unregistered they succeed empty-handed and wait 24 hours (GatewayService.kt
+    // start, SettingsUpdateWorker.kt, WebhooksUpdateWorker.kt). The stream opens once registered
+    // (gateway/EventsReceiver.kt DeviceRegisteredEvent), and the app pulls its messages on opening
+    // (SSEForegroundService.kt onConnected): these two run the other workers at once.
+    tell(THEIR_EVENTS.settings);
+    tell(THEIR_EVENTS.receiving);
     sse.start();
   });
 
@@ -202,8 +272,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
       }
     };
 
-    let text: { messageId: string; sender: string; receivedAt: Date; body: string; simNumber?: number | null } | null =
-      null;
+    let text: ReceivedText | null = null;
     if (envelope.event === 'sms:received') {
       const payload = await payloadOf(smsReceivedPayload);
       const sender = payload.sender || payload.phoneNumber;
@@ -226,9 +295,21 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
       ctx.status = 204;
       return;
     }
-    const { inserted, message } = await smsgate.receive(phone, envelope.event, text);
-    ctx.status = inserted ? 201 : 200;
-    ctx.body = { inserted, message: messageView(message) };
+    try {
+      const { inserted, message } = await smsgate.receive(phone, envelope.event, text);
+      ctx.status = inserted ? 201 : 200;
+      ctx.body = { inserted, message: messageView(message) };
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'receive_disabled')) throw error;
+      // Receiving was turned off after the app last synced its webhooks: the text is not wanted. A
+      // refusal would only be retried 15 times (WebhooksSettings.kt retry_count), then dropped there.
+      metrics.phone.inbound.inc({ result: 'receive_disabled' });
+      logger.info(
+        { deviceId, event: envelope.event },
+        'smsgate: a received text dropped: receiving is turned off for this phone',
+      );
+      ctx.status = 204;
+    }
   });
 
   return router;

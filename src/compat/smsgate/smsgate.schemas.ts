@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { timestamp } from '../../lib/fields';
+import { int } from '../../lib/fields';
 
 // The wire shapes of the SMSGate app's mobile API (github.com/android-sms-gateway/client-go,
 // smsgateway/requests_mobile.go and domain_*.go; the app's GatewayApi.kt), with the bounds their
@@ -25,9 +25,15 @@ const state = () =>
 
 const optionalText = (max: number) => yup.string().max(max).nullable();
 
+/** The SIM slots a phone may have: slotIndex 0..15, simNumber (slot + 1) 1..16. */
+export const MAX_SIM_SLOTS = 16;
+
+// Any whole number is read: Android reports a SIM it cannot place in a slot with slotIndex -1
+// (SubscriptionInfo.getSimSlotIndex, the app's SubscriptionsHelper.kt getActiveSimCards, where
+// simNumber is slotIndex + 1). Such SIMs are dropped, not the registration (usableSims).
 export const simCard = yup.object({
-  slotIndex: yup.number().integer().min(0).max(16).required(),
-  simNumber: yup.number().integer().min(1).max(16).required(),
+  slotIndex: int().required(),
+  simNumber: int().required(),
   phoneNumber: optionalText(128),
   carrierName: optionalText(200),
   iccid: optionalText(64),
@@ -35,6 +41,38 @@ export const simCard = yup.object({
 export type SimCard = yup.InferType<typeof simCard>;
 
 const simCards = () => yup.array(simCard).max(16);
+
+/** The SIMs a send can select (their slot in range); the others, to be logged. */
+export function usableSims(cards: SimCard[] | null | undefined): { usable: SimCard[]; dropped: SimCard[] } {
+  const usable: SimCard[] = [];
+  const dropped: SimCard[] = [];
+  for (const card of cards ?? []) {
+    const inRange =
+      card.slotIndex >= 0 && card.slotIndex < MAX_SIM_SLOTS && card.simNumber >= 1 && card.simNumber <= MAX_SIM_SLOTS;
+    (inRange ? usable : dropped).push(card);
+  }
+  return { usable, dropped };
+}
+
+/**
+ * A time the app wrote with Gson (the app's extensions/GsonBuilder.kt): `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`
+ * on Android 7 and later (`Z` or `±HH:MM`); on Android 5–6 the pattern is built from the zone's raw
+ * offset: `…SSSZ` (RFC 822, `+0000`) at UTC, `+05:30` east of it, and `+-5:00` or `+-3:-30` west of
+ * it, which no parser reads (and whose clock time follows summer time while the offset does not).
+ * Null when it is not a time we can trust: the caller uses its own.
+ */
+export function phoneTime(raw: unknown): Date | null {
+  if (raw instanceof Date) return isNaN(raw.getTime()) ? null : raw;
+  if (typeof raw !== 'string') return null;
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2})$/.exec(raw);
+  if (!match) return null;
+  const zone = match[2] === 'Z' ? 'Z' : `${match[2].slice(0, 3)}:${match[2].slice(-2)}`;
+  const at = new Date(`${match[1]}${zone}`);
+  return isNaN(at.getTime()) ? null : at;
+}
+
+/** A phone's time as sent (kept as text: an unreadable one still names the same event on a retry). */
+const phoneTimeText = () => yup.string().max(64);
 
 /** POST /device (MobileRegisterRequest). */
 export const registerBody = yup.object({
@@ -55,22 +93,21 @@ export const pendingQuery = yup.object({
   order: yup.string().oneOf(['lifo', 'fifo'], '${path} must be lifo or fifo').default('lifo'),
 });
 
+/**
+ * The state history `{state: time}`: each time as phoneTime reads it, null for one it cannot (the
+ * report then uses the server's time rather than being refused).
+ */
 const stateHistory = yup
-  .mixed<Record<string, Date>>()
+  .mixed<Record<string, Date | null>>()
   .default({})
   .transform((value: unknown) => {
     if (value === null || value === undefined) return {};
     if (typeof value !== 'object' || Array.isArray(value)) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, at]) => [key, typeof at === 'string' ? new Date(at) : at]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, at]) => [key, phoneTime(at)]));
   })
   .test('states', '${path} must map states to timestamps', (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-    return Object.entries(value).every(
-      ([key, at]) =>
-        (PROCESSING_STATES as readonly string[]).includes(key) && at instanceof Date && !isNaN(at.getTime()),
-    );
+    return Object.keys(value).every((key) => (PROCESSING_STATES as readonly string[]).includes(key));
   });
 
 /** PATCH /message (MobilePatchMessageRequest: an array of MobilePatchMessageItem). */
@@ -112,7 +149,7 @@ export const smsReceivedPayload = yup.object({
   sender: yup.string().trim().max(64).nullable(),
   simNumber: yup.number().integer().min(0).max(16).nullable(),
   message: yup.string().max(10_000).required(),
-  receivedAt: timestamp().required(),
+  receivedAt: phoneTimeText().required(),
 });
 
 /** mms:downloaded (client-go MmsDownloadedPayload; the app's MmsDownloadedPayload.kt): only its text is kept. */
@@ -123,7 +160,7 @@ export const mmsDownloadedPayload = yup.object({
   simNumber: yup.number().integer().min(0).max(16).nullable(),
   subject: yup.string().max(1000).nullable(),
   body: yup.string().max(10_000).nullable(),
-  receivedAt: timestamp().required(),
+  receivedAt: phoneTimeText().required(),
 });
 
 /** system:ping (the app's webhooks EventsReceiver: `{health: HealthResponse}`). */

@@ -8,7 +8,7 @@ import { randomToken, safeEqual } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
 import type { OutcomesService, Report } from '../../messages/outcomes.service';
 import type { PhoneMessagesService } from '../../messages/phone-messages.service';
-import type { PatchMessagesBody, ProcessingState, SimCard } from './smsgate.schemas';
+import { phoneTime, type PatchMessagesBody, type ProcessingState, type SimCard } from './smsgate.schemas';
 import { smsgateRepository } from './smsgate.repository';
 import { simsFromCards } from './smsgate.views';
 
@@ -23,6 +23,15 @@ export interface SmsGateDeps {
   phoneMessages: PhoneMessagesService;
   outcomes: OutcomesService;
   secretBox: SecretBox;
+}
+
+/** A text the app forwarded (sms:received, or the text of mms:downloaded), its time as the app wrote it. */
+export interface ReceivedText {
+  messageId: string;
+  sender: string;
+  receivedAt: string;
+  body: string;
+  simNumber?: number | null;
 }
 
 export interface Phone {
@@ -131,12 +140,13 @@ export function createSmsGateService(deps: SmsGateDeps) {
         if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(item.id)) continue;
         const recipient = item.recipients[0];
         const state: ProcessingState = recipient?.state ?? item.state;
-        const history = item.states as Record<string, Date>;
+        // A time the phone wrote unreadably (phoneTime) is null: the report keeps our time instead.
+        const history = item.states as Record<string, Date | null>;
         const at = (key: ProcessingState) => history[key] ?? clock.now();
         if (state === 'Sent') {
           reports.push({ id: item.id, status: 'sent', at: at('Sent') });
         } else if (state === 'Delivered') {
-          if (history.Sent) reports.push({ id: item.id, status: 'sent', at: history.Sent });
+          if ('Sent' in history) reports.push({ id: item.id, status: 'sent', at: at('Sent') });
           reports.push({ id: item.id, status: 'delivered', at: at('Delivered') });
         } else if (state === 'Failed' || state === 'Cancelled') {
           const error = recipient?.error ?? (state === 'Cancelled' ? 'Cancelled on the phone.' : null);
@@ -175,21 +185,19 @@ export function createSmsGateService(deps: SmsGateDeps) {
     /**
      * A received text through our inbound path. The app repeats a webhook until it is answered, and
      * re-sends old texts on an export; its messageId is a hash of sender, date, SIM and text, so the
-     * fingerprint is built from it and the fields themselves.
+     * fingerprint is built from it and the fields themselves. A receive time it wrote unreadably
+     * (phoneTime) becomes ours, and the fingerprint keeps its text, the same on every retry.
      */
-    async receive(
-      phone: Phone,
-      event: string,
-      input: { messageId: string; sender: string; receivedAt: Date; body: string; simNumber?: number | null },
-    ) {
+    async receive(phone: Phone, event: string, input: ReceivedText) {
+      const read = phoneTime(input.receivedAt);
       const fingerprint =
         'smsgate:' +
         createHash('sha256')
-          .update([event, input.messageId, input.sender, input.receivedAt.toISOString(), input.body].join('\n'))
+          .update([event, input.messageId, input.sender, read?.toISOString() ?? input.receivedAt, input.body].join('\n'))
           .digest('hex');
       const result = await deps.phoneMessages.inbound(phone.deviceId, {
         body: input.body,
-        receivedAt: input.receivedAt,
+        receivedAt: read ?? clock.now(),
         sender: input.sender,
         fingerprint,
         simSubscriptionId: input.simNumber ?? null,

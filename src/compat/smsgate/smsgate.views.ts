@@ -80,8 +80,10 @@ export const settingsView = (device: Device, signingKey: string) => {
   const longest = device.sendDelaySeconds + (device.sendDelayJitterSeconds ?? 0);
   return {
     messages: {
-      // null turns the pause off.
-      send_interval_min: longest > 0 ? device.sendDelaySeconds : null,
+      // No pause is a max of null. The min is never null: the app stores it as a number that
+      // defaults to 0 and compares the imported value with that (MessagesSettings.kt import), so a
+      // null would be a change on every fetch, each asking the person to restart the app.
+      send_interval_min: longest > 0 ? device.sendDelaySeconds : 0,
       send_interval_max: longest > 0 ? longest : null,
       // A send naming no SIM goes out on the phone's default one (our clear_preferred_sim).
       sim_selection_mode: 'OSDefault',

@@ -18,8 +18,8 @@ export function gson(value: unknown): string {
 const USER_AGENT = `me.capcom.smsgateway/${APP_VERSION}`;
 
 /**
- * extensions/GsonBuilder.kt: every date the app sends is `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in the phone's
- * time zone; the fake uses a +03:00 phone so our parsing of offsets is exercised.
+ * extensions/GsonBuilder.kt on Android 7 and later: every date the app sends is
+ * `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in the phone's time zone; a +03:00 phone unless told (gsonDateOn).
  */
 export function gsonDate(date: Date, offsetMinutes = 180): string {
   const local = new Date(date.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 23);
@@ -199,6 +199,7 @@ export function createFakeApp(options: {
       });
       const events: StreamEvent[] = [];
       const comments: string[] = [];
+      const listeners: (() => void)[] = [];
       let ended = false;
       const reading = (async () => {
         if (!res.ok || !res.body) return;
@@ -220,6 +221,7 @@ export function createFakeApp(options: {
               }
               if (type !== null || data.length > 0) events.push({ type, data: data.join('\n') });
             }
+            for (const listener of listeners) listener();
           }
         } catch {
           // aborted
@@ -232,6 +234,12 @@ export function createFakeApp(options: {
         events,
         comments,
         ended: () => ended,
+        /** Called after each chunk read (new events or comments). */
+        onData(listener: () => void) {
+          listeners.push(listener);
+        },
+        /** Settles when the stream has ended, however. */
+        done: reading,
         async close() {
           controller.abort();
           await reading;
@@ -278,7 +286,10 @@ export type FakeApp = ReturnType<typeof createFakeApp>;
  * SmsReceived: messageId = InboxMessage.hashCode() as unsigned hex, sender, recipient, simNumber,
  * phoneNumber = sender, message, receivedAt).
  */
-export function smsReceived(input: { sender: string; text: string; receivedAt: Date; simNumber?: number }) {
+export function smsReceived(
+  input: { sender: string; text: string; receivedAt: Date; simNumber?: number },
+  dates: (date: Date) => string = gsonDate,
+) {
   let hash = 0;
   for (const char of `${input.sender}|${input.receivedAt.getTime()}|${input.text}`)
     hash = (Math.imul(31, hash) + char.charCodeAt(0)) | 0;
@@ -289,7 +300,7 @@ export function smsReceived(input: { sender: string; text: string; receivedAt: D
     simNumber: input.simNumber ?? 1,
     phoneNumber: input.sender,
     message: input.text,
-    receivedAt: gsonDate(input.receivedAt),
+    receivedAt: dates(input.receivedAt),
   };
 }
 
@@ -331,11 +342,54 @@ export function statePatch(
   state: 'Processed' | 'Sent' | 'Delivered' | 'Failed',
   history: Partial<Record<'Pending' | 'Processed' | 'Sent' | 'Delivered' | 'Failed', Date>>,
   error: string | null = null,
+  dates: (date: Date) => string = gsonDate,
 ): MessagePatch {
   return {
     id: message.id,
     state,
     recipients: message.phoneNumbers.map((phoneNumber) => ({ phoneNumber, state, error })),
-    states: Object.fromEntries(Object.entries(history).map(([key, at]) => [key, gsonDate(at!)])),
+    states: Object.fromEntries(Object.entries(history).map(([key, at]) => [key, dates(at!)])),
   };
+}
+
+/** The phone's Android version and time zone, as Gson's date format depends on both. */
+export interface Android {
+  /** Build.VERSION.SDK_INT: the app supports 21 (Android 5.0) and later (app/build.gradle minSdk). */
+  sdk: number;
+  /** TimeZone.getDefault().rawOffset, in minutes. */
+  rawOffsetMinutes: number;
+  /** Summer time in effect now, in minutes (0 outside it). */
+  dstMinutes?: number;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * extensions/GsonBuilder.kt setDateFormatISO8601: on Android 7+ (SDK 24) `…SSSXXX`, the true offset;
+ * on Android 5–6 a pattern built from the zone's raw offset: `…SSSZ` when it is 0 (SimpleDateFormat's
+ * RFC 822 zone, `+0000`, or `+0100` in British summer time), else `"+" + hours.padStart(2, '0') + ":" +
+ * minutes.padStart(2, '0')` written as literal text, so west of UTC `+-5:00` (and `+-3:-30` in
+ * Newfoundland). The clock time is the zone's, summer time included, whatever the suffix says.
+ */
+export function gsonDateOn(date: Date, android: Android): string {
+  const dst = android.dstMinutes ?? 0;
+  const offset = android.rawOffsetMinutes + dst;
+  const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, 23);
+  const sign = (minutes: number) => (minutes >= 0 ? '+' : '-');
+  if (android.sdk >= 24) {
+    const abs = Math.abs(offset);
+    return `${local}${offset === 0 ? 'Z' : `${sign(offset)}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`}`;
+  }
+  if (android.rawOffsetMinutes === 0) {
+    return `${local}${sign(offset)}${pad(Math.floor(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`;
+  }
+  const raw = android.rawOffsetMinutes * 60_000;
+  // Kotlin's Int `/` and `%` truncate toward zero, as JavaScript's Math.trunc and `%` do.
+  const hours = Math.trunc(raw / 3_600_000)
+    .toString()
+    .padStart(2, '0');
+  const minutes = Math.trunc((raw % 3_600_000) / 60_000)
+    .toString()
+    .padStart(2, '0');
+  return `${local}+${hours}:${minutes}`;
 }

@@ -5,8 +5,8 @@ import { createKey, json, registerAccount } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import { eventsOf, updateDeviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
-import { freePort } from '../../support/net';
-import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
+import type { WorkflowStack } from '../../support/temporal';
+import { MOBILE_API, registeredApp, startSmsGateStack, tenant } from './helpers';
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
@@ -30,8 +30,6 @@ import {
 //   wire   = android-sms-gateway/client-go@9b599876 (smsgateway/…)
 //   server = android-sms-gateway/server@22074dda (internal/sms-gateway/…)
 
-const MOBILE_API = '/compat/smsgate/api/mobile/v1';
-
 describe('the SMSGate app as a phone', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
@@ -39,16 +37,7 @@ describe('the SMSGate app as a phone', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    // PUBLIC_URL is the app's own address: the webhook URLs handed to the phone must reach it.
-    const port = await freePort();
-    stack = await startWorkflowStack({
-      port,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        TEMPORAL_TASK_QUEUE: 'smsgate-test',
-      },
-    });
+    stack = await startSmsGateStack('smsgate-test', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     ({ env, app } = stack);
     receiver = await startReceiver();
   });
@@ -61,14 +50,6 @@ describe('the SMSGate app as a phone', () => {
     app.clock.set(new Date(await env.currentTimeMs()));
   }
 
-  async function tenant() {
-    const account = await registerAccount(app, { verified: true, plan: 'pro' });
-    const key = await createKey(app, account);
-    const call = (method: string, path: string, body?: unknown) =>
-      app.fetch(path, json(method, body, { 'x-api-key': key }));
-    return { account, key, call };
-  }
-
   const phoneApp = () =>
     createFakeApp({
       apiUrl: `${app.url}${MOBILE_API}`,
@@ -76,16 +57,7 @@ describe('the SMSGate app as a phone', () => {
       via: { 'X-Forwarded-For': app.clientIp },
     });
 
-  /** Registers the fake app with a fresh pairing code as its private token and loads its settings. */
-  async function paired(key: string): Promise<FakeApp> {
-    const phone = phoneApp();
-    const { code } = await createPairingCode(app, key);
-    const res = await phone.register(code);
-    expect(res.status).toBe(201);
-    phone.state.registration = await readJson(res);
-    expect((await phone.getSettings()).status).toBe(200);
-    return phone;
-  }
+  const paired = (key: string) => registeredApp(app, key);
 
   const webhooksOf = async (phone: FakeApp) =>
     (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
@@ -99,7 +71,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('pairs with a code, heartbeats, sends, reports Processed → Sent → Delivered, and forwards a text once', async () => {
     await syncClock();
-    const { account, key, call } = await tenant();
+    const { account, key, call } = await tenant(app);
     const hook = await readJson(
       await call('POST', '/v1/webhooks', {
         url: receiver.url,
@@ -155,7 +127,9 @@ describe('the SMSGate app as a phone', () => {
     const settings = await readJson(await phone.getSettings());
     expect(settings).toEqual({
       messages: {
-        send_interval_min: null,
+        // No pause: max null; min 0, the value the app stores by default (MessagesSettings.kt), so
+        // importing it is no change.
+        send_interval_min: 0,
         send_interval_max: null,
         sim_selection_mode: 'OSDefault',
         processing_order: 'FIFO',
@@ -332,11 +306,14 @@ describe('the SMSGate app as a phone', () => {
 
   it('tells the phone of settings and receiving changes on its stream, and maps them into its settings', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     const id = phone.state.registration!.id;
     const stream = await phone.openEvents();
     expect(stream.res.status).toBe(200);
+    // On opening, both workers are told to run (see app-behaviour.test.ts for why).
+    const count = (type: string) => stream.events.filter((e) => e.type === type).length;
+    await expect.poll(() => stream.events.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
 
     // wire domain_upstream.go PushSettingsUpdated → app SettingsUpdateWorker.kt reloads /settings.
     await call('PATCH', `/v1/devices/${id}`, {
@@ -344,7 +321,7 @@ describe('the SMSGate app as a phone', () => {
       send_delay_jitter_seconds: 3,
       heartbeat_interval_minutes: 5,
     });
-    await expect.poll(() => stream.events.map((e) => e.type)).toContain('SettingsUpdated');
+    await expect.poll(() => count('SettingsUpdated')).toBe(2);
     const settings = await readJson(await phone.getSettings());
     // The pause and its jitter: the app draws each pause within [min, max].
     expect(settings.messages).toMatchObject({ send_interval_min: 7, send_interval_max: 10 });
@@ -352,15 +329,24 @@ describe('the SMSGate app as a phone', () => {
 
     // wire PushWebhooksUpdated → app WebhooksUpdateWorker.kt: receiving off drops the text webhooks.
     await call('PATCH', `/v1/devices/${id}`, { receive_enabled: false });
-    await expect.poll(() => stream.events.map((e) => e.type)).toContain('WebhooksUpdated');
+    await expect.poll(() => count('WebhooksUpdated')).toBe(2);
     expect((await webhooksOf(phone)).map((h) => h.event)).toEqual(['system:ping']);
-    // A text still sent from a stale list is refused, as our inbound path refuses it.
+    // A text still sent from a stale list is answered 2xx and dropped: a refusal would be retried 15
+    // times by the app (WebhookQueueProcessorWorker.kt, WebhooksSettings.kt retry_count) for nothing.
+    const dropped = async () =>
+      (await app.services.metrics.phone.inbound.get()).values.find((v) => v.labels.result === 'receive_disabled')
+        ?.value ?? 0;
+    const droppedBefore = await dropped();
     const late = await phone.sendWebhook(
       { id: 'phone-gateway-sms-received', url: `${app.url}/compat/smsgate/webhooks/${id}`, event: 'sms:received' },
       smsReceived({ sender: '+15551230100', text: 'off', receivedAt: app.clock.now() }),
     );
-    expect(late.status).toBe(403);
-    expect((await readJson(late)).code).toBe('receive_disabled');
+    expect(late.status).toBe(204);
+    expect(await dropped()).toBe(droppedBefore + 1);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .execute("select count(*)::int as n from messages where device_id = ? and direction = 'inbound'", [id]);
+    expect(n).toBe(0);
 
     // Unpairing on our side ends the stream (the app reconnects and is refused).
     expect((await call('DELETE', `/v1/devices/${id}`)).status).toBe(204);
@@ -371,7 +357,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('maps Failed with the error, and a Delivered that skipped Sent', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     const { batch } = await readJson(
       await call('POST', '/v1/messages', { body: 'Two', to: ['+14155550191', '+14155550192'] }),
@@ -397,7 +383,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('hands out a message in LIFO order when asked, and its SIM as the app selects it', async () => {
     await syncClock();
-    const { key, call } = await tenant();
+    const { key, call } = await tenant(app);
     const phone = await paired(key);
     // server handlers/messages/params.go: order lifo (default) or fifo, anything else 400.
     expect((await phone.getMessages('sideways' as 'fifo')).status).toBe(400);
@@ -413,7 +399,7 @@ describe('the SMSGate app as a phone', () => {
 
   it('keeps the text of a downloaded MMS (not its attachments) and ignores events it never listed', async () => {
     await syncClock();
-    const { key } = await tenant();
+    const { key } = await tenant(app);
     const phone = await paired(key);
     const id = phone.state.registration!.id;
     const mms = await hookFor(phone, 'mms:downloaded');
@@ -464,7 +450,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('hears of a send and a settings change at once through the database’s notification', async () => {
       await syncClock();
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       // No poll within the test's time: only a notification can bring the news.
@@ -499,7 +485,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('finds the news by polling when nothing notifies, and keeps the stream alive', async () => {
       await syncClock();
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       const hub = createPhoneChannel({
@@ -554,7 +540,7 @@ describe('the SMSGate app as a phone', () => {
     // a `message` too, and the app reads no error body: its client fails on any non-2xx
     // (GatewayApi.kt `expectSuccess = true`), so the status codes below are what it acts on.
     it('refuses a wrong or used code, logins and their own sign-in codes with clear errors', async () => {
-      const { key } = await tenant();
+      const { key } = await tenant(app);
       const phone = phoneApp();
       // server handlers/mobile.go: a refused private token fails keyauth → 401 (postDevice docs: 401).
       const wrong = await phone.register('ZZZZZZZZ');
@@ -597,7 +583,7 @@ describe('the SMSGate app as a phone', () => {
     });
 
     it('refuses the token of an unpaired phone, and answers GET /device without a device', async () => {
-      const { key, call } = await tenant();
+      const { key, call } = await tenant(app);
       const phone = await paired(key);
       const id = phone.state.registration!.id;
       // server handlers/mobile.go getDevice: MobileDeviceResponse{device, externalIp}.
@@ -632,12 +618,12 @@ describe('the SMSGate app as a phone', () => {
 
     it('leaves another account’s message alone when a phone patches its id', async () => {
       await syncClock();
-      const owner = await tenant();
+      const owner = await tenant(app);
       const ownerPhone = await paired(owner.key);
       const { message_ids } = await readJson(
         await owner.call('POST', '/v1/messages', { body: 'Mine', to: ['+14155550195'] }),
       );
-      const intruder = await paired((await tenant()).key);
+      const intruder = await paired((await tenant(app)).key);
       const foreign: PendingMessage = { id: message_ids[0], phoneNumbers: ['+14155550195'] };
       const t = app.clock.now();
       // server handlers/messages/mobile.go patch: ErrMessageNotFound is skipped and the answer is 204.
@@ -653,7 +639,7 @@ describe('the SMSGate app as a phone', () => {
 
     it('refuses a webhook call with a bad signature, a stale timestamp or another phone’s id, and a foreign device update', async () => {
       await syncClock();
-      const { key } = await tenant();
+      const { key } = await tenant(app);
       const phone = await paired(key);
       const other = await paired(key);
       const hook = await hookFor(phone, 'sms:received');

@@ -1,4 +1,5 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { CopyValueButton } from './copy-value';
 
 /** A secret the API returns only once: shown in full with a copy button and a warning. */
 export function ShownOnce({ label, value, onDone }: { label: string; value: string; onDone?: () => void }) {
@@ -15,13 +16,7 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
           {value}
         </Code>
         <Group>
-          <CopyButton value={value}>
-            {({ copied, copy }) => (
-              <Button size="xs" onClick={copy} color={copied ? 'teal' : undefined}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyValueButton label={label} value={value} />
           {onDone && (
             <Button size="xs" variant="default" onClick={onDone}>
               Done

@@ -1,13 +1,37 @@
-import { Alert, Button, Card, Code, Group, Stack, Text } from '@mantine/core';
-import QRCode from 'qrcode';
-import { useEffect, useState } from 'react';
+import { Alert, Anchor, Button, Card, Code, Group, List, Stack, Text } from '@mantine/core';
+import { useEffect, useState, type ReactNode } from 'react';
 import { api, ok, type Schemas } from '../api/client';
+import { CopyValue } from '../components/copy-value';
 import { FormError } from '../components/states';
 
-/** A pairing code as a QR code of its pair_url plus the typed code, polled until a phone uses it. */
+const APP_RELEASES = 'https://github.com/capcom6/android-sms-gateway/releases';
+
+/**
+ * Why a phone could not use this API URL, if it cannot: the app's release build allows plain http only
+ * to 127.0.0.1 on the phone itself (its network_security_config.xml), and localhost is this computer.
+ */
+function unreachableBecause(apiUrl: string): string | null {
+  const url = new URL(apiUrl);
+  const reasons: string[] = [];
+  if (/^(localhost|127\.|\[::1\]$)/.test(url.hostname)) reasons.push(`${url.hostname} is this computer, not the phone`);
+  if (url.protocol !== 'https:') reasons.push('the app connects only over https');
+  return reasons.length ? reasons.join(', and ') : null;
+}
+
+/** A word as the app shows it on its screens. */
+const Ui = ({ children }: { children: ReactNode }) => (
+  <Text span inherit fw={700}>
+    {children}
+  </Text>
+);
+
+/**
+ * A pairing code and what to type into the SMSGate Android app, in the app's words and order (its
+ * res/xml/cloud_server_preferences.xml, res/values/strings.xml and the home screen's first-start
+ * dialog), polled until a phone uses it.
+ */
 export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): void }) {
   const [pairing, setPairing] = useState<Schemas['PairingCode'] | null>(null);
-  const [svg, setSvg] = useState('');
   const [paired, setPaired] = useState<Schemas['Device'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -18,9 +42,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
     setError(null);
     setPaired(null);
     try {
-      const code = await ok(api.POST('/v1/devices/pairing-codes'));
-      setSvg(await QRCode.toString(code.pair_url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }));
-      setPairing(code);
+      setPairing(await ok(api.POST('/v1/devices/pairing-codes')));
       setNow(Date.now());
     } catch (e) {
       setError(e);
@@ -52,16 +74,18 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
 
   const left = pairing ? Math.max(0, Math.ceil((new Date(pairing.expires_at).getTime() - now) / 1000)) : 0;
   const countdown = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+  const unreachable = pairing ? unreachableBecause(pairing.smsgate_api_url) : null;
 
   return (
-    <Card withBorder>
+    <Card withBorder data-testid="pairing-card">
       <Stack>
         <Text fw={600} component="h2">
           Pair a phone
         </Text>
         {!pairing && (
           <Text size="sm" c="dimmed">
-            Open the phone app, choose “Pair”, and scan the QR code or type the code shown here.
+            Phones send through the SMSGate Android app (SMS Gateway for Android). Create a code: this card then
+            shows what to type into the app, step by step.
           </Text>
         )}
         {pairing && paired && (
@@ -70,26 +94,59 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
           </Alert>
         )}
         {pairing && !paired && !expired && (
-          <Group align="flex-start" wrap="wrap">
-            <div
-              role="img"
-              aria-label={`QR code for pairing code ${pairing.code}`}
-              style={{ width: 180, height: 180, background: 'white' }}
-              dangerouslySetInnerHTML={{ __html: svg }}
-            />
-            <Stack gap={4}>
-              <Text size="sm">Code</Text>
-              <Code fz="xl" fw={700} data-testid="pairing-code">
-                {pairing.code}
-              </Code>
-              <Text size="sm" role="timer" aria-live="off">
-                Expires in {countdown}
-              </Text>
+          <List type="ordered" spacing="md" size="sm" data-testid="pairing-steps">
+            <List.Item>
+              Install <Ui>SMSGate</Ui> (SMS Gateway for Android, Android 5 or newer) on the phone:{' '}
+              <Code>app-release.apk</Code> from the{' '}
+              <Anchor inherit href={APP_RELEASES} target="_blank" rel="noreferrer">
+                app’s releases
+              </Anchor>
+              .
+            </List.Item>
+            <List.Item>
+              <Stack gap="xs">
+                <Text size="sm">
+                  In the app, open <Ui>SETTINGS</Ui> → <Ui>Cloud server…</Ui> and set:
+                </Text>
+                <Text size="sm">
+                  <Ui>API URL</Ui> (replace the address that is there)
+                </Text>
+                <CopyValue label="API URL" value={pairing.smsgate_api_url} testId="smsgate-api-url" />
+                {unreachable && (
+                  <Alert color="orange" p="xs" data-testid="unreachable">
+                    A phone cannot use this address: {unreachable}. Start the service with PUBLIC_URL set to an https
+                    address the phone reaches (a tunnel will do: see “Use a real Android phone” in the README).
+                  </Alert>
+                )}
+                <Text size="sm">
+                  <Ui>Private Token</Ui>: this pairing code, good for one phone,{' '}
+                  <Text span size="sm" role="timer" aria-live="off">
+                    expires in {countdown}
+                  </Text>
+                </Text>
+                <CopyValue label="Private Token" value={pairing.code} testId="pairing-code" />
+                <Text size="sm">
+                  <Ui>Notification channel</Ui>: <Ui>SSE Only</Ui> (with Auto the app waits for pushes this service cannot send)
+                </Text>
+              </Stack>
+            </List.Item>
+            <List.Item>
+              On <Ui>Home</Ui>, switch on <Ui>Cloud server</Ui> and tap <Ui>Offline</Ui>. In the dialog keep{' '}
+              <Ui>Sign Up</Ui>, tap <Ui>Continue</Ui> and allow the SMS permissions. If the app was already{' '}
+              <Ui>Online</Ui>, tap it to stop and start it again: the app reads these settings when it starts.
+            </List.Item>
+            <List.Item>
               <Text size="sm" c="dimmed" role="status">
-                Waiting for a phone…
+                Waiting for the phone… it appears here when it pairs.
               </Text>
-            </Stack>
-          </Group>
+            </List.Item>
+          </List>
+        )}
+        {pairing && !paired && !expired && (
+          <Text size="xs" c="dimmed" data-testid="simulator">
+            No phone at hand? The simulator pairs with the same code:{' '}
+            <Code style={{ wordBreak: 'break-all' }}>npm run phone -- --pair-url &apos;{pairing.pair_url}&apos;</Code>
+          </Text>
         )}
         {pairing && !paired && expired && (
           <Alert color="orange" role="status">

@@ -77,8 +77,9 @@ export function Phones() {
                 return (
                   <Card withBorder key={d.id} data-testid="device" aria-label={d.name} component="section">
                     <Stack gap="xs">
-                      <Group justify="space-between" wrap="nowrap">
-                        <Text fw={600} component="h2" size="lg">
+                      {/* Wraps: the SMSGate app names a phone "<manufacturer>/<product>", often longer than a small screen. */}
+                      <Group justify="space-between" wrap="wrap" gap="xs">
+                        <Text fw={600} component="h2" size="lg" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                           {d.name}
                         </Text>
                         <Group gap={4}>

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPairingCode } from '../../devices/helpers';
+import type { TestApp } from '../../support/app';
+import { deviceRow } from '../../support/factories';
+import { readJson } from '../../support/http';
+import { createAppTime, type AppTime } from './app-time';
+import { createSmsGateApp, type AppOptions, type SmsGateApp } from './app-behaviour';
+import type { WorkflowStack } from '../../support/temporal';
+import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
+
+// The SMSGate app as it behaves (app-behaviour.ts: its workers, settings import, pulls, stream and
+// pacing, each from the app's source) against the compat routes, on app time.
+
+const MINUTE = 60_000;
+
+describe('the SMSGate app’s behaviour against the compat routes', () => {
+  let stack: WorkflowStack;
+  let app: TestApp;
+  const running: SmsGateApp[] = [];
+
+  beforeAll(async () => {
+    // Keepalives often in real time: each counts at the app time it arrives.
+    stack = await startSmsGateStack('smsgate-behaviour-test', { PHONE_EVENTS_HEARTBEAT: '200ms' });
+    app = stack.app;
+  });
+  afterAll(async () => {
+    for (const phone of running) await phone.stop();
+    await stack?.close();
+  });
+
+  /** App time starting at the server's now; the server's clock follows it. */
+  async function appTime(): Promise<AppTime> {
+    app.clock.set(new Date(await stack.env.currentTimeMs()));
+    return createAppTime({ start: app.clock.now(), onMove: (to) => app.clock.set(to) });
+  }
+
+  /** The app as a person sets it up: the API URL the dashboard shows, a pairing code, SSE only. */
+  async function installed(key: string, overrides: Partial<AppOptions> = {}) {
+    const time = await appTime();
+    const { code } = await createPairingCode(app, key);
+    const phone = createSmsGateApp({
+      time,
+      serverUrl: `${app.config.publicUrl}${MOBILE_API}`,
+      privateToken: code,
+      via: { 'X-Forwarded-For': app.clientIp },
+      ...overrides,
+    });
+    running.push(phone);
+    return { phone, time };
+  }
+
+  it('imports its settings and webhooks at once after signing up, and asks for one restart only', async () => {
+    const { key } = await tenant(app);
+    const { phone, time } = await installed(key);
+    phone.start();
+    // GatewayService.kt start: the settings and webhooks workers ran before the registration came
+    // back, found no registration, and will not run again for 24 hours by themselves.
+    await time.runUntil(() => phone.registration() !== null, { within: MINUTE, what: 'registration' });
+    const earlyRuns = phone.work.runs.filter((r) => r.name !== 'RegistrationWorker' && r.at === phone.work.runs[0].at);
+    expect(earlyRuns.map((r) => r.name).sort()).toEqual([
+      'PullMessagesWorker',
+      'SettingsUpdateWorker',
+      'WebhooksUpdateWorker',
+    ]);
+
+    // The stream opens and says SettingsUpdated and WebhooksUpdated: both are imported in seconds.
+    await time.runUntil(() => phone.webhooks().length > 0 && phone.settings.ping.intervalSeconds !== null, {
+      within: MINUTE,
+      what: 'settings and webhooks imported',
+    });
+    expect(phone.seen.streamEvents.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
+    expect(phone.webhooks().map((h) => h.event)).toEqual(['sms:received', 'mms:downloaded', 'system:ping']);
+    expect(phone.settings.messages.processingOrder).toBe('FIFO');
+    expect(phone.settings.messages.sendIntervalRange).toBeNull();
+    // The first import is a change (the ping interval, the key): the app asks for a restart, once.
+    expect(phone.settings.restartNotices()).toBe(1);
+
+    // A restart (as asked) imports the same settings again: no change, no second request to restart
+    // (MessagesSettings.kt compares send_interval_min with its stored 0).
+    await phone.restart();
+    await time.runUntil(() => phone.stream.open() && phone.seen.streamOpens.length === 2, {
+      within: MINUTE,
+      what: 'the stream open again',
+    });
+    await time.runFor(10_000);
+    expect(phone.settings.restartNotices()).toBe(1);
+    // The ping, off until the restart, now runs with the imported interval.
+    expect(phone.settings.ping.intervalSeconds).toBe(15 * 60);
+  });
+
+  it('counts an open stream’s keepalives as contact, a few writes per heartbeat interval', async () => {
+    const { key } = await tenant(app);
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    const id = phone.registration()!.id;
+    const opened = (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime();
+
+    // Six minutes of app time without a pull (the next is at 15): a keepalive after five is contact.
+    await time.runFor(6 * MINUTE);
+    const keepalives = phone.seen.keepalives.length;
+    await expect.poll(() => phone.seen.keepalives.length).toBeGreaterThan(keepalives);
+    await expect.poll(async () => (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBe(time.now());
+    expect(phone.seen.pulls.filter((at) => at > opened)).toEqual([]);
+
+    // Throttled: more keepalives within the next five minutes write nothing.
+    const written = time.now();
+    await time.runFor(MINUTE);
+    const more = phone.seen.keepalives.length;
+    await expect.poll(() => phone.seen.keepalives.length).toBeGreaterThan(more + 2);
+    expect((await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBe(written);
+  });
+
+  it('forwards a text once when receiving was turned off behind its back, instead of retrying it', async () => {
+    const { key, call } = await tenant(app);
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.webhooks().length === 3, { within: MINUTE, what: 'the webhooks synced' });
+    const id = phone.registration()!.id;
+    // The stream is down (the phone does not hear WebhooksUpdated) when receiving is turned off.
+    await phone.stream.disconnect();
+    expect((await call('PATCH', `/v1/devices/${id}`, { receive_enabled: false })).status).toBe(200);
+    phone.receiveSms({ sender: '+15551230170', text: 'Nobody wants this' });
+    // WebhookQueueProcessorWorker.kt retries a non-2xx answer 5 s × 2^(n-1) later, 15 times: a
+    // refusal would keep it busy for more than a day. A 2xx ends it.
+    await time.runFor(2 * 3_600_000);
+    expect(phone.seen.webhookCalls.map((c) => c.status)).toEqual([204]);
+  });
+
+  it('reconnects its stream 5 s apart five times, then 30 s, then a minute (SSEManager.kt)', async () => {
+    const { key, call } = await tenant(app);
+    const { phone, time } = await installed(key);
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    // Unpaired: the stream ends and every reconnection is refused (401), so the schedule shows.
+    expect((await call('DELETE', `/v1/devices/${phone.registration()!.id}`)).status).toBe(204);
+    await time.runUntil(() => !phone.stream.open(), { within: MINUTE, what: 'the stream ended' });
+    await time.runFor(10 * MINUTE);
+    // After the first connection, each reconnection: the first 5 s after the end, then these gaps.
+    const attempts = phone.seen.streamAttempts.slice(1, 13);
+    const gaps = attempts.slice(1).map((at, i) => (at - attempts[i]) / 1000);
+    expect(gaps).toEqual([5, 5, 5, 5, 30, 30, 30, 30, 30, 60, 60]);
+  });
+
+  it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
+    const { key, call } = await tenant(app, 'business');
+    const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    const id = phone.registration()!.id;
+    // A one-second pause between texts (send_interval_min = max = 1).
+    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1 })).status).toBe(200);
+    await time.runUntil(() => phone.settings.messages.sendIntervalRange !== null, {
+      within: MINUTE,
+      what: 'the send interval imported',
+    });
+
+    const to = Array.from({ length: 250 }, (_, i) => `+1415555${String(1000 + i).padStart(4, '0')}`);
+    const accepted = await call('POST', '/v1/messages', { body: 'Big send', to });
+    expect(accepted.status).toBe(202);
+    const { batch } = await readJson(accepted);
+    const start = time.now();
+    // 250 texts at one a second: a little over four minutes, never a quarter-hour wait for a pull.
+    await time.runUntil(() => phone.seen.sent.length === 250, { within: 10 * MINUTE, what: 'all 250 texts sent' });
+    const took = time.now() - start;
+    expect(took).toBeGreaterThanOrEqual(249_000);
+    expect(took).toBeLessThan(5 * MINUTE);
+    // Three fetches of a full page or less, each right after the last report of the one before.
+    expect(phone.seen.pulled.filter((n) => n > 0)).toEqual([100, 100, 50]);
+    await time.runFor(5_000);
+    await expect
+      .poll(async () => (await readJson(await call('GET', `/v1/batches/${batch.id}`))).batch.sent_count)
+      .toBe(250);
+  });
+});
