@@ -152,9 +152,8 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       (await withKey(api2, 'POST', '/v1/webhooks', { url: receiver!.url, events: ['message.failed'] })).status,
     ).toBe(201);
 
-    // One phone on each api process. They poll rather than keep the live channel: on it a phone
-    // fetches when told, and it is told of new sends only, so with more than a page (100) queued it
-    // would wait for its one-minute safety poll between pages.
+    // One phone on each api process, on its live channel: told of the sends that came through the
+    // other api process, and of the rest of a send once it has reported a page.
     for (const [i, base] of [api1, api2].entries()) {
       const pairing = await withKey(base, 'POST', '/v1/devices/pairing-codes');
       expect(pairing.status).toBe(201);
@@ -162,7 +161,6 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
         server: base,
         code: ((await pairing.json()) as { code: string }).code,
         label: `phone ${i + 1}`,
-        live: false,
         pollSeconds: 0.5,
         sentAfterMs: 100,
         deliveredAfterMs: 500,
@@ -226,7 +224,8 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
     );
     mark('temporal-2 and worker-1 running again');
 
-    // Every message final: delivered or failed, its batch completed.
+    // Every message final: delivered or failed, its batch completed; the phones told so all along.
+    expect(phones.map((phone) => phone.live)).toEqual([true, true]);
     const batches = async () =>
       ((await (await withKey(api1, 'GET', '/v1/batches?limit=100')).json()) as { data: Array<Record<string, unknown>> })
         .data;
