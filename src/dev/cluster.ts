@@ -14,7 +14,7 @@ import { loadConfigOrExit } from '../config';
 import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedPostgres } from '../db/embedded';
 import { asError, describeFailure } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
-import { dieWithParent, PortInUseError, portIsFree } from '../lib/processes';
+import { dieWithParent, keepOutput, PortInUseError, portIsFree } from '../lib/processes';
 import { projectRoot } from '../lib/root';
 import { onShutdown } from '../lib/shutdown';
 import { supervise, type Supervised } from './supervise';
@@ -98,30 +98,20 @@ function startCompiled(
 ): ServiceProcess & { exitedEarly: Promise<never> } {
   const [command, args] = dieWithParent(process.execPath, [file], 'SIGKILL');
   const child = spawn(command, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (!line.trim()) continue;
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      onLine?.(name, line);
-    }
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const output = keepOutput(child, onLine && ((line) => onLine(name, line)));
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`could not run node: ${error.message}`));
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
   });
   const exitedEarly = exited.then((how) =>
-    Promise.reject(new Error(`${name} exited (${how}):\n${lines.slice(-20).join('\n')}`)),
+    Promise.reject(new Error(`${name} exited (${how}):\n${output().split('\n').slice(-20).join('\n')}`)),
   );
   // Handled here too: once its start is judged, an exit is the supervisor's to handle.
   exitedEarly.catch(() => undefined);
   return {
     name,
     pid: child.pid,
-    output: () => lines.join('\n'),
+    output,
     exited,
     exitedEarly,
     async stop() {

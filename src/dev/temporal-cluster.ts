@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import type { Logger } from '../lib/logger';
-import { dieWithParent } from '../lib/processes';
+import { dieWithParent, keepOutput } from '../lib/processes';
 import { projectRoot } from '../lib/root';
 import { installScript, temporalServerPaths, temporalUiPath } from '../../temporal/paths';
 
@@ -160,16 +160,11 @@ export async function startTemporalNode(options: {
     },
   });
   let stopping = false;
-  const log = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (!line.trim()) continue;
-      // What it says while shutting down (closed connections, stopped services) is expected noise.
-      if (stopping) logger.debug({ temporal: name, line }, 'temporal server');
-      else logger.warn({ temporal: name, line }, 'temporal server');
-    }
-  };
-  child.stdout?.on('data', log);
-  child.stderr?.on('data', log);
+  keepOutput(child, (line) => {
+    // What it says while shutting down (closed connections, stopped services) is expected noise.
+    if (stopping) logger.debug({ temporal: name, line }, 'temporal server');
+    else logger.warn({ temporal: name, line }, 'temporal server');
+  });
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`could not run the Temporal server: ${error.message}`));
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
