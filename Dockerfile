@@ -1,32 +1,29 @@
-# One image for both process kinds: `npm run api` (default) and `npm run worker` (compose overrides).
+# One image for both process kinds: the api (default) and the worker (`node dist/src/worker.js`,
+# compose overrides the command). `npm run migrate` is `node dist/src/db/migrate.js`.
 
-# The dashboard (web/) is built with the dev dependencies, then only its static files are kept.
-FROM node:20-bookworm-slim AS dashboard
+# The build: TypeScript to dist/, both workflow bundles into dist/workflow-bundles (where the compiled
+# worker looks), the dashboard's static files into web/dist. Needs the dev dependencies.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY temporal ./temporal
 COPY web ./web
-RUN npm run build:web
+RUN npm run build
 
+# What runs: the production dependencies and the build, nothing else (no TypeScript, no tsx). The
+# bundles' manifests name files by path, so /app is the folder in both stages.
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-COPY tsconfig.json ./
-COPY src ./src
-COPY workflows ./workflows
-COPY activities ./activities
-COPY temporal ./temporal
-# Both workflow bundles, cached where the worker looks (temporal/bundle-cache.ts): it runs as `node`,
-# which cannot write there, and would otherwise build one in a child process at every start.
-RUN node --import tsx temporal/bundle-cli.ts && node --import tsx temporal/bundle-cli.ts --traces
-COPY --from=dashboard /app/web/dist ./web/dist
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 USER node
 EXPOSE 3000
-CMD ["npm", "run", "api"]
+CMD ["node", "dist/src/main.js"]

@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The cluster test runs on its own, on the compiled build: `npm run test:cluster` (test/cluster).
+    exclude: [...configDefaults.exclude, 'test/cluster/**'],
     // One Postgres, one migration run and one workflow bundle for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

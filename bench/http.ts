@@ -23,8 +23,10 @@ export interface HttpClient {
   close(): void;
 }
 
-export function httpClient(base: string, sockets = 16): HttpClient {
-  const url = new URL(base);
+/** With several bases (the api processes of a cluster), requests go to each in turn. */
+export function httpClient(base: string | string[], sockets = 16): HttpClient {
+  const urls = [base].flat().map((b) => new URL(b));
+  let turn = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
 
   function request(
@@ -40,6 +42,7 @@ export function httpClient(base: string, sockets = 16): HttpClient {
     }
     return new Promise((resolve, reject) => {
       const started = performance.now();
+      const url = urls[turn++ % urls.length];
       const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

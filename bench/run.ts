@@ -25,8 +25,10 @@ if (argv.includes('--help') || argv.includes('-h')) {
   --rounds=N              measured rounds of every figure     BENCH_ROUNDS  (5; quick 2)
   --drain-seconds=N       length of one phone-drain round     BENCH_DRAIN_SECONDS (5; quick 2)
   --throughput-sends=N    sends of 100 per sender per round   BENCH_THROUGHPUT_SENDS (25; quick 10)
-  --stack=split|start     api and worker as two processes (src/main.ts, src/worker.ts; default), or
-                          one process as under npm start (src/dev/start.ts)    BENCH_STACK`);
+  --stack=split|start|cluster   api and worker as two processes (src/main.ts, src/worker.ts;
+                          default), one process as under npm start (src/dev/start.ts), or the
+                          npm run cluster shape (two Temporal servers, two api and two workers of
+                          the compiled build: npm run build first)    BENCH_STACK`);
   process.exit(0);
 }
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
@@ -42,8 +44,13 @@ const ROUNDS = Math.max(1, setting('rounds', 'BENCH_ROUNDS', 5, 2));
 const DRAIN_SECONDS = setting('drain-seconds', 'BENCH_DRAIN_SECONDS', 5, 2);
 const THROUGHPUT_SENDS = Math.max(1, setting('throughput-sends', 'BENCH_THROUGHPUT_SENDS', 25, 10));
 const LAYOUT = (flag('stack') ?? process.env.BENCH_STACK ?? 'split') as Layout;
-if (LAYOUT !== 'split' && LAYOUT !== 'start') throw new Error('--stack must be split or start');
+if (!['split', 'start', 'cluster'].includes(LAYOUT)) throw new Error('--stack must be split, start or cluster');
 const KEYS = 40;
+const LAYOUTS: Record<Layout, string> = {
+  split: 'api and worker as two processes (--stack=start for the npm start layout)',
+  start: 'api and worker in one process, as under npm start',
+  cluster: 'the npm run cluster shape: two Temporal servers, two api and two worker processes of the compiled build',
+};
 
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 const started = Date.now();
@@ -129,7 +136,7 @@ async function main() {
     env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
   });
   const apiComponent = service.components[0];
-  const http = httpClient(service.base, 16);
+  const http = httpClient(service.bases, 16);
   onCleanup('close the http agent', () => http.close());
   console.log(`stack up: ${service.base}, ${components.map((c) => `${c.name} pid ${c.root()}`).join(', ')}`);
 
@@ -818,9 +825,7 @@ function printTable() {
     console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
     if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
-  console.log(
-    `\nthe run took ${elapsed()}; ${LAYOUT === 'split' ? 'api and worker as two processes (--stack=start for the npm start layout)' : 'api and worker in one process, as under npm start'}`,
-  );
+  console.log(`\nthe run took ${elapsed()}; ${LAYOUTS[LAYOUT]}`);
 }
 
 runMain(main, 'bench');

@@ -1,7 +1,9 @@
 // The stack under test, started the way an operator would: embedded Postgres in a temp folder, the
 // Temporal dev server, `npm run migrate`, then the api and the worker as their own processes
 // (`src/main.ts`, `src/worker.ts`), or both in one process (`src/dev/start.ts`, the `npm start`
-// layout) with --stack=start. Everything is stopped and deleted on exit, error, Ctrl-C or SIGTERM.
+// layout) with --stack=start, or with --stack=cluster the production shape of `npm run cluster`
+// (src/dev/cluster.ts: two Temporal servers on the same Postgres, two api and two worker processes
+// of the compiled build). Everything is stopped and deleted on exit, error, Ctrl-C or SIGTERM.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,11 @@ import { Client, Connection } from '@temporalio/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import type { Logger } from '../src/lib/logger';
 import { temporalCliPath } from '../temporal/paths';
-import { freePort } from '../test/support/net';
+import { temporalCacheDir } from '../src/config';
+import { startCluster } from '../src/dev/cluster';
+import { nodePorts, portsForNodes } from '../src/dev/temporal-cluster';
+import { createLogger } from '../src/lib/logger';
+import { freePort, freePortRun } from '../test/support/net';
 import {
   apiReady,
   baseEnv,
@@ -248,7 +254,7 @@ export async function startTemporal() {
 // ---------------------------------------------------------------------------------------------
 // The service's own processes.
 
-export type Layout = 'split' | 'start';
+export type Layout = 'split' | 'start' | 'cluster';
 
 /** `npm run migrate` against the bench database. */
 export async function migrate(databaseUrl: string): Promise<void> {
@@ -324,6 +330,19 @@ export async function startBenchStack(options: {
   // An idle connection cut by a stopping Postgres is expected on the way out, not a crash.
   db.on('error', () => {});
   onCleanup('close the bench pool', () => db.end());
+  if (options.layout === 'cluster') {
+    await migrate(postgres.url);
+    await insertBenchPlan(db);
+    await options.prepare?.(db);
+    const smtp = await startSmtpServer();
+    onCleanup('stop the SMTP server', () => smtp.close());
+    const { temporal, service, components } = await startClusterService(postgres.url, {
+      DEFAULT_PLAN: 'bench',
+      SMTP_URL: smtp.url,
+      ...options.env,
+    });
+    return { postgres, db, temporal, smtp, service, components: [postgres.component, ...components] };
+  }
   const temporal = await startTemporal();
   await migrate(postgres.url);
   await insertBenchPlan(db);
@@ -339,5 +358,58 @@ export async function startBenchStack(options: {
     nodeArgs: options.nodeArgs,
   });
   const components: Component[] = [postgres.component, temporal.component, ...service.components];
-  return { postgres, db, temporal, smtp, service, components };
+  return { postgres, db, temporal, smtp, service: { ...service, bases: [service.base] }, components };
+}
+
+/**
+ * The cluster of `npm run cluster` on the bench's Postgres (src/dev/cluster.ts; the compiled build,
+ * `npm run build` first): two Temporal servers behind one address, two api and two worker processes.
+ * The bench's requests go to both api processes in turn.
+ */
+async function startClusterService(databaseUrl: string, env: Record<string, string>) {
+  const run = await freePortRun(portsForNodes(2));
+  const apiPorts = [await freePort(), await freePort()];
+  const cluster = await startCluster({
+    dataDir: tempDir('bench-cluster-'),
+    databaseUrl,
+    cacheDir: temporalCacheDir(),
+    postgresPort: 0,
+    temporalPort: await freePort(),
+    nodes: nodePorts(run, 2),
+    apiPorts,
+    workers: 2,
+    namespace: 'default',
+    env: { ...baseEnv(), METRICS_PORT: 'off', LOG_LEVEL: 'warn', DATA_DIR: tempDir('bench-data-'), ...env },
+    persistent: false,
+    // Restarts and start failures; the servers' own warnings would drown the bench's output.
+    logger: createLogger('error'),
+  });
+  onCleanup('stop the cluster', () => cluster.stop());
+  const connection = await Connection.connect({ address: cluster.temporalAddress });
+  onCleanup('close the Temporal client', () => connection.close());
+  const proc = (name: string, process: () => { pid?: number }) =>
+    ({ name, root: () => process().pid }) satisfies Component;
+  const apis = cluster.apis.map((api, i) => proc(`api-${i + 1}`, () => api.current()));
+  const workers = cluster.workers.map((worker, i) => proc(`worker-${i + 1}`, () => worker.current()));
+  return {
+    temporal: {
+      address: cluster.temporalAddress,
+      client: new Client({ connection, namespace: 'default' }),
+      // The first server's Prometheus listener (temporal/cluster/server.yaml: port base + 5).
+      metricsUrl: `http://127.0.0.1:${run + 5}/metrics`,
+      component: proc('temporal-1', () => cluster.nodes[0].current()),
+    },
+    service: {
+      base: cluster.apis[0].url,
+      bases: cluster.apis.map((api) => api.url),
+      components: [...apis, ...workers],
+      alive: () => true,
+      output: () => '',
+    },
+    components: [
+      ...cluster.nodes.map((node, i) => proc(`temporal-${i + 1}`, () => node.current())),
+      ...apis,
+      ...workers,
+    ],
+  };
 }

@@ -16,15 +16,18 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../src/lib/logger';
-
-const root = path.resolve(__dirname, '..');
+import { compiled, projectRoot as root } from '../src/lib/root';
 
 /**
- * Beside the dependencies the bundle is made of, like other build caches (babel, eslint, vite):
- * it is derived, never state, so it stays out of DATA_DIR (which holds the databases and may be a
- * volume), a fresh `npm ci` starts it clean, and every clone has its own.
+ * From source, beside the dependencies the bundle is made of, like other build caches (babel, eslint,
+ * vite): it is derived, never state, so it stays out of DATA_DIR (which holds the databases and may
+ * be a volume), a fresh `npm ci` starts it clean, and every clone has its own. In the compiled build,
+ * inside dist/: `npm run build` bundles the compiled workflows there, so a worker started from dist/
+ * (an image, where it may not write) loads them as built.
  */
-export const defaultBundleCacheDir = path.join(root, 'node_modules', '.cache', 'phone-gateway', 'workflow-bundles');
+export const defaultBundleCacheDir = compiled
+  ? path.join(root, 'dist', 'workflow-bundles')
+  : path.join(root, 'node_modules', '.cache', 'phone-gateway', 'workflow-bundles');
 
 export interface BundleRequest {
   traces: boolean;
@@ -155,9 +158,8 @@ function pruneOlderBundles(cacheDir: string, traces: boolean, keep: string): voi
  */
 function buildInChild(cacheDir: string, traces: boolean): Promise<{ codePath: string; warnings: string }> {
   // Run as TypeScript through tsx like the rest, or as the compiled JavaScript beside this file.
-  const typescript = path.extname(__filename) === '.ts';
   const cli = path.join(__dirname, `bundle-cli${path.extname(__filename)}`);
-  const args = [...(typescript ? ['--import', 'tsx'] : []), cli, cacheDir, ...(traces ? ['--traces'] : [])];
+  const args = [...(compiled ? [] : ['--import', 'tsx']), cli, cacheDir, ...(traces ? ['--traces'] : [])];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

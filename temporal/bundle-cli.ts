@@ -1,7 +1,8 @@
-// `node --import tsx temporal/bundle-cli.ts [--traces] [<cache folder>]`: builds the workflow bundle,
-// stores it in the cache folder (by default the one the worker looks in) and prints its path. The
-// worker runs it as a child process (temporal/bundle-cache.ts) so that webpack never loads into the
-// worker itself; an image runs it at build time (Dockerfile).
+// `node --import tsx temporal/bundle-cli.ts [--traces] [<cache folder>]` (compiled: `node
+// dist/temporal/bundle-cli.js ...`): builds the workflow bundle, stores it in the cache folder (by
+// default the one the worker looks in) and prints its path. The worker runs it as a child process
+// (temporal/bundle-cache.ts) so that webpack never loads into the worker itself; `npm run build` runs
+// it compiled, so the compiled worker finds both bundles built.
 import { bundleSettings, defaultBundleCacheDir, storeBundle } from './bundle-cache';
 import { bundleWorkflows } from './bundle';
 

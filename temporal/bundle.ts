@@ -1,10 +1,13 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
 
-export const workflowsPath = path.join(__dirname, '..', 'workflows', 'index.ts');
+// .ts from source, .js in the compiled build (dist/): the bundle is made of whichever runs.
+const ext = path.extname(__filename);
+
+export const workflowsPath = path.join(__dirname, '..', 'workflows', `index${ext}`);
 
 /** The workflow interceptors of tracing (temporal/workflow-tracing.ts). */
-export const workflowTracingPath = path.join(__dirname, 'workflow-tracing.ts');
+export const workflowTracingPath = path.join(__dirname, `workflow-tracing${ext}`);
 
 export interface WorkflowBundle extends WorkflowBundleWithSourceMap {
   /**

@@ -1,58 +1,167 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { envSchema, loadConfig } from '../src/config';
 
+// No Docker engine runs here: the file is loaded by the Compose project's own loader (compose-go,
+// tools/compose-check: what `docker compose config` runs), which validates it against the Compose
+// schema, interpolates it with nothing set and checks its consistency; its output, the project as
+// Compose sees it, is then checked against the production shape and the config it feeds.
+
 const root = path.resolve(__dirname, '..');
-// No Docker engine runs here: the file is checked as data against the config it feeds.
-const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<
-    string,
-    {
-      image?: string;
-      build?: string;
-      command?: string[];
-      environment?: Record<string, string>;
-      depends_on?: unknown;
-      restart?: string;
-      healthcheck?: { test: string[] };
-    }
-  >;
-};
+const composeFile = path.join(root, 'docker-compose.yml');
+
+interface Service {
+  image?: string;
+  build?: { context: string };
+  command?: string[] | null;
+  entrypoint?: string[] | null;
+  environment?: Record<string, string | null>;
+  depends_on?: Record<string, { condition: string }>;
+  restart?: string;
+  healthcheck?: { test: string[] };
+  ports?: Array<{ host_ip?: string; target: number; published?: string }>;
+  volumes?: Array<{ type: string; source: string; target: string; read_only?: boolean }>;
+  networks?: Record<string, { aliases?: string[] } | null>;
+}
+
+let checker = '';
+
+/** The loader's output for `file`, or its error. */
+function load(file: string): { project?: { services: Record<string, Service> }; error?: string } {
+  // Only PATH: the file's own defaults are what is checked.
+  const run = spawnSync(checker, [file], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+  if (run.status !== 0) return { error: run.stderr.trim() || `exit ${run.status}` };
+  return { project: JSON.parse(run.stdout) as { services: Record<string, Service> } };
+}
+
+const pinned = (name: string) =>
+  new RegExp(`^${name}=v?(.+)$`, 'm').exec(readFileSync(path.join(root, 'temporal', 'versions.env'), 'utf8'))![1];
 
 describe('docker-compose.yml', () => {
-  it('has the production shape: Postgres, Temporal on it, its UI, api and worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-ui', 'worker']);
-    expect(compose.services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
-    expect(compose.services['temporal-ui'].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(compose.services.api.command).toEqual(['npm', 'run', 'api']);
-    expect(compose.services.worker.command).toEqual(['npm', 'run', 'worker']);
-    expect(existsSync(path.join(root, compose.services.api.build ?? '', 'Dockerfile'))).toBe(true);
+  let services: Record<string, Service>;
+
+  beforeAll(() => {
+    // Built once into the cache (Go, from the module proxy), like the Temporal servers.
+    checker = execFileSync('bash', [path.join(root, 'tools', 'compose-check', 'install.sh')], {
+      encoding: 'utf8',
+    }).trim();
+    const loaded = load(composeFile);
+    expect(loaded.error).toBeUndefined();
+    services = loaded.project!.services;
+  }, 300_000);
+
+  it('is refused by the loader when it is not consistent, as `docker compose config` refuses it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'compose-'));
+    try {
+      const broken = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as { services: Record<string, unknown> };
+      delete broken.services['temporal-schema'];
+      writeFileSync(path.join(dir, 'docker-compose.yml'), stringify(broken));
+      expect(load(path.join(dir, 'docker-compose.yml')).error).toMatch(/temporal-schema/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it.each(['api', 'worker'])('gives %s only variables the config knows, and a valid config', (name) => {
-    const environment = compose.services[name].environment ?? {};
+  it('has the production shape: Postgres, a schema job, two Temporal servers, the UI, migrate, api and worker', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      'api',
+      'migrate',
+      'postgres',
+      'temporal-1',
+      'temporal-2',
+      'temporal-schema',
+      'temporal-ui',
+      'worker',
+    ]);
+    expect(services.api.command).toEqual(['node', 'dist/src/main.js']);
+    expect(services.worker.command).toEqual(['node', 'dist/src/worker.js']);
+    expect(services.migrate.command).toEqual(['node', 'dist/src/db/migrate.js']);
+    for (const name of ['api', 'worker', 'migrate']) expect(services[name].build?.context).toBe(root);
+  });
+
+  it('pins Temporal to the server the repo builds, the UI the CLI embeds, and Postgres to a minor version', () => {
+    const server = pinned('TEMPORAL_SERVER_VERSION');
+    expect(services['temporal-1'].image).toBe(`temporalio/server:${server}`);
+    expect(services['temporal-2'].image).toBe(`temporalio/server:${server}`);
+    // Tagged by minor version only: the same schema and tool as the server's.
+    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${server.split('.').slice(0, 2).join('.')}`);
+    expect(services['temporal-ui'].image).toBe(`temporalio/ui:${pinned('TEMPORAL_UI_VERSION')}`);
+    expect(services.postgres.image).toMatch(/^postgres:\d+\.\d+$/);
+  });
+
+  it('runs the Temporal servers and the schema job on the repository files `npm run cluster` runs', () => {
+    for (const name of ['temporal-1', 'temporal-2', 'temporal-schema']) {
+      expect(services[name].volumes).toContainEqual(
+        expect.objectContaining({ source: path.join(root, 'temporal', 'cluster'), target: '/etc/temporal/cluster' }),
+      );
+    }
+    for (const name of ['temporal-1', 'temporal-2']) {
+      expect(services[name].entrypoint?.join(' ')).toContain(
+        'temporal-server --root /etc/temporal --config cluster --env server',
+      );
+      // Both answer to the name clients use.
+      expect(services[name].networks?.default?.aliases).toEqual(['temporal']);
+    }
+    expect(services['temporal-schema'].entrypoint).toEqual(['sh', '/etc/temporal/cluster/schema.sh']);
+    expect(services['temporal-schema'].restart).toBe('no');
+    expect(services['temporal-1'].depends_on).toEqual({
+      'temporal-schema': expect.objectContaining({ condition: 'service_completed_successfully' }),
+    });
+  });
+
+  it('checks the health of every long-running service, and starts api and worker once their servers are healthy', () => {
+    const longRunning = Object.entries(services).filter(([, service]) => service.restart !== 'no');
+    expect(longRunning.map(([name]) => name).sort()).toEqual([
+      'api',
+      'postgres',
+      'temporal-1',
+      'temporal-2',
+      'temporal-ui',
+      'worker',
+    ]);
+    for (const [name, service] of longRunning) {
+      expect(service.healthcheck?.test[0], name).toBe('CMD-SHELL');
+      expect(service.restart, name).toBe('unless-stopped');
+    }
+    for (const name of ['api', 'worker']) {
+      expect(services[name].depends_on).toEqual({
+        migrate: expect.objectContaining({ condition: 'service_completed_successfully' }),
+        'temporal-1': expect.objectContaining({ condition: 'service_healthy' }),
+        'temporal-2': expect.objectContaining({ condition: 'service_healthy' }),
+      });
+    }
+    expect(services.migrate.depends_on).toEqual({
+      postgres: expect.objectContaining({ condition: 'service_healthy' }),
+    });
+    expect(services.api.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/readyz');
+  });
+
+  it('publishes ports on 127.0.0.1 only', () => {
+    const published = Object.entries(services).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => ({ name, host_ip: port.host_ip, target: port.target })),
+    );
+    expect(published.map((port) => port.name).sort()).toEqual(['api', 'temporal-1', 'temporal-ui']);
+    for (const port of published) expect(port.host_ip, port.name).toBe('127.0.0.1');
+  });
+
+  it.each(['api', 'worker', 'migrate'])('gives %s only variables the config knows, and a valid config', (name) => {
+    const environment = services[name].environment ?? {};
     const known = new Set(Object.keys(envSchema.fields));
     expect(Object.keys(environment).filter((key) => !known.has(key))).toEqual([]);
     expect(environment.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    // Interpolate ${VAR:-default} as compose would with nothing set, then parse it as the process would.
-    const resolved = Object.fromEntries(
-      Object.entries(environment).map(([key, value]) => [key, String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
-    );
-    const config = loadConfig(resolved);
+    // As Compose interpolated it with nothing set, parsed as the process would.
+    const config = loadConfig(Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, v ?? undefined])));
     expect(config.databaseUrl).toContain('phone_gateway');
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
   });
 
-  it('restarts api and worker when they exit, and marks the api healthy when it is ready', () => {
-    expect(compose.services.api.restart).toBe('unless-stopped');
-    expect(compose.services.worker.restart).toBe('unless-stopped');
-    expect(compose.services.api.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/readyz');
-  });
-
-  it('gives api and worker the same environment', () => {
-    expect(compose.services.api.environment).toEqual(compose.services.worker.environment);
+  it('gives api, worker and migrate the same environment', () => {
+    expect(services.api.environment).toEqual(services.worker.environment);
+    expect(services.migrate.environment).toEqual(services.worker.environment);
   });
 });

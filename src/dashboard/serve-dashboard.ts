@@ -3,9 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Middleware } from 'koa';
 import { notFound } from '../http/errors';
+import { projectRoot } from '../lib/root';
 
 /** The dashboard's production build (web/, `npm run build:web`). */
-export const DASHBOARD_DIST = path.resolve(__dirname, '../../web/dist');
+export const DASHBOARD_DIST = path.join(projectRoot, 'web', 'dist');
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -158,4 +158,23 @@ export function dieWithParent(command: string, args: string[], signal: NodeJS.Si
   }
   if (!setprivPath) return [command, args];
   return [setprivPath, ['--pdeathsig', signal.replace(/^SIG/, ''), '--', command, ...args]];
+}
+
+/**
+ * Keeps the last `max` lines a child writes (stdout and stderr, which it must pipe) and hands each to
+ * `onLine`; returns them joined, for the message when it fails.
+ */
+export function keepOutput(child: ChildProcess, onLine?: (line: string) => void, max = 200): () => string {
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      if (lines.length > max) lines.shift();
+      onLine?.(line);
+    }
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => lines.join('\n');
 }

@@ -10,6 +10,14 @@ import { createLogger } from '../../src/lib/logger';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
 import { freePort } from '../support/net';
+import {
+  expectOneDeliveryPerEvent,
+  messageStatuses,
+  observeApi,
+  openDeliveries,
+  textsSent,
+  type Hook,
+} from '../support/observe-api';
 import { startSmtpServer } from '../support/smtp';
 import {
   apiReady,
@@ -39,7 +47,6 @@ const PHONES = 3;
 const TASK_QUEUE = 'phone-gateway';
 // Texts the phones must send between two steps, so every kill lands on traffic in flight.
 const PROGRESS = 25;
-const OPEN = new Set(['queued', 'dispatched']);
 // The webhook takes message.failed, about this share of the messages. Each delivery is a workflow of
 // its own, some 75 ms of the dev server's CPU (measured here): a few hundred fit the time on two
 // shared cores, a thousand or two do not.
@@ -47,56 +54,6 @@ const FAILURE_RATIO = 0.2;
 
 const dataDir = path.join(root, '.test-data', `chaos-${process.pid}`);
 const recipient = (i: number) => `+1415555${String(i).padStart(4, '0')}`;
-
-interface Hook {
-  id: string;
-  event: string;
-  messageId: string;
-  deliveryId: string;
-  /** Test time of the request, in seconds. */
-  at: string;
-  answered?: number;
-}
-
-/**
- * Every request the test and the phones make to the api, seen on the way (global fetch): its status,
- * the messages each outbox fetch handed out (with when that fetch began) and when the service
- * accepted each message's outcome (the report's answer shows it no longer open).
- */
-function observeApi(base: string) {
-  /** Status 0: no answer (refused, reset, timed out). */
-  const seen: Array<{ method: string; path: string; startedAt: number; status: number; error?: string }> = [];
-  const handOuts: Array<{ id: string; requestedAt: number }> = [];
-  const acceptedAt = new Map<string, number>();
-  const real = globalThis.fetch;
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.origin !== base) return real(input, init);
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    const startedAt = Date.now();
-    const res = await real(input, init).catch((error: Error) => {
-      // A phone being stopped aborts its own requests: not the service's doing.
-      if (error.name !== 'AbortError')
-        seen.push({ method, path: url.pathname, startedAt, status: 0, error: `${error.name}: ${error.message}` });
-      throw error;
-    });
-    const answeredAt = Date.now();
-    seen.push({ method, path: url.pathname, startedAt, status: res.status });
-    if (res.ok && method === 'GET' && url.pathname === '/v1/device/outbox') {
-      const body = (await res.clone().json()) as { data: Array<{ id: string }> };
-      for (const row of body.data) handOuts.push({ id: row.id, requestedAt: startedAt });
-    }
-    if (res.ok && method === 'POST' && url.pathname === '/v1/device/messages/status') {
-      const body = (await res.clone().json()) as { data: Array<{ id: string; message?: { status: string } }> };
-      for (const item of body.data) {
-        if (item.message && !OPEN.has(item.message.status) && !acceptedAt.has(item.id))
-          acceptedAt.set(item.id, answeredAt);
-      }
-    }
-    return res;
-  };
-  return { seen, handOuts, acceptedAt, restore: () => (globalThis.fetch = real) };
-}
 
 describe('chaos: kill -9 of the worker, the api, the dev server and Postgres under load', () => {
   const ports = { api: 0, postgres: 0, temporal: 0, ui: 0 };
@@ -389,22 +346,14 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
       .poll(async () => (await batches()).filter(unsettled).length, { timeout: 120_000, interval: 1000 })
       .toBe(0);
     mark('every message delivered or failed');
-    const statuses = new Map<string, string>();
-    for (let cursor: string | undefined = ''; cursor !== undefined;) {
-      const page = (await (
-        await withKey('GET', `/v1/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-      ).json()) as { data: Array<{ id: string; status: string }>; next_cursor?: string };
-      for (const message of page.data) statuses.set(message.id, message.status);
-      cursor = page.next_cursor;
-    }
+    const statuses = await messageStatuses((p) => withKey('GET', p));
     expect(statuses.size).toBe(RECIPIENTS);
     const byStatus = (status: string) => messageIds.filter((id) => statuses.get(id) === status);
     expect(byStatus('delivered').length + byStatus('failed').length).toBe(RECIPIENTS);
     expect((await batches()).length).toBe(batchIds.length);
 
     // No text sent twice: each message went out exactly once, from one phone.
-    const sends = new Map<string, number>();
-    for (const phone of phones) for (const [id, n] of phone.sendCounts) sends.set(id, (sends.get(id) ?? 0) + n);
+    const sends = textsSent(phones);
     expect(sends.size).toBe(RECIPIENTS);
     expect(Math.max(...sends.values())).toBe(1);
 
@@ -423,25 +372,11 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
       .toBe(0);
     mark('every event answered 2xx by the endpoint');
     // And recorded so: an attempt cut by a kill after the endpoint answered is made again.
-    const open = async (status: string) =>
-      ((await (await withKey('GET', `/v1/webhooks/deliveries?status=${status}&limit=1`)).json()) as { data: unknown[] })
-        .data.length;
-    await expect
-      .poll(async () => (await open('pending')) + (await open('retrying')), { timeout: 150_000, interval: 1000 })
-      .toBe(0);
+    await expect.poll(() => openDeliveries((p) => withKey('GET', p)), { timeout: 150_000, interval: 1000 }).toBe(0);
     mark('every delivery recorded delivered');
     expect(delivered().size).toBe(expected.length);
     // One event per (message, event name), and one delivery per event: its retries keep its id.
-    const eventsOf = new Map<string, Set<string>>();
-    const deliveriesOf = new Map<string, Set<string>>();
-    for (const hook of hooks) {
-      const k = `${hook.messageId} ${hook.event}`;
-      eventsOf.set(k, (eventsOf.get(k) ?? new Set()).add(hook.id));
-      deliveriesOf.set(hook.id, (deliveriesOf.get(hook.id) ?? new Set()).add(hook.deliveryId));
-    }
-    expect([...eventsOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
-    expect([...deliveriesOf.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
-    expect(hooks.some((h) => h.answered === 503)).toBe(true);
+    const { deliveriesOf } = expectOneDeliveryPerEvent(hooks);
 
     // Attempt numbers 1..n without gaps, n the delivery's attempt_count, every delivery delivered:
     // the attempt log is storage the API does not list, so it is read from the database.

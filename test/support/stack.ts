@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { dieWithParent } from '../../src/lib/processes';
+import { dieWithParent, keepOutput } from '../../src/lib/processes';
 
 export const root = path.resolve(__dirname, '..', '..');
 
@@ -52,17 +52,7 @@ export function spawnChild(
 ): Child {
   const [file, argv] = dieWithParent(command, args, 'SIGKILL');
   const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (!line.trim()) continue;
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      onLine?.(line);
-    }
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const output = keepOutput(child, onLine);
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`could not run ${command}: ${error.message}`));
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
@@ -70,7 +60,7 @@ export function spawnChild(
   return {
     name,
     process: child,
-    output: () => lines.join('\n'),
+    output,
     exited,
     running: () => child.exitCode === null && child.signalCode === null,
   };
