@@ -136,9 +136,6 @@ describe('a real phone, end to end, through the SMSGate app', () => {
     const drainedIn = time.now() - start;
     expect(drainedIn).toBeGreaterThanOrEqual(999_000);
     expect(drainedIn).toBeLessThan(1_000_000 + 10 * 5_000);
-    process.stdout.write(
-      `MEASURE drained in ${drainedIn} ms; pulls ${JSON.stringify(phone.seen.pulled.slice(pullsBeforeBig))}\n`,
-    );
     expect(phone.seen.pulled.slice(pullsBeforeBig).filter((n) => n > 0)).toEqual(Array(10).fill(100));
     await time.runFor(5_000);
     await expect

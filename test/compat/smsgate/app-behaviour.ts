@@ -76,6 +76,7 @@ export function createSmsGateApp(options: AppOptions) {
   /** What the test looks at: app times of what the app did, and what it was told. */
   const seen = {
     pulls: [] as number[],
+    /** New messages each pull brought (a periodic pull mid-page brings known ones again: not counted). */
     pulled: [] as number[],
     patches: [] as { at: number; status: number }[],
     sent: [] as { id: string; at: number }[],
@@ -146,13 +147,17 @@ export function createSmsGateApp(options: AppOptions) {
     const order = settings.messages.processingOrder === 'FIFO' ? 'fifo' : 'lifo';
     const res = await call((api) => api.getMessages(order));
     const list = (await time.busy(res.json())) as PendingMessage[];
-    seen.pulled.push(list.length);
+    let fresh = 0;
     for (const message of list) {
       if (message.state && message.state !== 'Pending') continue;
       // Already known: its state is sent again (SendStateWorker), it is not sent twice.
       if (messages.has(message.id)) sendState(message.id);
-      else enqueue(message);
+      else {
+        enqueue(message);
+        fresh += 1;
+      }
     }
+    seen.pulled.push(fresh);
   });
 
   // modules/gateway/workers/SettingsUpdateWorker.kt: null settings (not registered) is a success.
