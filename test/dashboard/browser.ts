@@ -79,6 +79,11 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
+/** The dashboard's build in web/dist, made afresh when web/ changed (npm start's prestart step). */
+export function buildDashboard(): void {
+  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], { cwd: root, stdio: 'pipe' });
+}
+
 function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve, reject) => {
@@ -109,10 +114,7 @@ export interface Stack {
  * folder, mail going to a local SMTP server.
  */
 export async function startStack(label: string, env: Record<string, string> = {}): Promise<Stack> {
-  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], {
-    cwd: root,
-    stdio: 'pipe',
-  });
+  buildDashboard();
   const dataDir = path.join(root, '.test-data', `${label}-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

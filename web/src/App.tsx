@@ -1,7 +1,7 @@
 import { Alert, Anchor, AppShell, Burger, Button, Group, NavLink, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api, ApiFailure, ok } from './api/client';
+import { api, ApiFailure, ok, SESSION_ENDED } from './api/client';
 import { ErrorState, Loading } from './components/states';
 import { Link, match, navigate, useLocation } from './lib/router';
 import { SessionContext, useSession, type Me, type SessionState } from './lib/session';
@@ -53,7 +53,10 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/account', () => <Account />],
 ];
 
-type Auth = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
+type Auth =
+  | { state: 'loading' }
+  | { state: 'out'; ended?: boolean }
+  | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
 
 export function App() {
   const { path } = useLocation();
@@ -71,6 +74,13 @@ export function App() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  // Any answer saying the session is gone (signed out elsewhere, expired) signs this tab out too.
+  useEffect(() => {
+    const ended = () => setAuth((current) => (current.state === 'in' ? { state: 'out', ended: true } : current));
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
 
   const session = useMemo<SessionState | null>(
     () =>
@@ -97,9 +107,10 @@ export function App() {
       const query = new URLSearchParams();
       if (path !== '/') query.set('next', path + window.location.search);
       if (error) query.set('error', error);
+      if (auth.ended) query.set('ended', '1');
       navigate(`/sign-in${query.size ? `?${query}` : ''}`, { replace: true });
     }
-  }, [auth.state, publicScreen, path]);
+  }, [auth, publicScreen, path]);
 
   if (auth.state === 'loading') return <Loading label="Loading your account…" />;
   if (auth.state === 'error') return <ErrorState error={auth.error} retry={() => void refresh()} />;
@@ -148,6 +159,18 @@ function Shell({ path }: { path: string }) {
     }
   }
   const unverified = !session.me.user.email_verified_at;
+  // Coming back to the tab asks whether the session still holds, so an ended one shows at once.
+  useEffect(() => {
+    const check = () => {
+      if (document.visibilityState === 'visible') void ok(api.GET('/v1/auth/me')).catch(() => undefined);
+    };
+    document.addEventListener('visibilitychange', check);
+    window.addEventListener('focus', check);
+    return () => {
+      document.removeEventListener('visibilitychange', check);
+      window.removeEventListener('focus', check);
+    };
+  }, []);
   return (
     <AppShell
       header={{ height: 56 }}

@@ -1,0 +1,110 @@
+/// <reference lib="dom" />
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, registerAccount, type Account } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { freePort } from '../support/net';
+import { buildDashboard, launchBrowser, watchConsole } from './browser';
+
+// A session that ends while a tab is open on it, in a real Chromium against the real API and
+// Postgres (no workflow runs here, so no Temporal). The server's clock is the test's, so a session
+// expires for real when it is moved past the 30 idle days.
+
+const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
+const DAY_MS = 86_400_000;
+
+describe('a session that ends while its tab is open', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let account: Account;
+  const contexts: BrowserContext[] = [];
+  const consoleErrors: string[][] = [];
+
+  async function signedIn(): Promise<Page> {
+    // Each app is its own client address, so per-IP sign-in limits count this file's requests only.
+    const context = await browser.newContext({
+      baseURL: app.url,
+      viewport: { width: 1280, height: 900 },
+      extraHTTPHeaders: { 'x-forwarded-for': app.clientIp },
+    });
+    contexts.push(context);
+    consoleErrors.push(watchConsole(context));
+    const page = await context.newPage();
+    await page.goto('/sign-in');
+    await signIn(page);
+    await shown(page.getByRole('heading', { name: 'Overview' }));
+    return page;
+  }
+  async function signIn(page: Page) {
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  beforeAll(async () => {
+    buildDashboard();
+    // The browser's origin must be PUBLIC_URL: signed-in writes from any other origin are refused.
+    const port = await freePort();
+    app = await startTestApp({ port, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    account = await registerAccount(app, { verified: true });
+    browser = await launchBrowser();
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('goes back to sign-in when signed out elsewhere, then on to the screen it was going to', async () => {
+    const mine = await signedIn();
+    const other = await signedIn();
+    await other.goto('/messages?direction=inbound');
+    await shown(other.getByRole('heading', { name: 'Messages', level: 1 }));
+
+    await mine.goto('/account');
+    await mine.getByRole('button', { name: 'Sign out others' }).click();
+    await mine
+      .getByRole('dialog', { name: 'Sign out everywhere else?' })
+      .getByRole('button', { name: 'Sign out others' })
+      .click();
+    await expect.poll(() => mine.getByTestId('session-row').count()).toBe(1);
+
+    // The other tab moves on: sign-in saying why, not an error with a retry that cannot work.
+    await other.getByRole('link', { name: 'Batches', exact: true }).click();
+    await shown(other.getByRole('heading', { name: 'Sign in' }));
+    expect(await other.getByRole('status').filter({ hasText: 'Your session ended' }).count()).toBe(1);
+    expect(await other.getByText('Something went wrong').count()).toBe(0);
+    expect(await other.getByRole('navigation', { name: 'Main navigation' }).count()).toBe(0);
+    expect(new URL(other.url()).searchParams.get('next')).toBe('/batches');
+
+    await signIn(other);
+    await shown(other.getByRole('heading', { name: 'Batches', level: 1 }));
+    expect(new URL(other.url()).pathname).toBe('/batches');
+    // The tab that signed the others out stays signed in.
+    await mine.reload();
+    await shown(mine.getByRole('heading', { name: 'Account', level: 1 }));
+  });
+
+  it('notices an expired session when the tab comes back to the front, and returns to the same view', async () => {
+    const page = await signedIn();
+    await page.goto('/messages?direction=inbound');
+    await shown(page.getByRole('heading', { name: 'Messages', level: 1 }));
+
+    // 31 days idle: past the session's 30-day sliding expiry.
+    app.clock.advance(31 * DAY_MS);
+    // What the browser fires when a person switches back to this tab or window.
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await shown(page.getByRole('heading', { name: 'Sign in' }));
+    expect(await page.getByRole('status').filter({ hasText: 'Your session ended' }).count()).toBe(1);
+
+    await signIn(page);
+    await shown(page.getByRole('heading', { name: 'Messages', level: 1 }));
+    const url = new URL(page.url());
+    expect(url.pathname + url.search).toBe('/messages?direction=inbound');
+  });
+
+  it('logged no console errors on any page', () => {
+    expect(consoleErrors.flat()).toEqual([]);
+  });
+});
