@@ -4,6 +4,8 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Mailer } from '../../src/accounts/mailer';
+import { startTestApp, type TestApp } from '../support/app';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
 
@@ -82,6 +84,29 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 /** The dashboard's build in web/dist, made afresh when web/ changed (npm start's prestart step). */
 export function buildDashboard(): void {
   execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], { cwd: root, stdio: 'pipe' });
+}
+
+/**
+ * The API alone (real Postgres; Temporal only when a screen under test starts a workflow) serving the
+ * dashboard's fresh build, on a port that is its PUBLIC_URL: signed-in writes from any other origin
+ * are refused.
+ */
+export async function startDashboardApp(options: { mailer?: Mailer } = {}): Promise<TestApp> {
+  buildDashboard();
+  const port = await freePort();
+  return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+}
+
+/** A browser context on the app, as its own client address (per-IP limits count this file only). */
+export function appContext(browser: Browser, app: TestApp, viewport = { width: 1280, height: 900 }) {
+  return browser.newContext({ baseURL: app.url, viewport, extraHTTPHeaders: { 'x-forwarded-for': app.clientIp } });
+}
+
+/** Fills and submits the sign-in form of the page. */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null> {

@@ -2,9 +2,8 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, type Account } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
-import { freePort } from '../support/net';
-import { buildDashboard, launchBrowser, watchConsole } from './browser';
+import type { TestApp } from '../support/app';
+import { appContext, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
 
 // A session that ends while a tab is open on it, in a real Chromium against the real API and
 // Postgres (no workflow runs here, so no Temporal). The server's clock is the test's, so a session
@@ -21,12 +20,7 @@ describe('a session that ends while its tab is open', () => {
   const consoleErrors: string[][] = [];
 
   async function signedIn(): Promise<Page> {
-    // Each app is its own client address, so per-IP sign-in limits count this file's requests only.
-    const context = await browser.newContext({
-      baseURL: app.url,
-      viewport: { width: 1280, height: 900 },
-      extraHTTPHeaders: { 'x-forwarded-for': app.clientIp },
-    });
+    const context = await appContext(browser, app);
     contexts.push(context);
     consoleErrors.push(watchConsole(context));
     const page = await context.newPage();
@@ -35,17 +29,10 @@ describe('a session that ends while its tab is open', () => {
     await shown(page.getByRole('heading', { name: 'Overview' }));
     return page;
   }
-  async function signIn(page: Page) {
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  }
+  const signIn = (page: Page) => submitSignIn(page, account.email, PASSWORD);
 
   beforeAll(async () => {
-    buildDashboard();
-    // The browser's origin must be PUBLIC_URL: signed-in writes from any other origin are refused.
-    const port = await freePort();
-    app = await startTestApp({ port, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    app = await startDashboardApp();
     account = await registerAccount(app, { verified: true });
     browser = await launchBrowser();
   }, 240_000);

@@ -1,11 +1,12 @@
 import { Alert, Button, Card, Group, PasswordInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import { TableScroll } from '../components/table-scroll';
 import { useState, type FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { api, ApiFailure, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { FormError, Load } from '../components/states';
 import { ago, when } from '../lib/format';
+import { PASSWORD_HINT } from '../lib/password';
 import { useSession } from '../lib/session';
 import { useLoad } from '../lib/use-load';
 
@@ -46,7 +47,12 @@ function Profile() {
           {me.user.email} · {me.user.email_verified_at ? `verified ${when(me.user.email_verified_at)}` : 'not verified'}
           {me.user.google_linked ? ' · Google linked' : ''} · plan {me.limits.plan_name}
         </Text>
-        <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput
+          label="Name"
+          value={name}
+          error={error instanceof ApiFailure ? error.field('name') : undefined}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
         <FormError error={error} />
         {saved && (
           <Text size="sm" c="teal.9" role="status">
@@ -67,6 +73,7 @@ function Password() {
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
@@ -100,13 +107,20 @@ function Password() {
           autoComplete="current-password"
           required
           value={current}
+          error={field('current_password')}
+          // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+          aria-invalid={!!field('current_password')}
           onChange={(e) => setCurrent(e.currentTarget.value)}
         />
         <PasswordInput
           label="New password"
+          description={PASSWORD_HINT}
           autoComplete="new-password"
           required
           value={next}
+          error={field('new_password')}
+          // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+          aria-invalid={!!field('new_password')}
           onChange={(e) => setNext(e.currentTarget.value)}
         />
         <FormError error={error} />

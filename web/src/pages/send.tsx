@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Badge,
   Button,
@@ -64,7 +63,7 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
   const chars = [...body].length;
   const device = devices.find((d) => d.id === deviceId) ?? devices.find((d) => d.is_default) ?? devices[0];
   const sims = device ? simsOf(device) : [];
-  const fieldErrors = error instanceof ApiFailure ? (error.problem.errors ?? []) : [];
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -189,20 +188,12 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
             type="datetime-local"
             label={`Send at (${timeZone})`}
             value={at}
+            error={field('scheduled_at')}
             onChange={(e) => setAt(e.currentTarget.value)}
             required
           />
         )}
         <FormError error={error} />
-        {fieldErrors.length > 0 && (
-          <Alert color="red" p="xs">
-            <ul style={{ margin: 0, paddingLeft: 16 }}>
-              {fieldErrors.map((f) => (
-                <li key={f.field}>{f.message}</li>
-              ))}
-            </ul>
-          </Alert>
-        )}
         <Group>
           <Button type="submit" loading={busy} disabled={blocked}>
             {valid.length > 1 ? `Send to ${valid.length} recipients` : 'Send'}
