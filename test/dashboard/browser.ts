@@ -83,7 +83,10 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 
 /** The dashboard's build in web/dist, made afresh when web/ changed (npm start's prestart step). */
 export function buildDashboard(): void {
-  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], { cwd: root, stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
 }
 
 /**

@@ -56,7 +56,8 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
 type Auth =
   | { state: 'loading' }
   | { state: 'out'; ended?: boolean }
-  | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
+  | { state: 'in'; me: Me }
+  | { state: 'error'; error: unknown };
 
 export function App() {
   const { path } = useLocation();
@@ -177,6 +178,16 @@ function Shell({ path }: { path: string }) {
       navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
+      <a
+        href="#main"
+        className="skip-link"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -210,7 +221,7 @@ function Shell({ path }: { path: string }) {
           ))}
         </div>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id="main" tabIndex={-1}>
         <div>
           {unverified && path !== '/verify-email' && (
             <Alert color="yellow" mb="md" title="Verify your email">

@@ -44,7 +44,11 @@ export function plainFieldMessage(field: string, message: string): string {
   const name = fieldName(field);
   const raw = field.replace(/^(body|query)\./, '');
   const words = FIELD_WORDS[name] ?? name.replace(/[_.]/g, ' ');
-  let rest = message.startsWith(raw) ? message.slice(raw.length) : message.startsWith(name) ? message.slice(name.length) : ` ${message}`;
+  let rest = message.startsWith(raw)
+    ? message.slice(raw.length)
+    : message.startsWith(name)
+      ? message.slice(name.length)
+      : ` ${message}`;
   rest = rest
     .replace(/^ must be at least 1 characters?$/, ' is required')
     .replace(/^ is a required field$/, ' is required')

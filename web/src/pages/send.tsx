@@ -1,16 +1,4 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  Group,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { countSegments } from '../../../src/messages/segments';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';

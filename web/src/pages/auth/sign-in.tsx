@@ -36,8 +36,8 @@ export function SignIn() {
         </Title>
         {search.get('ended') && (
           <Alert color="yellow" role="status" p="xs">
-            Your session ended: you were signed out here or elsewhere, or it expired. Sign in to go back to
-            where you were.
+            Your session ended: you were signed out here or elsewhere, or it expired. Sign in to go back to where you
+            were.
           </Alert>
         )}
         {search.get('error') && <FormError error={new Error('Signing in with Google failed. Try again.')} />}
