@@ -289,7 +289,14 @@ describe('the dashboard in a real browser', () => {
     await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-paired-375.png'), fullPage: true });
   }, 120_000);
 
-  it('passes an axe check on every screen and fits a 375 px wide phone', async () => {
+  it('passes an axe check on every screen at 1280 and 375 px and fits a 375 px wide phone', async () => {
+    const wide = await signedIn();
+    for (const href of SCREENS) {
+      await wide.goto(href);
+      await shown(wide.getByRole('heading', { level: 1 }));
+      await wide.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
+      expect({ at: 1280, href, violations: await axeViolations(wide) }).toEqual({ at: 1280, href, violations: [] });
+    }
     const page = await signedIn({ width: 375, height: 812 });
     for (const href of SCREENS) {
       await page.goto(href);
