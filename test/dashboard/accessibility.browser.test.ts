@@ -37,7 +37,7 @@ describe('the dashboard for keyboard and screen reader users', () => {
   const consoleErrors: string[][] = [];
 
   async function newPage(viewport = WIDTHS[0]): Promise<Page> {
-    const context = await appContext(browser, app, viewport);
+    const context = await appContext(browser, app, { viewport });
     contexts.push(context);
     consoleErrors.push(watchConsole(context));
     return context.newPage();

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
 import { startTestApp, type TestApp } from '../support/app';
 import { freePort } from '../support/net';
@@ -101,8 +101,13 @@ export async function startDashboardApp(options: { mailer?: Mailer } = {}): Prom
 }
 
 /** A browser context on the app, as its own client address (per-IP limits count this file only). */
-export function appContext(browser: Browser, app: TestApp, viewport = { width: 1280, height: 900 }) {
-  return browser.newContext({ baseURL: app.url, viewport, extraHTTPHeaders: { 'x-forwarded-for': app.clientIp } });
+export function appContext(browser: Browser, app: TestApp, options: BrowserContextOptions = {}) {
+  return browser.newContext({
+    baseURL: app.url,
+    viewport: { width: 1280, height: 900 },
+    extraHTTPHeaders: { 'x-forwarded-for': app.clientIp },
+    ...options,
+  });
 }
 
 /** Fills and submits the sign-in form of the page. */

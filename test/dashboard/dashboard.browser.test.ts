@@ -198,7 +198,7 @@ describe('the dashboard in a real browser', () => {
     // The overview now has something to show: the README's screenshot.
     await nav(page, 'Overview');
     await shown(page.getByTestId('batch-row').or(page.getByRole('link', { name: 'All batches' })));
-    expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ \d+$/);
+    expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ [\d,]+$/);
     expect(await page.getByTestId('phones-online').textContent()).toBe('1 / 1');
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-overview.png') });
 
@@ -389,7 +389,7 @@ describe('the dashboard in a real browser', () => {
 
     it('overview shows usage against the plan, and a failed load offers a retry', async () => {
       await go(page, '/', 'Overview');
-      expect(await page.getByTestId('usage-sent-this-month').textContent()).toMatch(/^2 \/ \d+$/);
+      expect(await page.getByTestId('usage-sent-this-month').textContent()).toMatch(/^2 \/ [\d,]+$/);
       // The network failing is the one error the real stack cannot be made to produce on demand.
       await page.route('**/v1/batches?*', (route) => route.abort());
       await page.reload();

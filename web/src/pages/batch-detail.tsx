@@ -1,11 +1,11 @@
 import { Anchor, Card, Group, Stack, Text } from '@mantine/core';
 import { api, ok } from '../api/client';
-import { BatchProgress } from '../components/batch-progress';
+import { batchOutcome, BatchProgress } from '../components/batch-progress';
 import { MessagesTable } from '../components/messages-table';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Load } from '../components/states';
-import { when } from '../lib/format';
+import { count, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { estimate } from './batches';
@@ -25,14 +25,14 @@ export function BatchDetail({ id }: { id: string }) {
                 <Group justify="space-between">
                   <Text size="sm">Created {when(batch.created_at)}</Text>
                   <span data-testid="batch-status">
-                    <StatusBadge status={batch.status} />
+                    <StatusBadge status={batchOutcome(batch)} />
                   </span>
                 </Group>
                 <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
                 <BatchProgress batch={batch} />
                 <Text size="sm" data-testid="batch-counts">
-                  {batch.delivered_count} delivered · {batch.sent_count} sent · {batch.failed_count} failed ·{' '}
-                  {batch.unknown_count} unknown
+                  {count(batch.delivered_count)} delivered of {count(batch.recipient_count)} · {count(batch.sent_count)}{' '}
+                  sent · {count(batch.failed_count)} failed · {count(batch.unknown_count)} unknown
                 </Text>
                 <Text size="sm" c="dimmed">
                   Completion: {estimate(batch)}

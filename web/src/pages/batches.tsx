@@ -2,7 +2,7 @@ import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { TableScroll } from '../components/table-scroll';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
-import { BatchProgress } from '../components/batch-progress';
+import { batchOutcome, BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
@@ -73,7 +73,7 @@ export function Batches() {
                           </Text>
                         </Table.Td>
                         <Table.Td>
-                          <StatusBadge status={b.status} />
+                          <StatusBadge status={batchOutcome(b)} />
                         </Table.Td>
                         <Table.Td miw={160}>
                           <BatchProgress batch={b} />

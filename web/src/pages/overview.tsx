@@ -4,7 +4,7 @@ import { api, ok } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
-import { when } from '../lib/format';
+import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 
@@ -16,12 +16,15 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
         {label}
       </Text>
       <Text fw={700} size="xl" data-testid={`usage-${label.toLowerCase().replace(/\s+/g, '-')}`}>
-        {used} / {limit}
+        {count(used)} / {count(limit)}
+      </Text>
+      <Text size="xs" c="dimmed" data-testid={`usage-${label.toLowerCase().replace(/\s+/g, '-')}-left`}>
+        {plural(Math.max(0, limit - used), 'message')} left
       </Text>
       <Progress
         value={percent}
         color={percent >= 90 ? 'red' : undefined}
-        aria-label={`${label}: ${used} of ${limit}`}
+        aria-label={`${label}: ${count(used)} of ${count(limit)}`}
         mt="xs"
       />
     </Card>
@@ -67,10 +70,10 @@ export function Overview() {
                     Received
                   </Text>
                   <Text fw={700} size="xl">
-                    {me.usage.received_today} today
+                    {count(me.usage.received_today)} today
                   </Text>
                   <Text size="xs" c="dimmed">
-                    {me.usage.received_this_month} this month
+                    {count(me.usage.received_this_month)} this month
                   </Text>
                 </Card>
               </SimpleGrid>

@@ -4,7 +4,8 @@ import { countSegments } from '../../../src/messages/segments';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
-import { localInputToIso, timeZone } from '../lib/format';
+import { count, localInputToIso, plural, timeZone } from '../lib/format';
+import type { Me } from '../lib/session';
 import { checkRecipients } from '../lib/recipients';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
@@ -12,11 +13,15 @@ import { simLabel } from './device-settings';
 import { simsOf } from './phones';
 
 export function Send() {
-  const devices = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), []);
+  // The account's usage is read afresh here: what is left today decides what this send may do.
+  const state = useLoad(
+    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me'))]),
+    [],
+  );
   return (
     <Page title="Send a text">
-      <Load state={devices}>
-        {(list) =>
+      <Load state={state}>
+        {([list, me]) =>
           list.length === 0 ? (
             <Empty title="No phone to send with">
               <Anchor component={Link} href="/phones">
@@ -25,7 +30,7 @@ export function Send() {
               first: texts go out through it.
             </Empty>
           ) : (
-            <SendForm devices={list} />
+            <SendForm devices={list} me={me} />
           )
         }
       </Load>
@@ -33,7 +38,16 @@ export function Send() {
   );
 }
 
-function SendForm({ devices }: { devices: Schemas['Device'][] }) {
+/** What the plan still allows: the fewest of today's and this month's messages left. */
+function allowance(me: Me) {
+  const today = Math.max(0, me.limits.daily_limit - me.usage.sent_today);
+  const month = Math.max(0, me.limits.monthly_limit - me.usage.sent_this_month);
+  return today <= month
+    ? { left: today, words: `${plural(today, 'message')} left today (${count(me.limits.daily_limit)} a day)` }
+    : { left: month, words: `${plural(month, 'message')} left this month (${count(me.limits.monthly_limit)} a month)` };
+}
+
+function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const [to, setTo] = useState('');
   const [body, setBody] = useState('');
   const [deviceId, setDeviceId] = useState<string>('');
@@ -52,6 +66,13 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
   const device = devices.find((d) => d.id === deviceId) ?? devices.find((d) => d.is_default) ?? devices[0];
   const sims = device ? simsOf(device) : [];
   const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
+  const plan = allowance(me);
+  const tooMany =
+    valid.length > me.limits.batch_limit
+      ? `A send may have at most ${plural(me.limits.batch_limit, 'recipient')} on the ${me.limits.plan_name} plan.`
+      : valid.length > plan.left
+        ? `This send has ${plural(valid.length, 'recipient')}; the plan has ${plan.words}.`
+        : null;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -77,7 +98,8 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
     }
   }
 
-  const blocked = valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
+  const blocked =
+    tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
   return (
     <Card withBorder component="form" onSubmit={submit} noValidate maw={720}>
       <Stack>
@@ -182,9 +204,18 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
           />
         )}
         <FormError error={error} />
+        {tooMany ? (
+          <Text size="sm" c="red.9" data-testid="send-allowance">
+            {tooMany}
+          </Text>
+        ) : (
+          <Text size="sm" c="dimmed" data-testid="send-allowance">
+            {plan.words[0].toUpperCase() + plan.words.slice(1)}.
+          </Text>
+        )}
         <Group>
           <Button type="submit" loading={busy} disabled={blocked}>
-            {valid.length > 1 ? `Send to ${valid.length} recipients` : 'Send'}
+            {valid.length > 1 ? `Send to ${count(valid.length)} recipients` : 'Send'}
           </Button>
         </Group>
       </Stack>
