@@ -15,6 +15,7 @@ import { Send } from './pages/send';
 import { Batches } from './pages/batches';
 import { BatchDetail } from './pages/batch-detail';
 import { Messages } from './pages/messages';
+import { MessageDetail } from './pages/message-detail';
 import { Inbox } from './pages/inbox';
 import { Webhooks } from './pages/webhooks';
 import { ApiKeys } from './pages/api-keys';
@@ -47,6 +48,7 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/batches', () => <Batches />],
   ['/batches/:id', (p) => <BatchDetail id={p.id} />],
   ['/messages', () => <Messages />],
+  ['/messages/:id', (p) => <MessageDetail id={p.id} />],
   ['/inbox', () => <Inbox />],
   ['/webhooks', () => <Webhooks />],
   ['/api-keys', () => <ApiKeys />],

@@ -11,12 +11,15 @@ const PARTS = [
 ] as const;
 
 /**
- * A batch's status in words that match its counts: "completed" means only that nothing is left to
- * do, so a batch whose texts all failed reads "failed", and one with some failures "partly failed".
+ * A batch's status in words that match its counts. The API's "completed" means only that no text is
+ * left to send: all of them may still await their delivery reports, or some may have failed.
  */
 export function batchOutcome(batch: Schemas['Batch']): string {
-  if (batch.status !== 'completed' || batch.failed_count === 0) return batch.status;
-  return batch.failed_count === batch.recipient_count ? 'failed' : 'partly failed';
+  if (batch.status !== 'completed') return batch.status;
+  if (batch.failed_count > 0) return 'partly failed';
+  if (batch.delivered_count === batch.recipient_count) return 'delivered';
+  if (batch.sent_count > 0) return 'sent';
+  return 'completed';
 }
 
 /** One bar per batch, one section per status; the queued rest stays empty. */

@@ -11,7 +11,16 @@ import { useLoad } from '../lib/use-load';
  * The delivery log: newest first, each row opens its attempts, answer and payload, and can be
  * redelivered (a new delivery of the same event, signed with the current secret).
  */
-export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][]; tick: number }) {
+export function Deliveries({
+  webhooks,
+  tick,
+  messageId,
+}: {
+  webhooks: Schemas['Webhook'][];
+  tick: number;
+  /** Only this message's deliveries (the message detail screen). */
+  messageId?: string;
+}) {
   const [webhookId, setWebhookId] = useState('');
   const [status, setStatus] = useState('');
   const [open, setOpen] = useState<Schemas['Delivery'] | null>(null);
@@ -25,12 +34,13 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
             query: {
               limit: 50,
               webhook_id: webhookId || undefined,
+              message_id: messageId,
               status: (status || undefined) as Schemas['Delivery']['status'] | undefined,
             },
           },
         }),
       ).then((r) => r.data),
-    [webhookId, status, tick],
+    [webhookId, status, tick, messageId],
     3000,
   );
 
@@ -48,9 +58,9 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
   }
 
   return (
-    <Stack component="section" aria-label="Delivery log">
+    <Stack component="section" aria-label={messageId ? 'Webhook deliveries of this message' : 'Delivery log'}>
       <Text fw={600} component="h2" size="lg">
-        Delivery log
+        {messageId ? 'Webhook deliveries of this message' : 'Delivery log'}
       </Text>
       <Group grow wrap="wrap">
         <Select
@@ -78,7 +88,11 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (
-            <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
+            messageId ? (
+              <Empty title="No webhook deliveries">No webhook took an event of this message.</Empty>
+            ) : (
+              <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
+            )
           ) : (
             <TableScroll label="Deliveries table" minWidth={560}>
               <Table aria-label="Deliveries">

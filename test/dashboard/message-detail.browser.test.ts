@@ -1,0 +1,196 @@
+/// <reference lib="dom" />
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedPhone } from '../../tools/phone/phone';
+import { PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
+import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { axeViolations, launchBrowser, startStack, submitSignIn, watchConsole, type Stack } from './browser';
+
+// A message's own screen, in a real Chromium against the real `npm start` stack: two simulated phones
+// speaking the public /v1/device API (one delivers, one fails every text), and a local HTTPS webhook
+// receiver taking the messages' events.
+
+const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
+const SECOND_PRECISION = /\d{1,2}:\d{2}:\d{2}\s[AP]M \S+/;
+
+describe('the message detail screen', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let receiver: Receiver;
+  const phones: SimulatedPhone[] = [];
+  const contexts: BrowserContext[] = [];
+  const consoleErrors: string[][] = [];
+  const email = uniqueEmail('detail');
+  let key: string;
+  let good: SimulatedPhone;
+  let failing: SimulatedPhone;
+  let quiet: SimulatedPhone;
+
+  async function call(path: string, body?: unknown) {
+    const res = await fetch(`${stack.base}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  }
+  async function pair(name: string, failureRatio: number, deliveredAfterMs = 300): Promise<SimulatedPhone> {
+    const { code } = await call('/v1/devices/pairing-codes', {});
+    const phone = new SimulatedPhone({
+      server: stack.base,
+      code,
+      name,
+      heartbeatSeconds: 15,
+      pollSeconds: 1,
+      settingsSeconds: 1,
+      sentAfterMs: 100,
+      deliveredAfterMs,
+      failureRatio,
+      log: () => undefined,
+    });
+    phones.push(phone);
+    await phone.start();
+    return phone;
+  }
+  /** The batch's messages once each has reached `status`. */
+  async function reached(batchId: string, status: string) {
+    const messages = async () =>
+      (await call(`/v1/batches/${batchId}`)).messages as Array<{ id: string; status: string }>;
+    await expect.poll(async () => (await messages()).every((m) => m.status === status), { timeout: 60_000 }).toBe(true);
+    return messages();
+  }
+  async function signedIn(viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const context = await browser.newContext({ baseURL: stack.base, viewport, locale: 'en-US' });
+    contexts.push(context);
+    consoleErrors.push(watchConsole(context));
+    const page = await context.newPage();
+    await page.goto('/sign-in');
+    await submitSignIn(page, email, PASSWORD);
+    await shown(page.getByRole('heading', { name: 'Overview' }));
+    return page;
+  }
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    stack = await startStack('message-detail', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
+    browser = await launchBrowser();
+    // The account, verified with the mailed code, and a key: set up through the API, as a script would.
+    const registered = await fetch(`${stack.base}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    const cookie = sessionCookie(registered);
+    const asUser = (path: string, body: unknown) =>
+      fetch(`${stack.base}${path}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const code = await stack.smtp.codeFor(email, 15_000);
+    expect((await asUser('/v1/auth/verify-email', { code })).ok).toBe(true);
+    key = ((await (await asUser('/v1/api-keys', { name: 'detail test' })).json()) as { key: string }).key;
+    good = await pair('Good phone', 0);
+    failing = await pair('Failing phone', 1);
+    // Sends, then reports no delivery within the test: its texts stay "sent".
+    quiet = await pair('Quiet phone', 0, 3_600_000);
+    await call('/v1/webhooks', { url: receiver.url, events: ['message.sent', 'message.delivered', 'message.failed'] });
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const phone of phones) await phone.stop();
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await stack?.stop();
+    await receiver?.close();
+  }, 90_000);
+
+  it('opens a delivered text from its row: each time to the second, phone, SIM, size and its webhook deliveries', async () => {
+    const sent = await call('/v1/messages', {
+      body: 'Detail, please',
+      to: ['+14155550111'],
+      device_id: good.device!.id,
+      sim_subscription_id: 1,
+    });
+    const [message] = await reached(sent.batch.id, 'delivered');
+
+    const page = await signedIn();
+    await page.goto('/messages');
+    const row = page.getByTestId('message-row').filter({ hasText: 'Detail, please' });
+    await shown(row);
+    await row.getByRole('link', { name: /open the message to \+14155550111/ }).click();
+    await shown(page.getByRole('heading', { name: 'Message', level: 1 }));
+    expect(new URL(page.url()).pathname).toBe(`/messages/${message.id}`);
+
+    expect(await page.getByTestId('message-party').textContent()).toBe('To +14155550111');
+    for (const time of ['time-accepted', 'time-sent', 'time-delivered']) {
+      expect({ time, text: await page.getByTestId(time).textContent() }).toEqual({
+        time,
+        text: expect.stringMatching(SECOND_PRECISION),
+      });
+    }
+    expect(await page.getByTestId('time-failed').count()).toBe(0);
+    expect(await page.getByTestId('message-phone').textContent()).toBe('Good phone');
+    expect(await page.getByTestId('message-sim').textContent()).toBe('SIM 1 · Simulated Carrier');
+    expect(await page.getByTestId('message-size').textContent()).toBe('1 segment · GSM-7');
+
+    // Its webhook deliveries (sent, delivered), each redeliverable from here.
+    const deliveries = page.getByRole('region', { name: 'Webhook deliveries of this message' });
+    const delivered = deliveries.getByTestId('delivery-row').filter({ hasText: 'message.delivered' });
+    await shown(delivered.filter({ hasText: 'delivered' }), 30_000);
+    await shown(deliveries.getByTestId('delivery-row').filter({ hasText: 'message.sent' }), 30_000);
+    expect(await deliveries.getByTestId('delivery-row').count()).toBe(2);
+    const before = receiver.requests.filter((r) => r.event === 'message.delivered').length;
+    await delivered.first().getByRole('button', { name: 'Redeliver' }).click();
+    await expect
+      .poll(() => receiver.requests.filter((r) => r.event === 'message.delivered').length, { timeout: 30_000 })
+      .toBe(before + 1);
+    await expect.poll(() => deliveries.getByTestId('delivery-row').count(), { timeout: 15_000 }).toBe(3);
+
+    expect({ at: 1280, violations: await axeViolations(page) }).toEqual({ at: 1280, violations: [] });
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect({ at: 375, violations: await axeViolations(page) }).toEqual({ at: 375, violations: [] });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+  }, 120_000);
+
+  it('says a completed batch with no delivery yet was sent, not completed, and shows a failed text’s error', async () => {
+    const sent = await call('/v1/messages', {
+      body: 'Awaiting reports',
+      to: ['+14155550121', '+14155550122', '+14155550123'],
+      device_id: quiet.device!.id,
+    });
+    await reached(sent.batch.id, 'sent');
+    await expect.poll(async () => (await call(`/v1/batches/${sent.batch.id}`)).batch.status).toBe('completed');
+
+    const page = await signedIn();
+    await page.goto('/batches');
+    const row = page.getByTestId('batch-row').filter({ hasText: 'Awaiting reports' });
+    await shown(row);
+    expect(await row.getByText('completed', { exact: true }).count()).toBe(0);
+    expect(await row.getByText('sent', { exact: true }).count()).toBe(1);
+    await page.goto(`/batches/${sent.batch.id}`);
+    await shown(page.getByTestId('batch-counts'));
+    expect(await page.getByTestId('batch-status').textContent()).toBe('sent');
+    expect(await page.getByTestId('batch-counts').textContent()).toMatch(/^0 delivered of 3 · 3 sent · /);
+    await page.getByRole('link', { name: /open the message to \+14155550121/ }).click();
+    await shown(page.getByTestId('time-sent'));
+    expect(await page.getByTestId('time-delivered').count()).toBe(0);
+
+    // A failed text: its error code and message, and when it failed.
+    const doomed = await call('/v1/messages', { body: 'Doomed', to: ['+14155550131'], device_id: failing.device!.id });
+    const [failed] = await reached(doomed.batch.id, 'failed');
+    await page.goto(`/messages/${failed.id}`);
+    await shown(page.getByTestId('message-error'));
+    expect(await page.getByTestId('message-error').textContent()).toMatch(/^\S+: Simulated failure/);
+    expect(await page.getByTestId('time-failed').textContent()).toMatch(SECOND_PRECISION);
+    expect(await page.getByTestId('message-phone').textContent()).toBe('Failing phone');
+    expect(await page.getByTestId('message-sim').textContent()).toBe('the phone’s default');
+    const deliveries = page.getByRole('region', { name: 'Webhook deliveries of this message' });
+    await shown(deliveries.getByTestId('delivery-row').filter({ hasText: 'message.failed' }), 30_000);
+  }, 120_000);
+
+  it('logged no console errors on any page', () => {
+    expect(consoleErrors.flat()).toEqual([]);
+  });
+});
