@@ -3,7 +3,15 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
-import { appContext, axeViolations, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import {
+  appContext,
+  axeViolations,
+  checkShot,
+  launchBrowser,
+  startDashboardApp,
+  submitSignIn,
+  watchConsole,
+} from './browser';
 
 // The dashboard with the keyboard and axe-core, in a real Chromium against the real API and Postgres:
 // a new account's screens (empty states), forms showing their errors and open dialogs, at a desktop
@@ -14,7 +22,7 @@ const WIDTHS = [
   { width: 1280, height: 900 },
   { width: 375, height: 812 },
 ];
-const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/api-keys', '/account'];
+const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/opt-outs', '/api-keys', '/account'];
 
 /** What has the keyboard focus: its role-ish tag, accessible name and how its focus is drawn. */
 const focused = (page: Page) =>
@@ -118,6 +126,7 @@ describe('the dashboard for keyboard and screen reader users', () => {
       await form.getByLabel('New password').fill('short');
       await form.getByRole('button', { name: 'Change password' }).click();
       await shown(form.getByRole('alert'));
+      await checkShot(page, `a11y-field-errors-${at}`);
       expect({ at, state: 'field errors', violations: await axeViolations(page) }).toEqual({
         at,
         state: 'field errors',
@@ -169,6 +178,7 @@ describe('the dashboard for keyboard and screen reader users', () => {
     expect(await focused(page)).toMatchObject({ tag: 'a', name: 'Skip to content' });
     expect((await focused(page)).outline).toBeGreaterThanOrEqual(2);
     expect(await page.getByRole('link', { name: 'Skip to content' }).isVisible()).toBe(true);
+    await checkShot(page, 'a11y-skip-link-1280');
     await page.keyboard.press('Enter');
     expect((await focused(page)).id).toBe('main');
     // The next Tab lands inside the screen, not in the navigation.

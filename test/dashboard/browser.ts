@@ -11,6 +11,14 @@ import { startSmtpServer } from '../support/smtp';
 
 export const root = path.resolve(__dirname, '..', '..');
 
+/** Screenshots to look at while working on a screen (never committed, never written to docs/). */
+export const CHECK_SHOTS = path.join(root, '.test-data', 'dashboard-shots');
+
+export async function checkShot(page: Page, name: string): Promise<void> {
+  mkdirSync(CHECK_SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(CHECK_SHOTS, `${name}.png`), fullPage: true });
+}
+
 // Debian's chromium where it is installed (this machine, CI via .ci/run); elsewhere Playwright's own.
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 // Without the background-networking flags Chromium keeps calling Google's hosts, which a closed

@@ -8,7 +8,7 @@ import { createFakeApp } from '../compat/smsgate/fake-app';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stack } from './browser';
+import { axeViolations, CHECK_SHOTS, launchBrowser, root, startStack, watchConsole, type Stack } from './browser';
 
 // The dashboard in a real Chromium against the real `npm start` stack (embedded Postgres, Temporal
 // dev server, api, worker), with mail to a local SMTP server, a simulated phone speaking the public
@@ -18,9 +18,7 @@ import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stac
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(root, 'docs')
   : path.join(root, '.test-data', 'dashboard-shots');
-// Screenshots to look at while working on a screen, never written to docs/.
-const CHECK_SHOTS = path.join(root, '.test-data', 'dashboard-shots');
-const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/api-keys', '/account'];
+const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/opt-outs', '/api-keys', '/account'];
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
 const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });

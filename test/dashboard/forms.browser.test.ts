@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
 import { memoryMailer, type TestApp } from '../support/app';
-import { appContext, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
 
 // What the dashboard's forms say before and after the API refuses them, in a real Chromium against
 // the real API and Postgres: the rules up front, each refusal beside its field in the form's words.
@@ -88,6 +88,7 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
     expect(await described(next)).toContain('The new password must be at least 10 characters.');
     expect(await invalid(current)).toBe(false);
     expect(await form.getByRole('alert').textContent()).not.toContain('The request is invalid');
+    await checkShot(page, 'forms-change-password-1280');
 
     // Messages name the field as the form does, never as the API's JSON does.
     await page.goto('/api-keys');
@@ -121,6 +122,7 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
     const resend = page.getByRole('button', { name: /^Resend code/ });
     expect(await resend.textContent()).toBe('Resend code in 60s');
     expect(await resend.isDisabled()).toBe(true);
+    await checkShot(page, 'forms-reset-countdown-1280');
     await page.clock.fastForward(20_000);
     await expect.poll(() => resend.textContent()).toBe('Resend code in 40s');
 

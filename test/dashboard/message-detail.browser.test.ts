@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { axeViolations, launchBrowser, startStack, submitSignIn, watchConsole, type Stack } from './browser';
+import { axeViolations, checkShot, launchBrowser, startStack, submitSignIn, watchConsole, type Stack } from './browser';
 
 // A message's own screen, in a real Chromium against the real `npm start` stack: two simulated phones
 // speaking the public /v1/device API (one delivers, one fails every text), and a local HTTPS webhook
@@ -149,8 +149,10 @@ describe('the message detail screen', () => {
     await expect.poll(() => deliveries.getByTestId('delivery-row').count(), { timeout: 15_000 }).toBe(3);
 
     expect({ at: 1280, violations: await axeViolations(page) }).toEqual({ at: 1280, violations: [] });
+    await checkShot(page, 'message-detail-1280');
     await page.setViewportSize({ width: 375, height: 812 });
     expect({ at: 375, violations: await axeViolations(page) }).toEqual({ at: 375, violations: [] });
+    await checkShot(page, 'message-detail-375');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
   }, 120_000);
 
@@ -188,7 +190,79 @@ describe('the message detail screen', () => {
     expect(await page.getByTestId('message-sim').textContent()).toBe('the phone’s default');
     const deliveries = page.getByRole('region', { name: 'Webhook deliveries of this message' });
     await shown(deliveries.getByTestId('delivery-row').filter({ hasText: 'message.failed' }), 30_000);
+    await checkShot(page, 'message-detail-failed-1280');
   }, 120_000);
+
+  it('cancels a scheduled send after asking', async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const later = await call('/v1/messages', { body: 'Not after all', to: ['+14155550141'], scheduled_at: at });
+    const page = await signedIn();
+    await page.goto(`/batches/${later.batch.id}`);
+    await shown(page.getByTestId('batch-status').getByText('scheduled'));
+    await page.getByRole('button', { name: 'Cancel the send' }).click();
+    const ask = page.getByRole('dialog', { name: 'Cancel this send?' });
+    await ask.getByRole('button', { name: 'Cancel', exact: true }).click();
+    expect((await call(`/v1/batches/${later.batch.id}`)).batch.status).toBe('scheduled');
+    await page.getByRole('button', { name: 'Cancel the send' }).click();
+    await ask.getByRole('button', { name: 'Cancel the send' }).click();
+    await expect.poll(async () => (await call(`/v1/batches/${later.batch.id}`)).messages[0].status).toBe('failed');
+    await shown(page.getByTestId('batch-status').getByText('failed'));
+    expect(await page.getByRole('button', { name: 'Cancel the send' }).count()).toBe(0);
+  }, 60_000);
+
+  it('lists opted-out numbers with why, adds and removes one; shows the plans and the failover switch', async () => {
+    // A STOP texted to one of the phones puts its sender on the list.
+    await good.receive('+14155550151', 'STOP');
+    const page = await signedIn();
+    await page.getByRole('link', { name: 'Opt-outs', exact: true }).click();
+    await shown(page.getByRole('heading', { name: 'Opt-outs', level: 1 }));
+    const stopped = page.getByTestId('opt-out-row').filter({ hasText: '+14155550151' });
+    await shown(stopped, 20_000);
+    expect(await stopped.textContent()).toContain('They texted STOP');
+    expect(await stopped.getByRole('link', { name: 'the text' }).getAttribute('href')).toMatch(
+      /^\/messages\/[0-9a-f-]{36}$/,
+    );
+
+    await page.getByLabel('Number to add').fill('+1 415 555 0152');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await shown(page.getByRole('status').filter({ hasText: '+14155550152 is on the list.' }));
+    const added = page.getByTestId('opt-out-row').filter({ hasText: '+14155550152' });
+    await shown(added);
+    expect(await added.textContent()).toContain('Added by hand or through the API');
+    await page.getByLabel('Number to add').fill('12');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await shown(page.getByRole('alert'));
+    await added.getByRole('button', { name: 'Take off +14155550152' }).click();
+    await page
+      .getByRole('dialog', { name: 'Take +14155550152 off the list?' })
+      .getByRole('button', { name: 'Take off' })
+      .click();
+    await added.waitFor({ state: 'detached' });
+    const listed = (await call('/v1/opt-outs')).data.map((o: { phone_number: string }) => o.phone_number);
+    expect(listed).toEqual(['+14155550151']);
+    expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+    await checkShot(page, 'opt-outs-1280');
+
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+    const plans = page.getByRole('region', { name: 'Plan' });
+    await shown(plans.getByTestId('plan-row'));
+    expect(await plans.getByRole('heading').textContent()).toBe('Plan: Business');
+    const mine = plans.locator('[aria-current="true"]');
+    expect(await mine.textContent()).toContain('Business (yours)');
+    expect(await mine.textContent()).toContain('10,000');
+    expect(await plans.getByTestId('plan-row').count()).toBeGreaterThanOrEqual(3);
+
+    const failover = page.getByRole('switch', { name: /Move texts to another phone/ });
+    await shown(failover);
+    expect(await failover.isChecked()).toBe(false);
+    await failover.click({ force: true });
+    await expect.poll(async () => (await call('/v1/account/settings')).settings.failover).toBe(true);
+    await page.reload();
+    await shown(page.getByRole('switch', { name: /Move texts to another phone/ }));
+    expect(await page.getByRole('switch', { name: /Move texts to another phone/ }).isChecked()).toBe(true);
+    expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+    await checkShot(page, 'account-plans-1280');
+  }, 60_000);
 
   it('logged no console errors on any page', () => {
     expect(consoleErrors.flat()).toEqual([]);

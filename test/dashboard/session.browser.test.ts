@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
-import { appContext, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
 
 // A session that ends while a tab is open on it, in a real Chromium against the real API and
 // Postgres (no workflow runs here, so no Temporal). The server's clock is the test's, so a session
@@ -64,6 +64,7 @@ describe('a session that ends while its tab is open', () => {
     expect(await other.getByText('Something went wrong').count()).toBe(0);
     expect(await other.getByRole('navigation', { name: 'Main navigation' }).count()).toBe(0);
     expect(new URL(other.url()).searchParams.get('next')).toBe('/batches');
+    await checkShot(other, 'session-ended-1280');
 
     await signIn(other);
     await shown(other.getByRole('heading', { name: 'Batches', level: 1 }));

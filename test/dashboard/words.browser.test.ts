@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, PASSWORD, registerAccount, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { pairPhone } from '../devices/helpers';
-import { appContext, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
 
 // What the dashboard says about counts, limits and times, in a real Chromium against the real API and
 // Postgres. The account's usage is set through the plans service (as operators correct it), so a
@@ -68,6 +68,7 @@ describe('the dashboard words counts, limits and times plainly', () => {
     expect(await page.getByTestId('usage-sent-this-month').textContent()).toBe('123,456 / 300,000');
     expect(await page.getByTestId('usage-sent-this-month-left').textContent()).toBe('176,544 messages left');
     expect(await page.getByText('1,234 today').count()).toBe(1);
+    await checkShot(page, 'words-overview-1280');
 
     // Send: the allowance before typing, and a send beyond it refused with the count left.
     await pairPhone(app, await createKey(app, account), { name: 'Counting phone' });
@@ -80,6 +81,7 @@ describe('the dashboard words counts, limits and times plainly', () => {
       'This send has 3 recipients; the plan has 2 messages left today (10,000 a day).',
     );
     expect(await page.getByRole('button', { name: 'Send to 3 recipients' }).isDisabled()).toBe(true);
+    await checkShot(page, 'words-send-over-1280');
     await page.getByLabel('Recipients', { exact: true }).fill('+14155550101, +14155550102');
     expect(await page.getByRole('button', { name: 'Send to 2 recipients' }).isDisabled()).toBe(false);
   });

@@ -18,6 +18,7 @@ import { Messages } from './pages/messages';
 import { MessageDetail } from './pages/message-detail';
 import { Inbox } from './pages/inbox';
 import { Webhooks } from './pages/webhooks';
+import { OptOuts } from './pages/opt-outs';
 import { ApiKeys } from './pages/api-keys';
 import { Account } from './pages/account';
 import { NotFound } from './pages/not-found';
@@ -36,6 +37,7 @@ const NAV = [
   { href: '/messages', label: 'Messages' },
   { href: '/inbox', label: 'Inbox' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/opt-outs', label: 'Opt-outs' },
   { href: '/api-keys', label: 'API keys' },
   { href: '/account', label: 'Account' },
 ];
@@ -51,6 +53,7 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/messages/:id', (p) => <MessageDetail id={p.id} />],
   ['/inbox', () => <Inbox />],
   ['/webhooks', () => <Webhooks />],
+  ['/opt-outs', () => <OptOuts />],
   ['/api-keys', () => <ApiKeys />],
   ['/account', () => <Account />],
 ];
