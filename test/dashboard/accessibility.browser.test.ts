@@ -22,7 +22,18 @@ const WIDTHS = [
   { width: 1280, height: 900 },
   { width: 375, height: 812 },
 ];
-const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/opt-outs', '/api-keys', '/account'];
+const SCREENS = [
+  '/',
+  '/phones',
+  '/send',
+  '/batches',
+  '/messages',
+  '/inbox',
+  '/webhooks',
+  '/opt-outs',
+  '/api-keys',
+  '/account',
+];
 
 /** What has the keyboard focus: its role-ish tag, accessible name and how its focus is drawn. */
 const focused = (page: Page) =>

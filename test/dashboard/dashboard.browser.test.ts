@@ -18,7 +18,18 @@ import { axeViolations, CHECK_SHOTS, launchBrowser, root, startStack, watchConso
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(root, 'docs')
   : path.join(root, '.test-data', 'dashboard-shots');
-const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/opt-outs', '/api-keys', '/account'];
+const SCREENS = [
+  '/',
+  '/phones',
+  '/send',
+  '/batches',
+  '/messages',
+  '/inbox',
+  '/webhooks',
+  '/opt-outs',
+  '/api-keys',
+  '/account',
+];
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
 const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
