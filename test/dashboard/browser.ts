@@ -5,6 +5,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
+import { PASSWORD, sessionCookie } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
@@ -123,6 +124,30 @@ export async function submitSignIn(page: Page, email: string, password: string):
   await page.getByLabel('Email').fill(email);
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * An account on the stack, verified with the code it mailed, and an all-scopes API key of it: set up
+ * through the API, as a script would. Its password is PASSWORD.
+ */
+export async function verifiedAccountKey(stack: Stack, email: string): Promise<string> {
+  const registered = await fetch(`${stack.base}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  const cookie = sessionCookie(registered);
+  const asUser = async (path: string, body: unknown) => {
+    const res = await fetch(`${stack.base}${path}`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  await asUser('/v1/auth/verify-email', { code: await stack.smtp.codeFor(email, 15_000) });
+  return (await asUser('/v1/api-keys', { name: 'browser test' })).key as string;
 }
 
 function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null> {

@@ -503,6 +503,10 @@ describe('the dashboard in a real browser', () => {
 
       const card = page.getByTestId('webhook').first();
       await card.getByRole('switch').click({ force: true });
+      await page
+        .getByRole('dialog', { name: /^Pause / })
+        .getByRole('button', { name: 'Pause' })
+        .click();
       await shown(card.getByText('paused'));
       await card.getByRole('switch').click({ force: true });
       await shown(card.getByText('active'));

@@ -2,9 +2,18 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedPhone } from '../../tools/phone/phone';
-import { PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
+import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { axeViolations, checkShot, launchBrowser, startStack, submitSignIn, watchConsole, type Stack } from './browser';
+import {
+  axeViolations,
+  checkShot,
+  launchBrowser,
+  startStack,
+  submitSignIn,
+  verifiedAccountKey,
+  watchConsole,
+  type Stack,
+} from './browser';
 
 // A message's own screen, in a real Chromium against the real `npm start` stack: two simulated phones
 // speaking the public /v1/device API (one delivers, one fails every text), and a local HTTPS webhook
@@ -75,22 +84,7 @@ describe('the message detail screen', () => {
     receiver = await startReceiver();
     stack = await startStack('message-detail', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
     browser = await launchBrowser();
-    // The account, verified with the mailed code, and a key: set up through the API, as a script would.
-    const registered = await fetch(`${stack.base}/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-    const cookie = sessionCookie(registered);
-    const asUser = (path: string, body: unknown) =>
-      fetch(`${stack.base}${path}`, {
-        method: 'POST',
-        headers: { cookie, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const code = await stack.smtp.codeFor(email, 15_000);
-    expect((await asUser('/v1/auth/verify-email', { code })).ok).toBe(true);
-    key = ((await (await asUser('/v1/api-keys', { name: 'detail test' })).json()) as { key: string }).key;
+    key = await verifiedAccountKey(stack, email);
     good = await pair('Good phone', 0);
     failing = await pair('Failing phone', 1);
     // Sends, then reports no delivery within the test: its texts stay "sent".

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
+import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
 import { when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 
@@ -119,7 +120,11 @@ export function Deliveries({
                         <StatusBadge status={d.status} />
                       </Table.Td>
                       <Table.Td>{d.attempt_count}</Table.Td>
-                      <Table.Td>{d.http_status ?? d.error ?? '—'}</Table.Td>
+                      <Table.Td maw={260} title={d.error ?? undefined}>
+                        <Text size="sm" data-testid="delivery-answer">
+                          {deliveryAnswer(d)}
+                        </Text>
+                      </Table.Td>
                       <Table.Td>
                         <Button
                           variant="default"
@@ -146,9 +151,14 @@ export function Deliveries({
               {open.attempt_count} attempt{open.attempt_count === 1 ? '' : 's'} · last {when(open.last_attempt_at)}
               {open.next_attempt_at && ` · next ${when(open.next_attempt_at)}`}
             </Text>
-            <Text size="sm">
-              Answer: {open.http_status ?? '—'} {open.error && `· ${open.error}`}
+            <Text size="sm" data-testid="delivery-summary">
+              Answer: {deliveryAnswer(open)}
             </Text>
+            {open.error && plainDeliveryError(open.error) && (
+              <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                As the connection reported it: {open.error}
+              </Text>
+            )}
             {open.response_excerpt && <Code block>{open.response_excerpt}</Code>}
             <Text size="sm" fw={600}>
               Payload
