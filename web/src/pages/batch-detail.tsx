@@ -9,14 +9,14 @@ import { useConfirm } from '../components/confirm';
 import { useState } from 'react';
 import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
 
 export function BatchDetail({ id }: { id: string }) {
-  const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], 3000);
+  const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], LIVE_MS);
   const confirm = useConfirm();
   const [error, setError] = useState<unknown>(null);
   async function cancel(batch: Schemas['Batch']) {

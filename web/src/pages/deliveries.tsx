@@ -6,7 +6,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
 import { when } from '../lib/format';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 /**
  * The delivery log: newest first, each row opens its attempts, answer and payload, and can be
@@ -42,7 +42,7 @@ export function Deliveries({
         }),
       ).then((r) => r.data),
     [webhookId, status, tick, messageId],
-    3000,
+    LIVE_MS,
   );
 
   async function redeliver(delivery: Schemas['Delivery']) {

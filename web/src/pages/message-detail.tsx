@@ -6,7 +6,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Load } from '../components/states';
 import { plural, when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 import { simLabel } from './device-settings';
 import { simsOf } from './phones';
@@ -47,7 +47,7 @@ export function MessageDetail({ id }: { id: string }) {
     },
     [id],
     // Until it is final, a message still moves (sent, then delivered): follow it.
-    5000,
+    LIVE_MS,
   );
   return (
     <Page title="Message">

@@ -6,7 +6,7 @@ import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
 import { localInputToIso, timeZone } from '../lib/format';
 import { Link, navigate, useLocation } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import type { paths } from '../api/schema';
 
 const STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'unknown', 'received'] as const;
@@ -39,7 +39,7 @@ export function Messages() {
     order: filters.order as 'asc' | 'desc',
   };
   const key = search.toString();
-  const first = useLoad(() => ok(api.GET('/v1/messages', { params: { query } })), [key]);
+  const first = useLoad(() => ok(api.GET('/v1/messages', { params: { query } })), [key], LIVE_MS);
   const [more, setMore] = useState<{ key: string; rows: Schemas['Message'][]; cursor?: string }>({ key, rows: [] });
   const [error, setError] = useState<unknown>(null);
   const extra = more.key === key ? more : { key, rows: [], cursor: undefined };

@@ -6,7 +6,7 @@ import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
 import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 function Usage({ label, used, limit }: { label: string; used: number; limit: number }) {
   const percent = limit > 0 ? Math.min(100, (used / limit) * 100) : 0;
@@ -32,14 +32,18 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
 }
 
 export function Overview() {
-  const state = useLoad(async () => {
-    const [me, devices, batches] = await Promise.all([
-      ok(api.GET('/v1/auth/me')),
-      ok(api.GET('/v1/devices')),
-      ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
-    ]);
-    return { me, devices: devices.data, batches: batches.data };
-  }, []);
+  const state = useLoad(
+    async () => {
+      const [me, devices, batches] = await Promise.all([
+        ok(api.GET('/v1/auth/me')),
+        ok(api.GET('/v1/devices')),
+        ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
+      ]);
+      return { me, devices: devices.data, batches: batches.data };
+    },
+    [],
+    LIVE_MS,
+  );
 
   return (
     <Page title="Overview">

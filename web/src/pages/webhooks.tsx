@@ -20,7 +20,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { deliveryAnswer } from '../lib/delivery-errors';
 import { ago, plural, when } from '../lib/format';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 
 export const EVENTS = [
@@ -36,7 +36,7 @@ type Event = Schemas['Webhook']['events'][number];
 
 export function Webhooks() {
   const confirm = useConfirm();
-  const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), []);
+  const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), [], LIVE_MS);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Schemas['Webhook'] | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
@@ -116,8 +116,10 @@ export function Webhooks() {
                     <Switch
                       label={w.enabled ? 'Enabled' : 'Paused'}
                       checked={w.enabled}
-                      // From what the webhook is, not the box's state: a cancelled pause leaves them apart.
-                      onChange={() => {
+                      // The box shows what the webhook is until the change is made (a pause may be
+                      // cancelled): put it back at once, or React takes the next click for no change.
+                      onChange={(e) => {
+                        e.currentTarget.checked = w.enabled;
                         if (w.enabled) return void pause(w).catch(setError);
                         void act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: true } })));
                       }}
