@@ -1,38 +1,27 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import {
-  appContext,
   axeViolations,
   checkShot,
+  Contexts,
   launchBrowser,
+  onApp,
+  SCREENS,
+  shown,
+  signInOn,
   startDashboardApp,
-  submitSignIn,
-  watchConsole,
 } from './browser';
 
 // The dashboard with the keyboard and axe-core, in a real Chromium against the real API and Postgres:
 // a new account's screens (empty states), forms showing their errors and open dialogs, at a desktop
 // and a phone width.
 
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
 const WIDTHS = [
   { width: 1280, height: 900 },
   { width: 375, height: 812 },
-];
-const SCREENS = [
-  '/',
-  '/phones',
-  '/send',
-  '/batches',
-  '/messages',
-  '/inbox',
-  '/webhooks',
-  '/opt-outs',
-  '/api-keys',
-  '/account',
 ];
 
 /** What has the keyboard focus: its role-ish tag, accessible name and how its focus is drawn. */
@@ -52,22 +41,9 @@ describe('the dashboard for keyboard and screen reader users', () => {
   let app: TestApp;
   let browser: Browser;
   let account: Account;
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
-
-  async function newPage(viewport = WIDTHS[0]): Promise<Page> {
-    const context = await appContext(browser, app, { viewport });
-    contexts.push(context);
-    consoleErrors.push(watchConsole(context));
-    return context.newPage();
-  }
-  async function signedIn(viewport = WIDTHS[0]): Promise<Page> {
-    const page = await newPage(viewport);
-    await page.goto('/sign-in');
-    await submitSignIn(page, account.email, PASSWORD);
-    await shown(page.getByRole('heading', { name: 'Overview' }));
-    return page;
-  }
+  const contexts = new Contexts(() => browser);
+  const newPage = (viewport = WIDTHS[0]) => contexts.page(onApp(app, { viewport }));
+  const signedIn = async (viewport = WIDTHS[0]) => signInOn(await newPage(viewport), account.email, PASSWORD);
   const settled = async (page: Page) => {
     await shown(page.getByRole('heading', { level: 1 }));
     await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
@@ -80,7 +56,7 @@ describe('the dashboard for keyboard and screen reader users', () => {
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await app?.close();
   });
@@ -199,6 +175,6 @@ describe('the dashboard for keyboard and screen reader users', () => {
   });
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });

@@ -3,7 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
 import { PASSWORD, sessionCookie } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
@@ -109,14 +116,61 @@ export async function startDashboardApp(options: { mailer?: Mailer } = {}): Prom
   return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
 }
 
-/** A browser context on the app, as its own client address (per-IP limits count this file only). */
-export function appContext(browser: Browser, app: TestApp, options: BrowserContextOptions = {}) {
-  return browser.newContext({
+/** Context options for the app, as its own client address (per-IP limits count this file only). */
+export function onApp(app: TestApp, options: BrowserContextOptions = {}): BrowserContextOptions {
+  return {
     baseURL: app.url,
     viewport: { width: 1280, height: 900 },
     extraHTTPHeaders: { 'x-forwarded-for': app.clientIp },
     ...options,
-  });
+  };
+}
+
+/** The signed-in screens, in the navigation's order. */
+export const SCREENS = [
+  '/',
+  '/phones',
+  '/send',
+  '/batches',
+  '/messages',
+  '/inbox',
+  '/webhooks',
+  '/opt-outs',
+  '/api-keys',
+  '/account',
+];
+
+/** Waits for the first match to be on screen. */
+export const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
+
+/** The browser contexts a test file opens and their console errors; close() ends them all. */
+export class Contexts {
+  private readonly opened: BrowserContext[] = [];
+  private readonly errors: string[][] = [];
+  constructor(private readonly browser: () => Browser) {}
+
+  async page(options: BrowserContextOptions = {}): Promise<Page> {
+    const context = await this.browser().newContext(options);
+    this.opened.push(context);
+    this.errors.push(watchConsole(context));
+    return context.newPage();
+  }
+
+  consoleErrors(): string[] {
+    return this.errors.flat();
+  }
+
+  async close(): Promise<void> {
+    for (const context of this.opened) await context.close().catch(() => undefined);
+  }
+}
+
+/** Opens sign-in on the page, signs in and waits for the Overview. */
+export async function signInOn(page: Page, email: string, password: string): Promise<Page> {
+  await page.goto('/sign-in');
+  await submitSignIn(page, email, password);
+  await shown(page.getByRole('heading', { name: 'Overview' }));
+  return page;
 }
 
 /** Fills and submits the sign-in form of the page. */

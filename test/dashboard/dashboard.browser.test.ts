@@ -8,7 +8,16 @@ import { createFakeApp } from '../compat/smsgate/fake-app';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { axeViolations, CHECK_SHOTS, launchBrowser, root, startStack, watchConsole, type Stack } from './browser';
+import {
+  axeViolations,
+  CHECK_SHOTS,
+  launchBrowser,
+  root,
+  SCREENS,
+  startStack,
+  watchConsole,
+  type Stack,
+} from './browser';
 
 // The dashboard in a real Chromium against the real `npm start` stack (embedded Postgres, Temporal
 // dev server, api, worker), with mail to a local SMTP server, a simulated phone speaking the public
@@ -18,18 +27,6 @@ import { axeViolations, CHECK_SHOTS, launchBrowser, root, startStack, watchConso
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(root, 'docs')
   : path.join(root, '.test-data', 'dashboard-shots');
-const SCREENS = [
-  '/',
-  '/phones',
-  '/send',
-  '/batches',
-  '/messages',
-  '/inbox',
-  '/webhooks',
-  '/opt-outs',
-  '/api-keys',
-  '/account',
-];
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
 const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
@@ -508,6 +505,8 @@ describe('the dashboard in a real browser', () => {
         .getByRole('button', { name: 'Pause' })
         .click();
       await shown(card.getByText('paused'));
+      // The dialog's overlay fades out after it: a click before then lands on the overlay.
+      await page.locator('.mantine-Modal-overlay').waitFor({ state: 'detached' });
       await card.getByRole('switch').click({ force: true });
       await shown(card.getByText('active'));
 

@@ -1,14 +1,12 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
 import { memoryMailer, type TestApp } from '../support/app';
-import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { checkShot, Contexts, launchBrowser, onApp, shown, startDashboardApp, submitSignIn } from './browser';
 
 // What the dashboard's forms say before and after the API refuses them, in a real Chromium against
 // the real API and Postgres: the rules up front, each refusal beside its field in the form's words.
-
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
 
 /** What a screen reader reads after a field's label: its hint and its error (aria-describedby). */
 const described = (field: Locator) =>
@@ -26,15 +24,8 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
   let browser: Browser;
   let account: Account;
   const mailer = memoryMailer();
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
-
-  async function newPage(): Promise<Page> {
-    const context = await appContext(browser, app);
-    contexts.push(context);
-    consoleErrors.push(watchConsole(context));
-    return context.newPage();
-  }
+  const contexts = new Contexts(() => browser);
+  const newPage = () => contexts.page(onApp(app));
 
   beforeAll(async () => {
     app = await startDashboardApp({ mailer });
@@ -43,7 +34,7 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await app?.close();
   });
@@ -148,6 +139,6 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
   });
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
@@ -7,11 +7,12 @@ import { startReceiver, type Receiver } from '../webhooks/receiver';
 import {
   axeViolations,
   checkShot,
+  Contexts,
   launchBrowser,
   startStack,
-  submitSignIn,
+  signInOn,
+  shown,
   verifiedAccountKey,
-  watchConsole,
   type Stack,
 } from './browser';
 
@@ -19,7 +20,6 @@ import {
 // speaking the public /v1/device API (one delivers, one fails every text), and a local HTTPS webhook
 // receiver taking the messages' events.
 
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
 const SECOND_PRECISION = /\d{1,2}:\d{2}:\d{2}\s[AP]M \S+/;
 
 describe('the message detail screen', () => {
@@ -27,8 +27,7 @@ describe('the message detail screen', () => {
   let browser: Browser;
   let receiver: Receiver;
   const phones: SimulatedPhone[] = [];
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
+  const contexts = new Contexts(() => browser);
   const email = uniqueEmail('detail');
   let key: string;
   let good: SimulatedPhone;
@@ -69,16 +68,12 @@ describe('the message detail screen', () => {
     await expect.poll(async () => (await messages()).every((m) => m.status === status), { timeout: 60_000 }).toBe(true);
     return messages();
   }
-  async function signedIn(viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ baseURL: stack.base, viewport, locale: 'en-US' });
-    contexts.push(context);
-    consoleErrors.push(watchConsole(context));
-    const page = await context.newPage();
-    await page.goto('/sign-in');
-    await submitSignIn(page, email, PASSWORD);
-    await shown(page.getByRole('heading', { name: 'Overview' }));
-    return page;
-  }
+  const signedIn = async () =>
+    signInOn(
+      await contexts.page({ baseURL: stack.base, viewport: { width: 1280, height: 900 }, locale: 'en-US' }),
+      email,
+      PASSWORD,
+    );
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -94,7 +89,7 @@ describe('the message detail screen', () => {
 
   afterAll(async () => {
     for (const phone of phones) await phone.stop();
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await stack?.stop();
     await receiver?.close();
@@ -258,7 +253,26 @@ describe('the message detail screen', () => {
     await checkShot(page, 'account-plans-1280');
   }, 60_000);
 
+  it('keeps the Overview and Messages current without a reload', async () => {
+    const overview = await signedIn();
+    const sentToday = async () => (await overview.getByTestId('usage-sent-today').textContent())!;
+    await shown(overview.getByTestId('usage-sent-today'));
+    const before = await sentToday();
+    const messages = await signedIn();
+    await messages.goto('/messages');
+    await shown(messages.getByTestId('message-row'));
+    const url = messages.url();
+
+    const sent = await call('/v1/messages', { body: 'Live, please', to: ['+14155550161'], device_id: good.device!.id });
+    await reached(sent.batch.id, 'delivered');
+    await expect.poll(sentToday, { timeout: 15_000 }).not.toBe(before);
+    const row = messages.getByTestId('message-row').filter({ hasText: 'Live, please' });
+    await shown(row, 15_000);
+    await shown(row.getByText('delivered', { exact: true }), 15_000);
+    expect(messages.url()).toBe(url);
+  }, 60_000);
+
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });

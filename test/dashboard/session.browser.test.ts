@@ -1,34 +1,22 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, registerAccount, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
-import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { checkShot, Contexts, launchBrowser, onApp, shown, signInOn, startDashboardApp, submitSignIn } from './browser';
 
 // A session that ends while a tab is open on it, in a real Chromium against the real API and
 // Postgres (no workflow runs here, so no Temporal). The server's clock is the test's, so a session
 // expires for real when it is moved past the 30 idle days.
 
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
 const DAY_MS = 86_400_000;
 
 describe('a session that ends while its tab is open', () => {
   let app: TestApp;
   let browser: Browser;
   let account: Account;
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
-
-  async function signedIn(): Promise<Page> {
-    const context = await appContext(browser, app);
-    contexts.push(context);
-    consoleErrors.push(watchConsole(context));
-    const page = await context.newPage();
-    await page.goto('/sign-in');
-    await signIn(page);
-    await shown(page.getByRole('heading', { name: 'Overview' }));
-    return page;
-  }
+  const contexts = new Contexts(() => browser);
+  const signedIn = async () => signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
   const signIn = (page: Page) => submitSignIn(page, account.email, PASSWORD);
 
   beforeAll(async () => {
@@ -38,7 +26,7 @@ describe('a session that ends while its tab is open', () => {
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await app?.close();
   });
@@ -93,6 +81,6 @@ describe('a session that ends while its tab is open', () => {
   });
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
@@ -9,11 +9,12 @@ import { startReceiver, type Receiver } from '../webhooks/receiver';
 import {
   axeViolations,
   checkShot,
+  Contexts,
   launchBrowser,
   startStack,
-  submitSignIn,
+  signInOn,
+  shown,
   verifiedAccountKey,
-  watchConsole,
   type Stack,
 } from './browser';
 
@@ -21,16 +22,13 @@ import {
 // stack: a local HTTPS receiver answering 500 (its deliveries retry), and one whose certificate is
 // self-signed (the worker's TLS check refuses it, as it would a real misconfigured server).
 
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
-
 describe('the Webhooks screen when a receiver fails', () => {
   let stack: Stack;
   let browser: Browser;
   let refusing: Receiver;
   let selfSigned: Server;
   let selfSignedUrl: string;
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
+  const contexts = new Contexts(() => browser);
   const email = uniqueEmail('hooks');
   let key: string;
 
@@ -43,16 +41,12 @@ describe('the Webhooks screen when a receiver fails', () => {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json();
   }
-  async function signedIn(viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ baseURL: stack.base, viewport, locale: 'en-US' });
-    contexts.push(context);
-    consoleErrors.push(watchConsole(context));
-    const page = await context.newPage();
-    await page.goto('/sign-in');
-    await submitSignIn(page, email, PASSWORD);
-    await shown(page.getByRole('heading', { name: 'Overview' }));
-    return page;
-  }
+  const signedIn = async () =>
+    signInOn(
+      await contexts.page({ baseURL: stack.base, viewport: { width: 1280, height: 900 }, locale: 'en-US' }),
+      email,
+      PASSWORD,
+    );
   /** Whether a badge shows its whole word (Mantine cuts it with an ellipsis when squeezed). */
   const whole = (badge: Locator) =>
     badge.evaluate((el) => {
@@ -78,7 +72,7 @@ describe('the Webhooks screen when a receiver fails', () => {
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await stack?.stop();
     await refusing?.close();
@@ -89,11 +83,15 @@ describe('the Webhooks screen when a receiver fails', () => {
     const page = await signedIn();
     await page.goto('/webhooks');
     const refusingCard = page.getByRole('region', { name: 'Refusing receiver' });
+    await shown(refusingCard.getByText('0 delivered · 0 failed', { exact: false }));
     await refusingCard.getByRole('button', { name: 'Send test ping' }).click();
     await shown(refusingCard.getByTestId('ping-result'));
     await expect
       .poll(() => refusingCard.getByTestId('ping-result').textContent(), { timeout: 30_000 })
       .toMatch(/^Ping not accepted: HTTP 500\. Retrying in \d+ (seconds|minutes?)\.$/);
+
+    // The card's counts follow the failed attempt without a reload.
+    await shown(refusingCard.getByText('0 delivered · 1 failed', { exact: false }), 15_000);
 
     const tlsCard = page.getByRole('region', { name: 'Self-signed receiver' });
     await tlsCard.getByRole('button', { name: 'Send test ping' }).click();
@@ -139,19 +137,22 @@ describe('the Webhooks screen when a receiver fails', () => {
     await shown(ask);
     expect(await ask.textContent()).toContain('1 delivery still waiting to be sent or retried is failed now.');
     await ask.getByRole('button', { name: 'Cancel' }).click();
-    await ask.waitFor({ state: 'hidden' });
+    // The dialog's overlay fades out after it: a click before then lands on the overlay.
+    await page.locator('.mantine-Modal-overlay').waitFor({ state: 'detached' });
     expect(await waiting()).toBe(1);
     expect(await card.getByRole('switch').isChecked()).toBe(true);
 
-    // By keyboard this time: Space on the focused switch.
-    await card.getByRole('switch').focus();
-    await page.keyboard.press('Space');
+    await card.getByRole('switch').click({ force: true });
     await ask.getByRole('button', { name: 'Pause' }).click();
     await shown(card.getByText('paused', { exact: true }));
     expect(await waiting()).toBe(0);
+    // Resuming asks nothing; by keyboard this time.
+    await card.getByRole('switch').focus();
+    await page.keyboard.press('Space');
+    await shown(card.getByText('active', { exact: true }));
   }, 60_000);
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });

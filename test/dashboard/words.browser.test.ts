@@ -1,35 +1,28 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, PASSWORD, registerAccount, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { pairPhone } from '../devices/helpers';
-import { appContext, checkShot, launchBrowser, startDashboardApp, submitSignIn, watchConsole } from './browser';
+import { checkShot, Contexts, launchBrowser, onApp, shown, signInOn, startDashboardApp } from './browser';
 
 // What the dashboard says about counts, limits and times, in a real Chromium against the real API and
 // Postgres. The account's usage is set through the plans service (as operators correct it), so a
 // limit can be near without sending ten thousand texts.
 
-const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
-
 describe('the dashboard words counts, limits and times plainly', () => {
   let app: TestApp;
   let browser: Browser;
   let account: Account;
-  const contexts: BrowserContext[] = [];
-  const consoleErrors: string[][] = [];
+  const contexts = new Contexts(() => browser);
 
-  async function signedIn(): Promise<Page> {
-    // A fixed locale and zone, so the expected words do not depend on the machine running the test.
-    const pinned = await appContext(browser, app, { locale: 'en-US', timezoneId: 'America/New_York' });
-    contexts.push(pinned);
-    consoleErrors.push(watchConsole(pinned));
-    const page = await pinned.newPage();
-    await page.goto('/sign-in');
-    await submitSignIn(page, account.email, PASSWORD);
-    await shown(page.getByRole('heading', { name: 'Overview' }));
-    return page;
-  }
+  // A fixed locale and zone, so the expected words do not depend on the machine running the test.
+  const signedIn = async () =>
+    signInOn(
+      await contexts.page(onApp(app, { locale: 'en-US', timezoneId: 'America/New_York' })),
+      account.email,
+      PASSWORD,
+    );
 
   beforeAll(async () => {
     app = await startDashboardApp();
@@ -38,7 +31,7 @@ describe('the dashboard words counts, limits and times plainly', () => {
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    await contexts.close();
     await browser?.close();
     await app?.close();
   });
@@ -98,6 +91,6 @@ describe('the dashboard words counts, limits and times plainly', () => {
   });
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors.flat()).toEqual([]);
+    expect(contexts.consoleErrors()).toEqual([]);
   });
 });
