@@ -32,6 +32,7 @@ export interface NewDelivery {
 
 export interface DeliveryFilter {
   webhookId?: string;
+  messageId?: string;
   status?: DeliveryStatus;
   event?: EventName;
   from?: Date;
@@ -45,6 +46,7 @@ export const webhooksRepository = {
   listDeliveries(em: EntityManager, userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
     const where: FilterQuery<WebhookDelivery> = { userId, ...createdWithin(filter.from, filter.to) };
     if (filter.webhookId) where.webhookId = filter.webhookId;
+    if (filter.messageId) where.messageId = filter.messageId;
     if (filter.status) where.status = filter.status;
     if (filter.event) where.event = filter.event;
     return findPage(em, WebhookDelivery, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });

@@ -28,6 +28,7 @@ export function webhooksRoutes({
     const { query } = await validate(ctx, { query: listDeliveriesQuery });
     const page = await webhooks.listDeliveries(callerOf(ctx).userId, {
       webhookId: query.webhook_id,
+      messageId: query.message_id,
       status: query.status as DeliveryStatus | undefined,
       event: query.event as EventName | undefined,
       from: query.from,

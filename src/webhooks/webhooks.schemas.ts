@@ -43,6 +43,8 @@ export const updateWebhookBody = yup.object({
 export const listDeliveriesQuery = yup.object({
   ...pageFields(),
   webhook_id: uuid(),
+  /** The deliveries of one message's events (the dashboard's message detail). */
+  message_id: uuid(),
   status: text(32).oneOf([...DELIVERY_STATUSES], '${path} must be one of: ' + DELIVERY_STATUSES.join(', ')),
   event: text(64).oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', ')),
   from: timestamp(),

@@ -3,11 +3,29 @@ import { existsSync, readFileSync } from 'node:fs';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Locator,
+  type Page,
+} from 'playwright-core';
+import type { Mailer } from '../../src/accounts/mailer';
+import { PASSWORD, sessionCookie } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
 
 export const root = path.resolve(__dirname, '..', '..');
+
+/** Screenshots to look at while working on a screen (never committed, never written to docs/). */
+export const CHECK_SHOTS = path.join(root, '.test-data', 'dashboard-shots');
+
+export async function checkShot(page: Page, name: string): Promise<void> {
+  mkdirSync(CHECK_SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(CHECK_SHOTS, `${name}.png`), fullPage: true });
+}
 
 // Debian's chromium where it is installed (this machine, CI via .ci/run); elsewhere Playwright's own.
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
@@ -79,6 +97,113 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
+/** The dashboard's build in web/dist, made afresh when web/ changed (npm start's prestart step). */
+export function buildDashboard(): void {
+  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+}
+
+/**
+ * The API alone (real Postgres; Temporal only when a screen under test starts a workflow) serving the
+ * dashboard's fresh build, on a port that is its PUBLIC_URL: signed-in writes from any other origin
+ * are refused.
+ */
+export async function startDashboardApp(options: { mailer?: Mailer } = {}): Promise<TestApp> {
+  buildDashboard();
+  const port = await freePort();
+  return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+}
+
+/** Context options for the app, as its own client address (per-IP limits count this file only). */
+export function onApp(app: TestApp, options: BrowserContextOptions = {}): BrowserContextOptions {
+  return {
+    baseURL: app.url,
+    viewport: { width: 1280, height: 900 },
+    extraHTTPHeaders: { 'x-forwarded-for': app.clientIp },
+    ...options,
+  };
+}
+
+/** The signed-in screens, in the navigation's order. */
+export const SCREENS = [
+  '/',
+  '/phones',
+  '/send',
+  '/batches',
+  '/messages',
+  '/inbox',
+  '/webhooks',
+  '/opt-outs',
+  '/api-keys',
+  '/account',
+];
+
+/** Waits for the first match to be on screen. */
+export const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
+
+/** The browser contexts a test file opens and their console errors; close() ends them all. */
+export class Contexts {
+  private readonly opened: BrowserContext[] = [];
+  private readonly errors: string[][] = [];
+  constructor(private readonly browser: () => Browser) {}
+
+  async page(options: BrowserContextOptions = {}): Promise<Page> {
+    const context = await this.browser().newContext(options);
+    this.opened.push(context);
+    this.errors.push(watchConsole(context));
+    return context.newPage();
+  }
+
+  consoleErrors(): string[] {
+    return this.errors.flat();
+  }
+
+  async close(): Promise<void> {
+    for (const context of this.opened) await context.close().catch(() => undefined);
+  }
+}
+
+/** Opens sign-in on the page, signs in and waits for the Overview. */
+export async function signInOn(page: Page, email: string, password: string): Promise<Page> {
+  await page.goto('/sign-in');
+  await submitSignIn(page, email, password);
+  await shown(page.getByRole('heading', { name: 'Overview' }));
+  return page;
+}
+
+/** Fills and submits the sign-in form of the page. */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * An account on the stack, verified with the code it mailed, and an all-scopes API key of it: set up
+ * through the API, as a script would. Its password is PASSWORD.
+ */
+export async function verifiedAccountKey(stack: Stack, email: string): Promise<string> {
+  const registered = await fetch(`${stack.base}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  const cookie = sessionCookie(registered);
+  const asUser = async (path: string, body: unknown) => {
+    const res = await fetch(`${stack.base}${path}`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  await asUser('/v1/auth/verify-email', { code: await stack.smtp.codeFor(email, 15_000) });
+  return (await asUser('/v1/api-keys', { name: 'browser test' })).key as string;
+}
+
 function exited(child: ChildProcess, timeoutMs = 60_000): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve, reject) => {
@@ -109,10 +234,7 @@ export interface Stack {
  * folder, mail going to a local SMTP server.
  */
 export async function startStack(label: string, env: Record<string, string> = {}): Promise<Stack> {
-  execFileSync(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], {
-    cwd: root,
-    stdio: 'pipe',
-  });
+  buildDashboard();
   const dataDir = path.join(root, '.test-data', `${label}-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

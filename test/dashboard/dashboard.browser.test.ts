@@ -8,7 +8,16 @@ import { createFakeApp } from '../compat/smsgate/fake-app';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stack } from './browser';
+import {
+  axeViolations,
+  CHECK_SHOTS,
+  launchBrowser,
+  root,
+  SCREENS,
+  startStack,
+  watchConsole,
+  type Stack,
+} from './browser';
 
 // The dashboard in a real Chromium against the real `npm start` stack (embedded Postgres, Temporal
 // dev server, api, worker), with mail to a local SMTP server, a simulated phone speaking the public
@@ -18,9 +27,6 @@ import { axeViolations, launchBrowser, root, startStack, watchConsole, type Stac
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(root, 'docs')
   : path.join(root, '.test-data', 'dashboard-shots');
-// Screenshots to look at while working on a screen, never written to docs/.
-const CHECK_SHOTS = path.join(root, '.test-data', 'dashboard-shots');
-const SCREENS = ['/', '/phones', '/send', '/batches', '/messages', '/inbox', '/webhooks', '/api-keys', '/account'];
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
 const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
@@ -198,7 +204,7 @@ describe('the dashboard in a real browser', () => {
     // The overview now has something to show: the README's screenshot.
     await nav(page, 'Overview');
     await shown(page.getByTestId('batch-row').or(page.getByRole('link', { name: 'All batches' })));
-    expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ \d+$/);
+    expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ [\d,]+$/);
     expect(await page.getByTestId('phones-online').textContent()).toBe('1 / 1');
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-overview.png') });
 
@@ -289,7 +295,14 @@ describe('the dashboard in a real browser', () => {
     await page.screenshot({ path: path.join(CHECK_SHOTS, 'pairing-card-paired-375.png'), fullPage: true });
   }, 120_000);
 
-  it('passes an axe check on every screen and fits a 375 px wide phone', async () => {
+  it('passes an axe check on every screen at 1280 and 375 px and fits a 375 px wide phone', async () => {
+    const wide = await signedIn();
+    for (const href of SCREENS) {
+      await wide.goto(href);
+      await shown(wide.getByRole('heading', { level: 1 }));
+      await wide.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
+      expect({ at: 1280, href, violations: await axeViolations(wide) }).toEqual({ at: 1280, href, violations: [] });
+    }
     const page = await signedIn({ width: 375, height: 812 });
     for (const href of SCREENS) {
       await page.goto(href);
@@ -382,7 +395,7 @@ describe('the dashboard in a real browser', () => {
 
     it('overview shows usage against the plan, and a failed load offers a retry', async () => {
       await go(page, '/', 'Overview');
-      expect(await page.getByTestId('usage-sent-this-month').textContent()).toMatch(/^2 \/ \d+$/);
+      expect(await page.getByTestId('usage-sent-this-month').textContent()).toMatch(/^2 \/ [\d,]+$/);
       // The network failing is the one error the real stack cannot be made to produce on demand.
       await page.route('**/v1/batches?*', (route) => route.abort());
       await page.reload();
@@ -487,7 +500,13 @@ describe('the dashboard in a real browser', () => {
 
       const card = page.getByTestId('webhook').first();
       await card.getByRole('switch').click({ force: true });
+      await page
+        .getByRole('dialog', { name: /^Pause / })
+        .getByRole('button', { name: 'Pause' })
+        .click();
       await shown(card.getByText('paused'));
+      // The dialog's overlay fades out after it: a click before then lands on the overlay.
+      await page.locator('.mantine-Modal-overlay').waitFor({ state: 'detached' });
       await card.getByRole('switch').click({ force: true });
       await shown(card.getByText('active'));
 

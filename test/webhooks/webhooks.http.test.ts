@@ -304,6 +304,11 @@ describe('webhooks API', () => {
     expect(await query('status=pending')).toHaveLength(4);
     expect(await query('status=failed')).toHaveLength(3);
     expect(await query('status=delivered')).toHaveLength(0);
+    // One message's deliveries, to every webhook that took its event.
+    const messageId = (all as unknown as Array<{ message_id: string | null }>).find((d) => d.message_id)!.message_id;
+    const ofMessage = await query(`message_id=${messageId}`);
+    expect(ofMessage.map((d: { webhook_id: string }) => d.webhook_id).sort()).toEqual([first.id, second.id].sort());
+    expect(ofMessage.every((d: { message_id: string }) => d.message_id === messageId)).toBe(true);
     const middle = all[3].created_at;
     const from = await query(`from=${encodeURIComponent(middle)}`);
     const to = await query(`to=${encodeURIComponent(middle)}`);
@@ -318,6 +323,7 @@ describe('webhooks API', () => {
       ['status=lost', 'query.status'],
       ['event=nope', 'query.event'],
       ['webhook_id=42', 'query.webhook_id'],
+      ['message_id=42', 'query.message_id'],
       ['from=yesterday', 'query.from'],
     ]) {
       const res = await tenant.call('GET', `/v1/webhooks/deliveries?${q}`);

@@ -1,7 +1,7 @@
 import { Alert, Anchor, AppShell, Burger, Button, Group, NavLink, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api, ApiFailure, ok } from './api/client';
+import { api, ApiFailure, ok, SESSION_ENDED } from './api/client';
 import { ErrorState, Loading } from './components/states';
 import { Link, match, navigate, useLocation } from './lib/router';
 import { SessionContext, useSession, type Me, type SessionState } from './lib/session';
@@ -15,8 +15,10 @@ import { Send } from './pages/send';
 import { Batches } from './pages/batches';
 import { BatchDetail } from './pages/batch-detail';
 import { Messages } from './pages/messages';
+import { MessageDetail } from './pages/message-detail';
 import { Inbox } from './pages/inbox';
 import { Webhooks } from './pages/webhooks';
+import { OptOuts } from './pages/opt-outs';
 import { ApiKeys } from './pages/api-keys';
 import { Account } from './pages/account';
 import { NotFound } from './pages/not-found';
@@ -35,6 +37,7 @@ const NAV = [
   { href: '/messages', label: 'Messages' },
   { href: '/inbox', label: 'Inbox' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/opt-outs', label: 'Opt-outs' },
   { href: '/api-keys', label: 'API keys' },
   { href: '/account', label: 'Account' },
 ];
@@ -47,13 +50,19 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/batches', () => <Batches />],
   ['/batches/:id', (p) => <BatchDetail id={p.id} />],
   ['/messages', () => <Messages />],
+  ['/messages/:id', (p) => <MessageDetail id={p.id} />],
   ['/inbox', () => <Inbox />],
   ['/webhooks', () => <Webhooks />],
+  ['/opt-outs', () => <OptOuts />],
   ['/api-keys', () => <ApiKeys />],
   ['/account', () => <Account />],
 ];
 
-type Auth = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
+type Auth =
+  | { state: 'loading' }
+  | { state: 'out'; ended?: boolean }
+  | { state: 'in'; me: Me }
+  | { state: 'error'; error: unknown };
 
 export function App() {
   const { path } = useLocation();
@@ -71,6 +80,13 @@ export function App() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  // Any answer saying the session is gone (signed out elsewhere, expired) signs this tab out too.
+  useEffect(() => {
+    const ended = () => setAuth((current) => (current.state === 'in' ? { state: 'out', ended: true } : current));
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
 
   const session = useMemo<SessionState | null>(
     () =>
@@ -97,9 +113,10 @@ export function App() {
       const query = new URLSearchParams();
       if (path !== '/') query.set('next', path + window.location.search);
       if (error) query.set('error', error);
+      if (auth.ended) query.set('ended', '1');
       navigate(`/sign-in${query.size ? `?${query}` : ''}`, { replace: true });
     }
-  }, [auth.state, publicScreen, path]);
+  }, [auth, publicScreen, path]);
 
   if (auth.state === 'loading') return <Loading label="Loading your account…" />;
   if (auth.state === 'error') return <ErrorState error={auth.error} retry={() => void refresh()} />;
@@ -148,12 +165,34 @@ function Shell({ path }: { path: string }) {
     }
   }
   const unverified = !session.me.user.email_verified_at;
+  // Coming back to the tab asks whether the session still holds, so an ended one shows at once.
+  useEffect(() => {
+    const check = () => {
+      if (document.visibilityState === 'visible') void ok(api.GET('/v1/auth/me')).catch(() => undefined);
+    };
+    document.addEventListener('visibilitychange', check);
+    window.addEventListener('focus', check);
+    return () => {
+      document.removeEventListener('visibilitychange', check);
+      window.removeEventListener('focus', check);
+    };
+  }, []);
   return (
     <AppShell
       header={{ height: 56 }}
       navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
+      <a
+        href="#main"
+        className="skip-link"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -187,7 +226,7 @@ function Shell({ path }: { path: string }) {
           ))}
         </div>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id="main" tabIndex={-1}>
         <div>
           {unverified && path !== '/verify-email' && (
             <Alert color="yellow" mb="md" title="Verify your email">

@@ -36,7 +36,7 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
             <Button variant="default" onClick={() => answer(false)}>
               Cancel
             </Button>
-            <Button color="red" onClick={() => answer(true)} data-autofocus>
+            <Button color="red.9" onClick={() => answer(true)} data-autofocus>
               {ask?.confirmLabel}
             </Button>
           </Group>

@@ -1,9 +1,15 @@
-import { Table, Text } from '@mantine/core';
+import { Anchor, Table, Text } from '@mantine/core';
 import { TableScroll } from './table-scroll';
 import type { Schemas } from '../api/client';
 import { when } from '../lib/format';
+import { Link } from '../lib/router';
 import { StatusBadge } from './status-badge';
 
+/** The latest thing that happened to a message. */
+const shownAt = (m: Schemas['Message']) =>
+  when(m.received_at ?? m.delivered_at ?? m.failed_at ?? m.sent_at ?? m.created_at);
+
+/** Each row's time opens the message's own screen. */
 export function MessagesTable({ messages, label }: { messages: Schemas['Message'][]; label: string }) {
   return (
     <TableScroll label={`${label} table`} minWidth={640}>
@@ -20,7 +26,14 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
           {messages.map((m) => (
             <Table.Tr key={m.id} data-testid="message-row">
               <Table.Td>
-                <Text size="sm">{when(m.received_at ?? m.delivered_at ?? m.sent_at ?? m.created_at)}</Text>
+                <Anchor
+                  component={Link}
+                  href={`/messages/${m.id}`}
+                  size="sm"
+                  aria-label={`${shownAt(m)}: open the message ${m.direction === 'inbound' ? `from ${m.sender}` : `to ${m.recipient}`}`}
+                >
+                  {shownAt(m)}
+                </Anchor>
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{m.direction === 'inbound' ? `from ${m.sender}` : m.recipient}</Text>

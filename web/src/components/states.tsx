@@ -49,6 +49,7 @@ export function Load<T>({ state, children }: { state: Loaded<T>; children: (data
   return <>{children(state.data)}</>;
 }
 
+/** A form's refusal in plain words: every field error, also shown beside its input where there is one. */
 export function FormError({ error }: { error: unknown }) {
   if (!error) return null;
   return (

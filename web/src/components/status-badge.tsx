@@ -7,6 +7,7 @@ const COLORS: Record<string, string> = {
   queued: 'gray',
   received: 'grape',
   failed: 'red',
+  'partly failed': 'orange',
   unknown: 'orange',
   completed: 'teal',
   processing: 'blue',
@@ -21,10 +22,18 @@ const COLORS: Record<string, string> = {
   expired: 'gray',
 };
 
-/** Dark text on a light badge: readable at any size (axe checks the contrast). */
+/**
+ * Dark text on a light badge: readable at any size (axe checks the contrast). A badge never shrinks
+ * below its word: Mantine's would cut "retrying" to "RETRY…" in a tight cell.
+ */
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge color={COLORS[status] ?? 'gray'} variant="light" autoContrast>
+    <Badge
+      color={COLORS[status] ?? 'gray'}
+      variant="light"
+      autoContrast
+      styles={{ root: { flexShrink: 0, minWidth: 'max-content' }, label: { overflow: 'visible' } }}
+    >
       <span style={{ color: 'var(--mantine-color-dark-9)' }}>{status}</span>
     </Badge>
   );

@@ -1,11 +1,24 @@
 // Times are shown in the browser's own time zone (Intl picks it up); the API speaks UTC ISO 8601.
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// To the second and with the zone: delivery reports seconds apart must read apart, and a time
+// without its zone is ambiguous to anyone comparing it with a log or a phone.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+const number = new Intl.NumberFormat();
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return dateTime.format(new Date(iso));
+}
+
+/** A count with the browser's digit grouping: 300,000 (or 300.000, 300 000). */
+export function count(n: number): string {
+  return number.format(n);
+}
+
+/** "1 message", "2 messages", the count grouped. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
 }
 
 export function ago(iso: string | null | undefined, now = Date.now()): string {

@@ -7,6 +7,13 @@ export interface Loaded<T> {
   reload(): void;
 }
 
+/**
+ * How often a live screen asks again (Overview, Batches, Messages, a batch, a message, Phones,
+ * Webhooks and their delivery log, the Inbox): one rule for every screen, paused while the tab is
+ * hidden, so what the phones and receivers do shows without a reload.
+ */
+export const LIVE_MS = 3000;
+
 /** Runs `load` when `deps` change and on reload(); optionally again every `pollMs` without a spinner. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: number): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
@@ -23,7 +30,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: num
         (error) => live && setState((s) => (quiet && s.data !== undefined ? s : { error, loading: false })),
       );
     void run(false);
-    const timer = pollMs ? window.setInterval(() => void run(true), pollMs) : undefined;
+    const timer = pollMs
+      ? window.setInterval(() => {
+          if (document.visibilityState === 'visible') void run(true);
+        }, pollMs)
+      : undefined;
     return () => {
       live = false;
       if (timer) window.clearInterval(timer);

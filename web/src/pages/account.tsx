@@ -1,11 +1,12 @@
-import { Alert, Button, Card, Group, PasswordInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Card, Group, PasswordInput, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { TableScroll } from '../components/table-scroll';
 import { useState, type FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { api, ApiFailure, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { FormError, Load } from '../components/states';
-import { ago, when } from '../lib/format';
+import { ago, count, when } from '../lib/format';
+import { PASSWORD_HINT } from '../lib/password';
 import { useSession } from '../lib/session';
 import { useLoad } from '../lib/use-load';
 
@@ -13,6 +14,8 @@ export function Account() {
   return (
     <Page title="Account">
       <Profile />
+      <Plans />
+      <Failover />
       <Password />
       <Sessions />
     </Page>
@@ -46,7 +49,12 @@ function Profile() {
           {me.user.email} · {me.user.email_verified_at ? `verified ${when(me.user.email_verified_at)}` : 'not verified'}
           {me.user.google_linked ? ' · Google linked' : ''} · plan {me.limits.plan_name}
         </Text>
-        <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput
+          label="Name"
+          value={name}
+          error={error instanceof ApiFailure ? error.field('name') : undefined}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
         <FormError error={error} />
         {saved && (
           <Text size="sm" c="teal.9" role="status">
@@ -61,12 +69,112 @@ function Profile() {
   );
 }
 
+/** Every plan with its limits, the account's own marked. */
+function Plans() {
+  const { me } = useSession();
+  const state = useLoad(() => ok(api.GET('/v1/plans')).then((r) => r.data), []);
+  const price = (cents: number) => (cents === 0 ? 'free' : `$${(cents / 100).toLocaleString()} a month`);
+  return (
+    <Card withBorder component="section" aria-label="Plan">
+      <Stack>
+        <Text fw={600} component="h2">
+          Plan: {me.limits.plan_name}
+        </Text>
+        <Load state={state}>
+          {(plans) => (
+            <TableScroll label="Plans table" minWidth={560}>
+              <Table aria-label="Plans">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Plan</Table.Th>
+                    <Table.Th>Texts a day</Table.Th>
+                    <Table.Th>Texts a month</Table.Th>
+                    <Table.Th>Recipients a send</Table.Th>
+                    <Table.Th>Phones</Table.Th>
+                    <Table.Th>Webhooks</Table.Th>
+                    <Table.Th>Price</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {plans.map((p) => {
+                    const current = p.name === me.limits.plan_name;
+                    return (
+                      <Table.Tr
+                        key={p.id}
+                        data-testid="plan-row"
+                        aria-current={current ? 'true' : undefined}
+                        fw={current ? 700 : undefined}
+                      >
+                        <Table.Td>
+                          {p.name}
+                          {current && ' (yours)'}
+                        </Table.Td>
+                        <Table.Td>{count(p.daily_limit)}</Table.Td>
+                        <Table.Td>{count(p.monthly_limit)}</Table.Td>
+                        <Table.Td>{count(p.batch_limit)}</Table.Td>
+                        <Table.Td>{count(p.device_limit)}</Table.Td>
+                        <Table.Td>{count(p.webhook_limit)}</Table.Td>
+                        <Table.Td>{price(p.monthly_price_cents)}</Table.Td>
+                      </Table.Tr>
+                    );
+                  })}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          )}
+        </Load>
+      </Stack>
+    </Card>
+  );
+}
+
+/** The account-wide failover switch (GET/PATCH /v1/account/settings). */
+function Failover() {
+  const state = useLoad(() => ok(api.GET('/v1/account/settings')).then((r) => r.settings), []);
+  const [error, setError] = useState<unknown>(null);
+  const [saving, setSaving] = useState(false);
+  async function set(failover: boolean) {
+    setError(null);
+    setSaving(true);
+    try {
+      await ok(api.PATCH('/v1/account/settings', { body: { failover } }));
+      state.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setSaving(false);
+    }
+  }
+  return (
+    <Card withBorder component="section" aria-label="Failover">
+      <Stack maw={560}>
+        <Text fw={600} component="h2">
+          Failover
+        </Text>
+        <Load state={state}>
+          {(settings) => (
+            <Switch
+              label="Move texts to another phone when one goes offline"
+              description="Texts an offline phone has not taken yet go to another online phone of this account (the default first)."
+              checked={settings.failover}
+              disabled={saving}
+              onChange={(e) => void set(e.currentTarget.checked)}
+            />
+          )}
+        </Load>
+        <FormError error={error} />
+      </Stack>
+    </Card>
+  );
+}
+
 function Password() {
   const { me } = useSession();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
@@ -100,13 +208,20 @@ function Password() {
           autoComplete="current-password"
           required
           value={current}
+          error={field('current_password')}
+          // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+          aria-invalid={!!field('current_password')}
           onChange={(e) => setCurrent(e.currentTarget.value)}
         />
         <PasswordInput
           label="New password"
+          description={PASSWORD_HINT}
           autoComplete="new-password"
           required
           value={next}
+          error={field('new_password')}
+          // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+          aria-invalid={!!field('new_password')}
           onChange={(e) => setNext(e.currentTarget.value)}
         />
         <FormError error={error} />

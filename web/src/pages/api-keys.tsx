@@ -245,6 +245,7 @@ function RenameKey({ apiKey, onClose, onSaved }: { apiKey: Schemas['APIKey']; on
             label="New name"
             required
             value={name}
+            error={error instanceof ApiFailure ? error.field('name') : undefined}
             onChange={(e) => setName(e.currentTarget.value)}
             data-autofocus
           />

@@ -1,17 +1,39 @@
-import { Anchor, Card, Group, Stack, Text } from '@mantine/core';
-import { api, ok } from '../api/client';
-import { BatchProgress } from '../components/batch-progress';
+import { Anchor, Button, Card, Group, Stack, Text } from '@mantine/core';
+import { api, ok, type Schemas } from '../api/client';
+import { batchOutcome, BatchProgress } from '../components/batch-progress';
 import { MessagesTable } from '../components/messages-table';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
-import { Load } from '../components/states';
-import { when } from '../lib/format';
+import { FormError, Load } from '../components/states';
+import { useConfirm } from '../components/confirm';
+import { useState } from 'react';
+import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 
+/** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
+const CANCELLABLE = ['scheduled', 'queued', 'sending'];
+
 export function BatchDetail({ id }: { id: string }) {
-  const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], 3000);
+  const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], LIVE_MS);
+  const confirm = useConfirm();
+  const [error, setError] = useState<unknown>(null);
+  async function cancel(batch: Schemas['Batch']) {
+    const yes = await confirm({
+      title: 'Cancel this send?',
+      message: `Its ${plural(batch.recipient_count, 'text')} not yet taken by a phone are not sent; texts already on a phone still go out.`,
+      confirmLabel: 'Cancel the send',
+    });
+    if (!yes) return;
+    setError(null);
+    try {
+      await ok(api.POST('/v1/batches/{id}/cancel', { params: { path: { id: batch.id } } }));
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
   return (
     <Page title="Batch">
       <Anchor component={Link} href="/batches" size="sm">
@@ -25,14 +47,22 @@ export function BatchDetail({ id }: { id: string }) {
                 <Group justify="space-between">
                   <Text size="sm">Created {when(batch.created_at)}</Text>
                   <span data-testid="batch-status">
-                    <StatusBadge status={batch.status} />
+                    <StatusBadge status={batchOutcome(batch)} />
                   </span>
                 </Group>
                 <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
                 <BatchProgress batch={batch} />
+                {CANCELLABLE.includes(batch.status) && (
+                  <Group>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => void cancel(batch)}>
+                      Cancel the send
+                    </Button>
+                  </Group>
+                )}
+                <FormError error={error} />
                 <Text size="sm" data-testid="batch-counts">
-                  {batch.delivered_count} delivered · {batch.sent_count} sent · {batch.failed_count} failed ·{' '}
-                  {batch.unknown_count} unknown
+                  {count(batch.delivered_count)} delivered of {count(batch.recipient_count)} · {count(batch.sent_count)}{' '}
+                  sent · {count(batch.failed_count)} failed · {count(batch.unknown_count)} unknown
                 </Text>
                 <Text size="sm" c="dimmed">
                   Completion: {estimate(batch)}

@@ -2,17 +2,17 @@ import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { TableScroll } from '../components/table-scroll';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
-import { BatchProgress } from '../components/batch-progress';
+import { batchOutcome, BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 /** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
 export function Batches() {
-  const first = useLoad(() => ok(api.GET('/v1/batches', { params: { query: { limit: 25 } } })), [], 5000);
+  const first = useLoad(() => ok(api.GET('/v1/batches', { params: { query: { limit: 25 } } })), [], LIVE_MS);
   const [more, setMore] = useState<Schemas['Batch'][]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [error, setError] = useState<unknown>(null);
@@ -73,7 +73,7 @@ export function Batches() {
                           </Text>
                         </Table.Td>
                         <Table.Td>
-                          <StatusBadge status={b.status} />
+                          <StatusBadge status={batchOutcome(b)} />
                         </Table.Td>
                         <Table.Td miw={160}>
                           <BatchProgress batch={b} />

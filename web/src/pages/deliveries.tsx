@@ -4,14 +4,24 @@ import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
+import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
 import { when } from '../lib/format';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 /**
  * The delivery log: newest first, each row opens its attempts, answer and payload, and can be
  * redelivered (a new delivery of the same event, signed with the current secret).
  */
-export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][]; tick: number }) {
+export function Deliveries({
+  webhooks,
+  tick,
+  messageId,
+}: {
+  webhooks: Schemas['Webhook'][];
+  tick: number;
+  /** Only this message's deliveries (the message detail screen). */
+  messageId?: string;
+}) {
   const [webhookId, setWebhookId] = useState('');
   const [status, setStatus] = useState('');
   const [open, setOpen] = useState<Schemas['Delivery'] | null>(null);
@@ -25,13 +35,14 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
             query: {
               limit: 50,
               webhook_id: webhookId || undefined,
+              message_id: messageId,
               status: (status || undefined) as Schemas['Delivery']['status'] | undefined,
             },
           },
         }),
       ).then((r) => r.data),
-    [webhookId, status, tick],
-    3000,
+    [webhookId, status, tick, messageId],
+    LIVE_MS,
   );
 
   async function redeliver(delivery: Schemas['Delivery']) {
@@ -48,9 +59,9 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
   }
 
   return (
-    <Stack component="section" aria-label="Delivery log">
+    <Stack component="section" aria-label={messageId ? 'Webhook deliveries of this message' : 'Delivery log'}>
       <Text fw={600} component="h2" size="lg">
-        Delivery log
+        {messageId ? 'Webhook deliveries of this message' : 'Delivery log'}
       </Text>
       <Group grow wrap="wrap">
         <Select
@@ -78,7 +89,11 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (
-            <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
+            messageId ? (
+              <Empty title="No webhook deliveries">No webhook took an event of this message.</Empty>
+            ) : (
+              <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
+            )
           ) : (
             <TableScroll label="Deliveries table" minWidth={560}>
               <Table aria-label="Deliveries">
@@ -105,7 +120,11 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
                         <StatusBadge status={d.status} />
                       </Table.Td>
                       <Table.Td>{d.attempt_count}</Table.Td>
-                      <Table.Td>{d.http_status ?? d.error ?? '—'}</Table.Td>
+                      <Table.Td maw={260} title={d.error ?? undefined}>
+                        <Text size="sm" data-testid="delivery-answer">
+                          {deliveryAnswer(d)}
+                        </Text>
+                      </Table.Td>
                       <Table.Td>
                         <Button
                           variant="default"
@@ -132,9 +151,14 @@ export function Deliveries({ webhooks, tick }: { webhooks: Schemas['Webhook'][];
               {open.attempt_count} attempt{open.attempt_count === 1 ? '' : 's'} · last {when(open.last_attempt_at)}
               {open.next_attempt_at && ` · next ${when(open.next_attempt_at)}`}
             </Text>
-            <Text size="sm">
-              Answer: {open.http_status ?? '—'} {open.error && `· ${open.error}`}
+            <Text size="sm" data-testid="delivery-summary">
+              Answer: {deliveryAnswer(open)}
             </Text>
+            {open.error && plainDeliveryError(open.error) && (
+              <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                As the connection reported it: {open.error}
+              </Text>
+            )}
             {open.response_excerpt && <Code block>{open.response_excerpt}</Code>}
             <Text size="sm" fw={600}>
               Payload

@@ -1,11 +1,10 @@
 import { Badge, Card, Group, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
+import { LIVE_MS } from '../lib/use-load';
 import { api, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { ago, when } from '../lib/format';
-
-const POLL_MS = 3000;
 
 /**
  * Inbound texts, newest first. The first page is the latest 50; after that the screen asks only for
@@ -54,7 +53,7 @@ export function Inbox() {
       } catch (e) {
         if (live) setError(e);
       }
-    }, POLL_MS);
+    }, LIVE_MS);
     return () => {
       live = false;
       window.clearInterval(timer);

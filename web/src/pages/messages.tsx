@@ -1,12 +1,12 @@
-import { Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { MessagesTable } from '../components/messages-table';
 import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
 import { localInputToIso, timeZone } from '../lib/format';
-import { navigate, useLocation } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { Link, navigate, useLocation } from '../lib/router';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import type { paths } from '../api/schema';
 
 const STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'unknown', 'received'] as const;
@@ -39,7 +39,7 @@ export function Messages() {
     order: filters.order as 'asc' | 'desc',
   };
   const key = search.toString();
-  const first = useLoad(() => ok(api.GET('/v1/messages', { params: { query } })), [key]);
+  const first = useLoad(() => ok(api.GET('/v1/messages', { params: { query } })), [key], LIVE_MS);
   const [more, setMore] = useState<{ key: string; rows: Schemas['Message'][]; cursor?: string }>({ key, rows: [] });
   const [error, setError] = useState<unknown>(null);
   const extra = more.key === key ? more : { key, rows: [], cursor: undefined };
@@ -154,6 +154,16 @@ export function Messages() {
         {(page) => {
           const rows = [...page.data, ...extra.rows];
           const next = extra.rows.length ? extra.cursor : (page.next_cursor ?? undefined);
+          if (rows.length === 0 && key === '')
+            return (
+              <Empty title="No messages yet">
+                Texts you{' '}
+                <Anchor component={Link} href="/send">
+                  send
+                </Anchor>{' '}
+                and texts your phones receive are listed here.
+              </Empty>
+            );
           if (rows.length === 0) return <Empty title="No messages match">Change or clear the filters.</Empty>;
           return (
             <Stack>

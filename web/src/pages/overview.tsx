@@ -4,9 +4,9 @@ import { api, ok } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
-import { when } from '../lib/format';
+import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 function Usage({ label, used, limit }: { label: string; used: number; limit: number }) {
   const percent = limit > 0 ? Math.min(100, (used / limit) * 100) : 0;
@@ -16,12 +16,15 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
         {label}
       </Text>
       <Text fw={700} size="xl" data-testid={`usage-${label.toLowerCase().replace(/\s+/g, '-')}`}>
-        {used} / {limit}
+        {count(used)} / {count(limit)}
+      </Text>
+      <Text size="xs" c="dimmed" data-testid={`usage-${label.toLowerCase().replace(/\s+/g, '-')}-left`}>
+        {plural(Math.max(0, limit - used), 'message')} left
       </Text>
       <Progress
         value={percent}
         color={percent >= 90 ? 'red' : undefined}
-        aria-label={`${label}: ${used} of ${limit}`}
+        aria-label={`${label}: ${count(used)} of ${count(limit)}`}
         mt="xs"
       />
     </Card>
@@ -29,14 +32,18 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
 }
 
 export function Overview() {
-  const state = useLoad(async () => {
-    const [me, devices, batches] = await Promise.all([
-      ok(api.GET('/v1/auth/me')),
-      ok(api.GET('/v1/devices')),
-      ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
-    ]);
-    return { me, devices: devices.data, batches: batches.data };
-  }, []);
+  const state = useLoad(
+    async () => {
+      const [me, devices, batches] = await Promise.all([
+        ok(api.GET('/v1/auth/me')),
+        ok(api.GET('/v1/devices')),
+        ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
+      ]);
+      return { me, devices: devices.data, batches: batches.data };
+    },
+    [],
+    LIVE_MS,
+  );
 
   return (
     <Page title="Overview">
@@ -67,10 +74,10 @@ export function Overview() {
                     Received
                   </Text>
                   <Text fw={700} size="xl">
-                    {me.usage.received_today} today
+                    {count(me.usage.received_today)} today
                   </Text>
                   <Text size="xs" c="dimmed">
-                    {me.usage.received_this_month} this month
+                    {count(me.usage.received_this_month)} this month
                   </Text>
                 </Card>
               </SimpleGrid>

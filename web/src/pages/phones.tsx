@@ -6,7 +6,7 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { ago, when } from '../lib/format';
-import { useLoad } from '../lib/use-load';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { DeviceSettings, simLabel } from './device-settings';
 import { Pairing } from './pairing';
 
@@ -36,7 +36,7 @@ function telemetry(device: Schemas['Device']) {
 
 export function Phones() {
   const confirm = useConfirm();
-  const state = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), [], 15_000);
+  const state = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), [], LIVE_MS);
   const [editing, setEditing] = useState<Schemas['Device'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const { reload } = state;

@@ -1,23 +1,11 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  Group,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { countSegments } from '../../../src/messages/segments';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
-import { localInputToIso, timeZone } from '../lib/format';
+import { count, localInputToIso, plural, timeZone } from '../lib/format';
+import type { Me } from '../lib/session';
 import { checkRecipients } from '../lib/recipients';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
@@ -25,11 +13,15 @@ import { simLabel } from './device-settings';
 import { simsOf } from './phones';
 
 export function Send() {
-  const devices = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), []);
+  // The account's usage is read afresh here: what is left today decides what this send may do.
+  const state = useLoad(
+    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me'))]),
+    [],
+  );
   return (
     <Page title="Send a text">
-      <Load state={devices}>
-        {(list) =>
+      <Load state={state}>
+        {([list, me]) =>
           list.length === 0 ? (
             <Empty title="No phone to send with">
               <Anchor component={Link} href="/phones">
@@ -38,7 +30,7 @@ export function Send() {
               first: texts go out through it.
             </Empty>
           ) : (
-            <SendForm devices={list} />
+            <SendForm devices={list} me={me} />
           )
         }
       </Load>
@@ -46,7 +38,16 @@ export function Send() {
   );
 }
 
-function SendForm({ devices }: { devices: Schemas['Device'][] }) {
+/** What the plan still allows: the fewest of today's and this month's messages left. */
+function allowance(me: Me) {
+  const today = Math.max(0, me.limits.daily_limit - me.usage.sent_today);
+  const month = Math.max(0, me.limits.monthly_limit - me.usage.sent_this_month);
+  return today <= month
+    ? { left: today, words: `${plural(today, 'message')} left today (${count(me.limits.daily_limit)} a day)` }
+    : { left: month, words: `${plural(month, 'message')} left this month (${count(me.limits.monthly_limit)} a month)` };
+}
+
+function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const [to, setTo] = useState('');
   const [body, setBody] = useState('');
   const [deviceId, setDeviceId] = useState<string>('');
@@ -64,7 +65,14 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
   const chars = [...body].length;
   const device = devices.find((d) => d.id === deviceId) ?? devices.find((d) => d.is_default) ?? devices[0];
   const sims = device ? simsOf(device) : [];
-  const fieldErrors = error instanceof ApiFailure ? (error.problem.errors ?? []) : [];
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
+  const plan = allowance(me);
+  const tooMany =
+    valid.length > me.limits.batch_limit
+      ? `A send may have at most ${plural(me.limits.batch_limit, 'recipient')} on the ${me.limits.plan_name} plan.`
+      : valid.length > plan.left
+        ? `This send has ${plural(valid.length, 'recipient')}; the plan has ${plan.words}.`
+        : null;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -90,7 +98,8 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
     }
   }
 
-  const blocked = valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
+  const blocked =
+    tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
   return (
     <Card withBorder component="form" onSubmit={submit} noValidate maw={720}>
       <Stack>
@@ -189,23 +198,24 @@ function SendForm({ devices }: { devices: Schemas['Device'][] }) {
             type="datetime-local"
             label={`Send at (${timeZone})`}
             value={at}
+            error={field('scheduled_at')}
             onChange={(e) => setAt(e.currentTarget.value)}
             required
           />
         )}
         <FormError error={error} />
-        {fieldErrors.length > 0 && (
-          <Alert color="red" p="xs">
-            <ul style={{ margin: 0, paddingLeft: 16 }}>
-              {fieldErrors.map((f) => (
-                <li key={f.field}>{f.message}</li>
-              ))}
-            </ul>
-          </Alert>
+        {tooMany ? (
+          <Text size="sm" c="red.9" data-testid="send-allowance">
+            {tooMany}
+          </Text>
+        ) : (
+          <Text size="sm" c="dimmed" data-testid="send-allowance">
+            {plan.words[0].toUpperCase() + plan.words.slice(1)}.
+          </Text>
         )}
         <Group>
           <Button type="submit" loading={busy} disabled={blocked}>
-            {valid.length > 1 ? `Send to ${valid.length} recipients` : 'Send'}
+            {valid.length > 1 ? `Send to ${count(valid.length)} recipients` : 'Send'}
           </Button>
         </Group>
       </Stack>

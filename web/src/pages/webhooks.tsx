@@ -18,8 +18,9 @@ import { Page } from '../components/page';
 import { ShownOnce } from '../components/shown-once';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
-import { ago, when } from '../lib/format';
-import { useLoad } from '../lib/use-load';
+import { deliveryAnswer } from '../lib/delivery-errors';
+import { ago, plural, when } from '../lib/format';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 
 export const EVENTS = [
@@ -35,7 +36,7 @@ type Event = Schemas['Webhook']['events'][number];
 
 export function Webhooks() {
   const confirm = useConfirm();
-  const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), []);
+  const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), [], LIVE_MS);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Schemas['Webhook'] | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
@@ -53,6 +54,29 @@ export function Webhooks() {
     }
   }
   const path = (w: Schemas['Webhook']) => ({ params: { path: { id: w.id } } });
+  const [pings, setPings] = useState<Record<string, string>>({});
+
+  // Pausing fails every delivery still waiting (pending or retrying) and nothing missed is replayed
+  // on resume, so it asks first, with the count.
+  async function pause(w: Schemas['Webhook']) {
+    const waiting = await Promise.all(
+      (['pending', 'retrying'] as const).map((status) =>
+        ok(api.GET('/v1/webhooks/deliveries', { params: { query: { webhook_id: w.id, status, limit: 200 } } })).then(
+          (r) => r.data.length,
+        ),
+      ),
+    ).then(([pending, retrying]) => pending + retrying);
+    const yes = await confirm({
+      title: `Pause ${w.name ?? w.url}?`,
+      message:
+        'No events are delivered while it is paused, and those it misses are not sent when it resumes.' +
+        (waiting > 0
+          ? ` ${plural(waiting, 'delivery', 'deliveries')} still waiting to be sent or retried ${waiting === 1 ? 'is' : 'are'} failed now.`
+          : ''),
+      confirmLabel: 'Pause',
+    });
+    if (yes) await act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: false } })));
+  }
 
   return (
     <Page title="Webhooks" actions={<Button onClick={() => setCreating(true)}>Add a webhook</Button>}>
@@ -92,16 +116,24 @@ export function Webhooks() {
                     <Switch
                       label={w.enabled ? 'Enabled' : 'Paused'}
                       checked={w.enabled}
+                      // The box shows what the webhook is until the change is made (a pause may be
+                      // cancelled): put it back at once, or React takes the next click for no change.
                       onChange={(e) => {
-                        const enabled = e.currentTarget.checked;
-                        void act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled } })));
+                        e.currentTarget.checked = w.enabled;
+                        if (w.enabled) return void pause(w).catch(setError);
+                        void act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: true } })));
                       }}
                     />
                     <Group gap="xs">
                       <Button
                         size="xs"
                         variant="default"
-                        onClick={() => void act(() => ok(api.POST('/v1/webhooks/{id}/test', path(w))))}
+                        onClick={() =>
+                          void act(async () => {
+                            const { delivery } = await ok(api.POST('/v1/webhooks/{id}/test', path(w)));
+                            setPings((p) => ({ ...p, [w.id]: delivery.id }));
+                          })
+                        }
                       >
                         Send test ping
                       </Button>
@@ -143,6 +175,7 @@ export function Webhooks() {
                         <span style={{ color: 'var(--mantine-color-red-9)' }}>Delete</span>
                       </Button>
                     </Group>
+                    {pings[w.id] && <PingResult key={pings[w.id]} deliveryId={pings[w.id]} />}
                     <Text size="xs" c="dimmed">
                       Created {when(w.created_at)}
                     </Text>
@@ -170,6 +203,42 @@ export function Webhooks() {
         />
       )}
     </Page>
+  );
+}
+
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** What became of a test ping, beside its button: followed until it is delivered or given up. */
+function PingResult({ deliveryId }: { deliveryId: string }) {
+  const [final, setFinal] = useState(false);
+  const state = useLoad(
+    () =>
+      ok(api.GET('/v1/webhooks/deliveries/{id}', { params: { path: { id: deliveryId } } })).then((r) => {
+        if (r.delivery.status === 'delivered' || r.delivery.status === 'failed') setFinal(true);
+        return r.delivery;
+      }),
+    [deliveryId],
+    final ? undefined : 1000,
+  );
+  const d = state.data;
+  const text = !d
+    ? 'Ping sent; waiting for the answer…'
+    : d.status === 'delivered'
+      ? `Ping delivered: the receiver answered ${deliveryAnswer(d)}.`
+      : d.status === 'retrying'
+        ? `Ping not accepted: ${sentence(deliveryAnswer(d))} Retrying ${d.next_attempt_at ? ago(d.next_attempt_at) : 'soon'}.`
+        : d.status === 'failed'
+          ? `Ping failed: ${sentence(deliveryAnswer(d))}`
+          : 'Ping sent; waiting for the answer…';
+  return (
+    <Text
+      size="sm"
+      role="status"
+      c={d?.status === 'delivered' ? 'teal.9' : d && d.status !== 'pending' ? 'red.9' : undefined}
+      data-testid="ping-result"
+    >
+      {text}
+    </Text>
   );
 }
 

@@ -1,8 +1,10 @@
-import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api, ok } from '../../api/client';
+import { api, ApiFailure, ok } from '../../api/client';
 import { FormError } from '../../components/states';
+import { PASSWORD_HINT } from '../../lib/password';
 import { Link, navigate } from '../../lib/router';
+import { RESEND_COOLDOWN_SECONDS, useCooldown } from '../../lib/use-cooldown';
 import { AuthExtras } from './auth-extras';
 
 /** Two steps: ask for a code by email, then enter it with the new password. */
@@ -14,7 +16,16 @@ export function ResetPassword() {
   const [token, setToken] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [resent, setResent] = useState(false);
+  // The API mails one code a minute per address and answers 202 either way (it never says whether
+  // an account exists), so the wait is counted here: a request inside it would send nothing.
+  const cooldown = useCooldown(0);
+  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
   document.title = 'Reset password · Phone-Gateway';
+
+  // 202 carries no JSON (the server's text "Accepted"): read it as text.
+  const requestCode = () =>
+    ok(api.POST('/v1/auth/password-reset/request', { body: { email, turnstile_token: token }, parseAs: 'text' }));
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -22,10 +33,8 @@ export function ResetPassword() {
     setError(null);
     try {
       if (step === 'request') {
-        // 202 carries no JSON (the server's text "Accepted"): read it as text.
-        await ok(
-          api.POST('/v1/auth/password-reset/request', { body: { email, turnstile_token: token }, parseAs: 'text' }),
-        );
+        await requestCode();
+        cooldown.start(RESEND_COOLDOWN_SECONDS);
         setStep('reset');
       } else {
         await ok(api.POST('/v1/auth/password-reset', { body: { email, code, new_password: password } }));
@@ -35,6 +44,19 @@ export function ResetPassword() {
       setError(e);
     } finally {
       setBusy(false);
+    }
+  }
+
+  async function resend() {
+    setError(null);
+    setResent(false);
+    try {
+      await requestCode();
+      cooldown.start(RESEND_COOLDOWN_SECONDS);
+      setResent(true);
+    } catch (e) {
+      if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
+      setError(e);
     }
   }
 
@@ -60,12 +82,16 @@ export function ResetPassword() {
               required
               readOnly={step === 'reset'}
               value={email}
+              error={field('email')}
               onChange={(e) => setEmail(e.currentTarget.value)}
             />
             {step === 'reset' && (
               <>
                 <Text size="sm" role="status">
-                  If an account uses this address, a code is on its way. It expires in 10 minutes.
+                  {resent
+                    ? 'A new code is on its way; the one before it no longer works.'
+                    : 'If an account uses this address, a code is on its way.'}{' '}
+                  It expires in 10 minutes.
                 </Text>
                 <TextInput
                   label="Code from the email"
@@ -73,21 +99,33 @@ export function ResetPassword() {
                   autoComplete="one-time-code"
                   required
                   value={code}
+                  error={field('code')}
                   onChange={(e) => setCode(e.currentTarget.value.trim())}
                 />
                 <PasswordInput
                   label="New password"
+                  description={PASSWORD_HINT}
                   autoComplete="new-password"
                   required
                   value={password}
+                  error={field('new_password')}
+                  // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+                  aria-invalid={!!field('new_password')}
                   onChange={(e) => setPassword(e.currentTarget.value)}
                 />
               </>
             )}
             <FormError error={error} />
-            <Button type="submit" loading={busy}>
-              {step === 'request' ? 'Email me a code' : 'Set the new password'}
-            </Button>
+            <Group>
+              <Button type="submit" loading={busy}>
+                {step === 'request' ? 'Email me a code' : 'Set the new password'}
+              </Button>
+              {step === 'reset' && (
+                <Button variant="default" onClick={() => void resend()} disabled={cooldown.wait > 0}>
+                  {cooldown.wait > 0 ? `Resend code in ${cooldown.wait}s` : 'Resend code'}
+                </Button>
+              )}
+            </Group>
             {step === 'request' && <AuthExtras onToken={setToken} google={false} />}
           </>
         )}

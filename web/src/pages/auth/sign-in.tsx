@@ -1,4 +1,4 @@
-import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../../api/client';
 import { FormError } from '../../components/states';
@@ -34,6 +34,12 @@ export function SignIn() {
         <Title order={1} size="h2">
           Sign in
         </Title>
+        {search.get('ended') && (
+          <Alert color="yellow" role="status" p="xs">
+            Your session ended: you were signed out here or elsewhere, or it expired. Sign in to go back to where you
+            were.
+          </Alert>
+        )}
         {search.get('error') && <FormError error={new Error('Signing in with Google failed. Try again.')} />}
         <TextInput
           label="Email"

@@ -2,6 +2,7 @@ import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } f
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok } from '../../api/client';
 import { FormError } from '../../components/states';
+import { PASSWORD_HINT } from '../../lib/password';
 import { Link } from '../../lib/router';
 import { AuthExtras } from './auth-extras';
 
@@ -38,7 +39,13 @@ export function SignUp() {
         <Title order={1} size="h2">
           Create your account
         </Title>
-        <TextInput label="Name" autoComplete="name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput
+          label="Name"
+          autoComplete="name"
+          value={name}
+          error={field('name')}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
         <TextInput
           label="Email"
           type="email"
@@ -50,11 +57,13 @@ export function SignUp() {
         />
         <PasswordInput
           label="Password"
-          description="At least 8 characters"
+          description={PASSWORD_HINT}
           autoComplete="new-password"
           required
           value={password}
           error={field('password')}
+          // Mantine marks only its TextInput aria-invalid; a screen reader needs it here too.
+          aria-invalid={!!field('password')}
           onChange={(e) => setPassword(e.currentTarget.value)}
         />
         <FormError error={error} />

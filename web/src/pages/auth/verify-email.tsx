@@ -1,27 +1,21 @@
 import { Alert, Button, Group, Paper, Stack, Text, TextInput } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok } from '../../api/client';
 import { Page } from '../../components/page';
 import { FormError } from '../../components/states';
 import { navigate } from '../../lib/router';
+import { RESEND_COOLDOWN_SECONDS, useCooldown } from '../../lib/use-cooldown';
 import { useSession } from '../../lib/session';
-
-/** Resend is throttled by the API (429 with Retry-After); the button shows the wait. */
-const RESEND_COOLDOWN_SECONDS = 60;
 
 export function VerifyEmail() {
   const { me, refresh } = useSession();
   const [code, setCode] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [resendAt, setResendAt] = useState(() => Date.now() + RESEND_COOLDOWN_SECONDS * 1000);
+  // Resend is throttled by the API (429 with Retry-After); the button shows the wait.
+  const cooldown = useCooldown(RESEND_COOLDOWN_SECONDS);
+  const wait = cooldown.wait;
   const [resent, setResent] = useState(false);
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), 1000);
-    return () => window.clearInterval(timer);
-  }, []);
-  const wait = Math.max(0, Math.ceil((resendAt - now) / 1000));
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -45,9 +39,9 @@ export function VerifyEmail() {
       // 202 carries no JSON (the server's text "Accepted"): read it as text.
       await ok(api.POST('/v1/auth/verify-email/send', { parseAs: 'text' }));
       setResent(true);
-      setResendAt(Date.now() + RESEND_COOLDOWN_SECONDS * 1000);
+      cooldown.start(RESEND_COOLDOWN_SECONDS);
     } catch (e) {
-      if (e instanceof ApiFailure && e.retryAfterSeconds) setResendAt(Date.now() + e.retryAfterSeconds * 1000);
+      if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
       setError(e);
     }
   }

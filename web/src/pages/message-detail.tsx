@@ -1,0 +1,132 @@
+import { Anchor, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { Page } from '../components/page';
+import { StatusBadge } from '../components/status-badge';
+import { Load } from '../components/states';
+import { plural, when } from '../lib/format';
+import { Link } from '../lib/router';
+import { LIVE_MS, useLoad } from '../lib/use-load';
+import { Deliveries } from './deliveries';
+import { simLabel } from './device-settings';
+import { simsOf } from './phones';
+
+/** The phone of a message, or null once it was unpaired (its id no longer names a phone). */
+async function phoneOf(id: string): Promise<Schemas['Device'] | null> {
+  try {
+    return (await ok(api.GET('/v1/devices/{id}', { params: { path: { id } } }))).device;
+  } catch (error) {
+    if (error instanceof ApiFailure && error.problem.status === 404) return null;
+    throw error;
+  }
+}
+
+function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="sm" data-testid={testId}>
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+/** One message: every time it changed status, its phone and SIM, its size, its error and its webhooks. */
+export function MessageDetail({ id }: { id: string }) {
+  const state = useLoad(
+    async () => {
+      const { message } = await ok(api.GET('/v1/messages/{id}', { params: { path: { id } } }));
+      const [phone, webhooks] = await Promise.all([
+        phoneOf(message.device_id),
+        ok(api.GET('/v1/webhooks')).then((r) => r.data),
+      ]);
+      return { message, phone, webhooks };
+    },
+    [id],
+    // Until it is final, a message still moves (sent, then delivered): follow it.
+    LIVE_MS,
+  );
+  return (
+    <Page title="Message">
+      <Anchor component={Link} href="/messages" size="sm">
+        ← All messages
+      </Anchor>
+      <Load state={state}>
+        {({ message: m, phone, webhooks }) => {
+          const sim = phone && simsOf(phone).find((s) => s.subscription_id === m.sim_subscription_id);
+          const times: Array<[string, string | null]> =
+            m.direction === 'inbound'
+              ? [['Received', m.received_at]]
+              : [
+                  ['Accepted', m.created_at],
+                  ['Taken by the phone', m.dispatched_at],
+                  ['Sent', m.sent_at],
+                  ['Delivered', m.delivered_at],
+                  ['Failed', m.failed_at],
+                ];
+          return (
+            <Stack>
+              <Card withBorder>
+                <Stack gap="sm">
+                  <Group justify="space-between" wrap="wrap">
+                    <Text fw={600} data-testid="message-party">
+                      {m.direction === 'inbound' ? `From ${m.sender}` : `To ${m.recipient}`}
+                    </Text>
+                    <span data-testid="message-status">
+                      <StatusBadge status={m.status} />
+                    </span>
+                  </Group>
+                  <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
+                  {(m.error_code || m.error_message) && (
+                    <Text size="sm" c="red.9" data-testid="message-error">
+                      {[m.error_code, m.error_message].filter(Boolean).join(': ')}
+                    </Text>
+                  )}
+                  <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }}>
+                    {times
+                      .filter(([, at]) => at)
+                      .map(([label, at]) => (
+                        <Fact key={label} label={label} testId={`time-${label.toLowerCase().replace(/\s+/g, '-')}`}>
+                          {when(at)}
+                        </Fact>
+                      ))}
+                    <Fact label="Phone" testId="message-phone">
+                      {phone ? (
+                        <Anchor component={Link} href="/phones">
+                          {phone.name}
+                        </Anchor>
+                      ) : (
+                        'a phone no longer paired'
+                      )}
+                    </Fact>
+                    <Fact label="SIM" testId="message-sim">
+                      {sim
+                        ? simLabel(sim)
+                        : m.sim_subscription_id !== null
+                          ? `SIM ${m.sim_subscription_id}`
+                          : 'the phone’s default'}
+                    </Fact>
+                    <Fact label="Size" testId="message-size">
+                      {plural(m.segments, 'segment')} · {m.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'}
+                    </Fact>
+                    {m.batch_id && (
+                      <Fact label="Batch">
+                        <Anchor component={Link} href={`/batches/${m.batch_id}`}>
+                          Open the batch
+                        </Anchor>
+                      </Fact>
+                    )}
+                  </SimpleGrid>
+                </Stack>
+              </Card>
+              <Deliveries webhooks={webhooks} tick={0} messageId={m.id} />
+            </Stack>
+          );
+        }}
+      </Load>
+    </Page>
+  );
+}

@@ -1,0 +1,134 @@
+import { Anchor, Button, Card, Group, Table, Text, TextInput } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useConfirm } from '../components/confirm';
+import { Page } from '../components/page';
+import { Empty, FormError, Load } from '../components/states';
+import { TableScroll } from '../components/table-scroll';
+import { when } from '../lib/format';
+import { Link } from '../lib/router';
+import { useLoad } from '../lib/use-load';
+
+/** Why a number is on the list, in words. */
+function why(optOut: Schemas['OptOut']) {
+  if (optOut.source === 'api') return 'Added by hand or through the API';
+  return optOut.message_id ? (
+    <>
+      They texted STOP (
+      <Anchor component={Link} href={`/messages/${optOut.message_id}`}>
+        the text
+      </Anchor>
+      )
+    </>
+  ) : (
+    'They texted STOP'
+  );
+}
+
+/** The suppression list: numbers no send reaches, why each is there, and adding or removing one. */
+export function OptOuts() {
+  const confirm = useConfirm();
+  const state = useLoad(
+    () => ok(api.GET('/v1/opt-outs', { params: { query: { limit: 200 } } })).then((r) => r.data),
+    [],
+  );
+  const [number, setNumber] = useState('');
+  const [added, setAdded] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  async function add(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    setAdded(null);
+    try {
+      const { opt_out } = await ok(api.POST('/v1/opt-outs', { body: { phone_number: number } }));
+      setAdded(opt_out.phone_number);
+      setNumber('');
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  async function remove(phone: string) {
+    const yes = await confirm({
+      title: `Take ${phone} off the list?`,
+      message: 'Sends reach this number again.',
+      confirmLabel: 'Take off',
+    });
+    if (!yes) return;
+    setError(null);
+    try {
+      await ok(api.DELETE('/v1/opt-outs/{phone_number}', { params: { path: { phone_number: phone } } }));
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  return (
+    <Page title="Opt-outs">
+      <Text size="sm">
+        No send reaches a number on this list: its message is created failed (opted out) and not counted against the
+        plan. A text of STOP to one of your phones adds its sender; START takes it off.
+      </Text>
+      <Card withBorder component="form" onSubmit={add} noValidate aria-label="Add a number">
+        <Group align="flex-end" wrap="wrap">
+          <TextInput
+            label="Number to add"
+            placeholder="+14155550123"
+            value={number}
+            error={error instanceof ApiFailure ? error.field('phone_number') : undefined}
+            onChange={(e) => setNumber(e.currentTarget.value)}
+          />
+          <Button type="submit">Add to the list</Button>
+        </Group>
+        {added && (
+          <Text size="sm" c="teal.9" role="status" mt="xs">
+            {added} is on the list.
+          </Text>
+        )}
+      </Card>
+      <FormError error={error} />
+      <Load state={state}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty title="No opted-out numbers">Numbers that text STOP appear here.</Empty>
+          ) : (
+            <TableScroll label="Opt-outs table" minWidth={520}>
+              <Table aria-label="Opt-outs">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Number</Table.Th>
+                    <Table.Th>Why</Table.Th>
+                    <Table.Th>Since</Table.Th>
+                    <Table.Th>Actions</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rows.map((o) => (
+                    <Table.Tr key={o.phone_number} data-testid="opt-out-row">
+                      <Table.Td>{o.phone_number}</Table.Td>
+                      <Table.Td>{why(o)}</Table.Td>
+                      <Table.Td>{when(o.created_at)}</Table.Td>
+                      <Table.Td>
+                        <Button
+                          size="compact-xs"
+                          variant="default"
+                          aria-label={`Take off ${o.phone_number}`}
+                          onClick={() => void remove(o.phone_number)}
+                        >
+                          Take off
+                        </Button>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
+          )
+        }
+      </Load>
+    </Page>
+  );
+}
