@@ -136,7 +136,10 @@ describe('a real phone, end to end, through the SMSGate app', () => {
     const drainedIn = time.now() - start;
     expect(drainedIn).toBeGreaterThanOrEqual(999_000);
     expect(drainedIn).toBeLessThan(1_000_000 + 10 * 5_000);
-    expect(phone.seen.pulled.slice(pullsBeforeBig).filter((n) => n > 0)).toEqual(Array(10).fill(100));
+    const pages = phone.seen.pulled.slice(pullsBeforeBig).filter((n) => n > 0);
+    expect(Math.max(...pages)).toBeLessThanOrEqual(100);
+    expect(pages.reduce((sum, n) => sum + n, 0)).toBe(1000);
+    expect(new Set(phone.seen.sent.slice(sentBefore).map((s) => s.id)).size).toBe(1000);
     await time.runFor(5_000);
     await expect
       .poll(async () => (await readJson(await call('GET', `/v1/batches/${batch.id}`))).batch, { timeout: 30_000 })
