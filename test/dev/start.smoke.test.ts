@@ -1,10 +1,10 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Connection, Client } from '@temporalio/client';
-import { freePort } from '../support/net';
 import { readJson } from '../support/http';
+import { exited, freeStartPorts, spawnStart, waitFor, type StartPorts } from '../support/start-command';
 
 const root = path.resolve(__dirname, '..', '..');
 const dataDir = path.join(root, '.test-data', `start-smoke-${process.pid}`);
@@ -15,27 +15,6 @@ function processesUsing(dir: string): string[] {
   return out.split('\n').filter((line) => line.includes(dir) && !line.includes('ps -eo'));
 }
 
-async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(url);
-      if (res.status === 200) return res;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
 describe('npm start (embedded Postgres + Temporal dev server + api + worker)', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
@@ -43,40 +22,15 @@ describe('npm start (embedded Postgres + Temporal dev server + api + worker)', (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(ports: { api: number; pg: number; temporal: number; ui: number; metrics: number }) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
-        XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
-        PORT: String(ports.api),
-        DATA_DIR: dataDir,
-        EMBEDDED_POSTGRES_PORT: String(ports.pg),
-        TEMPORAL_DEV_PORT: String(ports.temporal),
-        TEMPORAL_UI_PORT: String(ports.ui),
-        METRICS_PORT: String(ports.metrics),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk) => (output += chunk));
-    child.stderr?.on('data', (chunk) => (output += chunk));
-    return { child, output: () => output };
+  async function start(ports: StartPorts) {
+    const started = spawnStart({ dataDir, ports });
+    children.push(started.child);
+    return started;
   }
 
   it('comes up ready with the Temporal UI, stops cleanly on SIGTERM, and resumes its workflows after a restart', async () => {
     mkdirSync(dataDir, { recursive: true });
-    const ports = {
-      api: await freePort(),
-      pg: await freePort(),
-      temporal: await freePort(),
-      ui: await freePort(),
-      metrics: await freePort(),
-    };
+    const ports = await freeStartPorts();
 
     const first = await start(ports);
     const ready = await waitFor(`http://127.0.0.1:${ports.api}/readyz`, first.child, 120_000).catch((error) => {
