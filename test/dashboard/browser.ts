@@ -79,6 +79,16 @@ export interface AxeViolation {
 /** axe-core in the page: the serious and critical WCAG 2.1 A/AA violations of what is on screen. */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
+  // A dialog still fading in or out is half transparent, and axe would judge its contrast mid-way
+  // (on a loaded machine the fades outlast the steps before): wait for every finite transition.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } })
       .axe;

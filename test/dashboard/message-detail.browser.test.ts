@@ -227,6 +227,8 @@ describe('the message detail screen', () => {
       .getByRole('button', { name: 'Take off' })
       .click();
     await added.waitFor({ state: 'detached' });
+    // The list can refresh before the dialog has finished closing; axe looks at the settled screen.
+    await page.getByRole('dialog').first().waitFor({ state: 'detached' });
     const listed = (await call('/v1/opt-outs')).data.map((o: { phone_number: string }) => o.phone_number);
     expect(listed).toEqual(['+14155550151']);
     expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
