@@ -262,11 +262,6 @@ export function createMessagesService(deps: MessagesDeps) {
 
   return {
     /**
-     * POST /v1/messages: plan admission, the phone's queue places, the batch and every message, as
-     * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
-     * is started after the commit.
-     */
-    /**
      * What POST /v1/messages checks of its raw body before anything is done per recipient (parsing,
      * validating, normalising: about 15-30 µs each): the caller may send, `to` is within
      * RECIPIENTS_MAX, and its distinct entries are within the plan's batch limit. Exact repeats are
@@ -282,6 +277,11 @@ export function createMessagesService(deps: MessagesDeps) {
       }
     },
 
+    /**
+     * POST /v1/messages: plan admission, the phone's queue places, the batch and every message, as
+     * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
+     * is started after the commit.
+     */
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
       const { numbers, errors, invalidCount } = normalizeRecipients(input.to, deps.defaultCountry);
       if (errors.length > 0) throw validationFailed(errors, invalidCount);
