@@ -62,6 +62,19 @@ function readProcessTable(): ProcessTable {
   return { stats, children };
 }
 
+/** The first child of `parent` whose command name (/proc/<pid>/comm) is `command`. */
+export function childNamed(parent: number | undefined, command: string): number | undefined {
+  if (!parent) return undefined;
+  const table = readProcessTable();
+  return (table.children.get(parent) ?? []).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Every live pid at or below `root`. */
 function treeOf(table: ProcessTable, root: number): number[] {
   const out: number[] = [];
@@ -85,13 +98,15 @@ export interface Usage {
 export interface Component {
   name: string;
   root: () => number | undefined;
+  /** The root process alone, not the processes below it (counted as components of their own). */
+  alone?: boolean;
 }
 
 function usageOf(table: ProcessTable, component: Component, withPss: boolean): Usage {
   const root = component.root();
   const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 };
   if (!root) return usage;
-  for (const pid of treeOf(table, root)) {
+  for (const pid of component.alone ? [root].filter((p) => table.stats.has(p)) : treeOf(table, root)) {
     const stat = table.stats.get(pid)!;
     usage.processes += 1;
     usage.cpuMs += stat.cpuMs;

@@ -1,0 +1,465 @@
+// `npm run bench:peer`: the service side by side with SMSGate's server (the peer, bench/peer/smsgate.ts)
+// on the same machine, in the same run, rounds interleaved (ours first in even rounds, the peer first
+// in odd ones). Absolute figures swing with the machine's load; the ratio of one run is what holds.
+//
+// Ours is what `npm start` runs (src/dev/start.ts: api and worker in one Node process, embedded
+// Postgres, the Temporal dev server) on a fresh DATA_DIR, the Business plan with raised limits and
+// the per-key and per-phone request limits raised (the peer has none). The peer: private mode, its
+// own MariaDB, a fresh database. Each system gets one account, two phones and the same requests
+// through the same keep-alive client (bench/http.ts).
+//
+// Phases, then one table of the targets (ours, the peer, ours / peer, the goal, met or not):
+//   memory at rest      PSS of every process after both settled
+//   accept              200 sequential sends of 1 recipient, then of 100, in 4 rounds of 50
+//   send → fetch        a send to the idle phone 2, then its fetches until one sees it (4 × 10)
+//   throughput          4 senders of 100 recipients for 10 s, 3 rounds; CPU until the stack is quiet
+//   drain               phone 1 fetches 100 and reports them in one batched report, 15 s, 3 rounds
+//   memory after load   PSS once the load is over
+// CPU is user + system time of every process of each side (/proc), its idle rate subtracted.
+//
+//   PEER_DIR=~/.cache/phone-gateway/smsgate-server-v1.44.7 npm run bench:peer
+// PEER_DIR: the folder holding the built `sms-gateway` (bench/peer/build.sh); PEER_PORT and
+// PEER_DB_PORT: its ports (3300 and 3307). About 6 minutes.
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { startSmtpServer } from '../test/support/smtp';
+import { freePort } from '../test/support/net';
+import { apiReady, baseEnv, ENTRY } from '../test/support/stack';
+import { httpClient, type HttpClient } from './http';
+import { startPeer } from './peer/smsgate';
+import { childNamed, cpuBetween, memorySampler, snapshot, type Component, type Snapshot } from './proc';
+import { createAccount, keyAuth } from './setup';
+import { onCleanup, runMain, startProcess, tempDir } from './stack';
+import { mib, percentile } from './stats';
+
+type Side = 'ours' | 'peer';
+const SIDES: Side[] = ['ours', 'peer'];
+const order = (round: number): Side[] => (round % 2 ? ['peer', 'ours'] : ['ours', 'peer']);
+const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
+const median = (values: number[]) => percentile(values, 0.5);
+
+let nextNumber = Math.floor(Math.random() * 5_000_000);
+/** Distinct valid US numbers, never repeated within a run. */
+const recipients = (n: number) => Array.from({ length: n }, () => `+1415${2000000 + (nextNumber++ % 7_999_999)}`);
+
+/** What the bench asks of either system. */
+interface System {
+  components: Component[];
+  /** Accepts a send of `n` recipients to phone 1 or 2; its ids. */
+  send(n: number, phone?: 1 | 2): Promise<{ ms: number; ids: string[] }>;
+  /** One outbox fetch of the phone: the messages (ids) and how many texts they hold. */
+  fetch(phone?: 1 | 2): Promise<{ ms: number; ids: string[]; texts: number; raw: unknown[] }>;
+  /** Reports what a fetch returned as sent, in the batched form each system has. */
+  report(raw: unknown[], phone?: 1 | 2): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ours: `npm start` on a fresh data folder.
+
+async function startOurs(): Promise<{ system: System; db: Pool }> {
+  const smtp = await startSmtpServer();
+  onCleanup('stop the SMTP server', () => smtp.close());
+  const dataDir = tempDir('bench-peer-ours-');
+  // Run as root, Postgres runs as the postgres user: it must reach its folder inside this one.
+  chmodSync(dataDir, 0o755);
+  const port = await freePort();
+  const postgresPort = await freePort();
+  const start = startProcess('npm start', process.execPath, ['--import', 'tsx', ENTRY.start], {
+    ...baseEnv(),
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    EMBEDDED_POSTGRES_PORT: String(postgresPort),
+    TEMPORAL_DEV_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    METRICS_PORT: 'off',
+    LOG_LEVEL: 'warn',
+    DEFAULT_PLAN: 'business',
+    SMTP_URL: smtp.url,
+    API_KEY_RATE_PER_SECOND: '100000',
+    API_KEY_RATE_BURST: '100000',
+    DEVICE_RATE_PER_SECOND: '100000',
+    DEVICE_RATE_BURST: '100000',
+    // More Node flags for an experiment, e.g. --max-semi-space-size=4.
+    NODE_OPTIONS: process.env.BENCH_OURS_NODE_OPTIONS ?? '',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await apiReady(base, [start], 240_000);
+  const node = () => start.process.pid;
+  const components: Component[] = [
+    { name: 'api+worker', root: node, alone: true },
+    { name: 'postgres', root: () => childNamed(node(), 'postgres') },
+    { name: 'temporal', root: () => childNamed(node(), 'temporal') },
+  ];
+  const db = new Pool({
+    connectionString: `postgres://postgres:phone-gateway-local@127.0.0.1:${postgresPort}/phone_gateway`,
+    max: 1,
+    application_name: 'bench',
+  });
+  db.on('error', () => {});
+  onCleanup('close the bench pool', () => db.end());
+  // Long runs are not refused: the Business plan's sending limits raised.
+  await db.query(`update plans set batch_limit = 100000, daily_limit = 1000000000, monthly_limit = 1000000000
+                   where id = 'business'`);
+
+  const http = httpClient(base, 16);
+  onCleanup('close the http agent (ours)', () => http.close());
+  const account = await createAccount(http, (email) => smtp.codeFor(email, 15_000), {
+    label: 'peer-bench',
+    keys: 8,
+    phones: ['one', 'two'],
+  });
+  const phone = (n: 1 | 2) => account.phones[n === 1 ? 'one' : 'two'];
+  return {
+    db,
+    system: {
+      components,
+      async send(n, which = 1) {
+        const reply = await http.expect(202, 'POST', '/v1/messages', {
+          headers: keyAuth(account),
+          body: { body: 'Benchmark text', to: recipients(n), device_id: phone(which).id },
+        });
+        return { ms: reply.ms, ids: reply.json<{ message_ids: string[] }>().message_ids };
+      },
+      async fetch(which = 1) {
+        const reply = await http.expect(200, 'GET', '/v1/device/outbox?limit=100', { headers: phone(which).auth });
+        const data = reply.json<{ data: Array<{ id: string }> }>().data;
+        return { ms: reply.ms, ids: data.map((m) => m.id), texts: data.length, raw: data };
+      },
+      async report(raw, which = 1) {
+        const items = raw as Array<{ id: string }>;
+        if (items.length === 0) return;
+        await http.expect(200, 'POST', '/v1/device/messages/status', {
+          headers: phone(which).auth,
+          body: { reports: items.map((m) => ({ id: m.id, status: 'sent' })) },
+        });
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The peer: its 3rd-party API (Basic auth of the phone's login) and mobile API (the phone's token).
+
+async function startPeerSystem(peerDir: string): Promise<System> {
+  const peer = await startPeer({
+    peerDir,
+    port: Number(process.env.PEER_PORT ?? 3300),
+    dbPort: Number(process.env.PEER_DB_PORT ?? 3307),
+  });
+  const http: HttpClient = httpClient(peer.base, 16);
+  onCleanup('close the http agent (peer)', () => http.close());
+  const registered = (
+    await http.expect(201, 'POST', '/api/mobile/v1/device', {
+      headers: { authorization: `Bearer ${peer.privateToken}` },
+      body: { name: 'bench phone 1' },
+    })
+  ).json<{ id: string; token: string; login: string; password: string }>();
+  const user = {
+    authorization: `Basic ${Buffer.from(`${registered.login}:${registered.password}`).toString('base64')}`,
+  };
+  const second = (
+    await http.expect(201, 'POST', '/api/mobile/v1/device', { headers: user, body: { name: 'bench phone 2' } })
+  ).json<{ id: string; token: string }>();
+  const phones = { 1: registered, 2: second };
+  type PeerMessage = { id: string; phoneNumbers: string[] };
+  return {
+    components: peer.components,
+    async send(n, which = 1) {
+      const reply = await http.expect(202, 'POST', '/api/3rdparty/v1/messages', {
+        headers: user,
+        body: { textMessage: { text: 'Benchmark text' }, phoneNumbers: recipients(n), deviceId: phones[which].id },
+      });
+      return { ms: reply.ms, ids: [reply.json<{ id: string }>().id] };
+    },
+    async fetch(which = 1) {
+      const reply = await http.expect(200, 'GET', '/api/mobile/v1/message', {
+        headers: { authorization: `Bearer ${phones[which].token}` },
+      });
+      const data = reply.json<PeerMessage[]>();
+      return {
+        ms: reply.ms,
+        ids: data.map((m) => m.id),
+        texts: data.reduce((sum, m) => sum + m.phoneNumbers.length, 0),
+        raw: data,
+      };
+    },
+    async report(raw, which = 1) {
+      const items = raw as PeerMessage[];
+      if (items.length === 0) return;
+      const at = new Date().toISOString();
+      await http.expect(204, 'PATCH', '/api/mobile/v1/message', {
+        headers: { authorization: `Bearer ${phones[which].token}` },
+        body: items.map((m) => ({
+          id: m.id,
+          state: 'Sent',
+          recipients: m.phoneNumbers.map((phoneNumber) => ({ phoneNumber, state: 'Sent' })),
+          states: { Processed: at, Sent: at },
+        })),
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU: per process of each side, its idle rate subtracted.
+
+type Cpu = Record<string, number>;
+
+function cpuSince(components: Component[], before: Snapshot, idle: Cpu, seconds: number): Cpu {
+  const spent = cpuBetween(before, snapshot(components));
+  return Object.fromEntries(
+    Object.entries(spent).map(([name, ms]) => [name, Math.max(0, ms - (idle[name] ?? 0) * seconds)]),
+  );
+}
+
+async function idleRate(components: Component[], ms = 5000): Promise<Cpu> {
+  const before = snapshot(components);
+  await delay(ms);
+  const spent = cpuBetween(before, snapshot(components));
+  return Object.fromEntries(Object.entries(spent).map(([name, cpu]) => [name, cpu / (ms / 1000)]));
+}
+
+/** Until a second passes in which the side spends at most its idle CPU and 30 ms (60 s at most). */
+async function quiet(components: Component[], idle: Cpu): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const before = snapshot(components);
+    await delay(1000);
+    if (cpuBetween(before, snapshot(components)).total <= idle.total + 30) return;
+  }
+}
+
+const pss = (components: Component[]) => {
+  const snap = snapshot(components, true);
+  return Object.fromEntries(Object.entries(snap).map(([name, usage]) => [name, usage.pssBytes]));
+};
+
+const perUnit = (cpu: Cpu, units: number) =>
+  Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${((ms / units) * 1000).toFixed(0)} µs`)
+    .join(', ');
+
+// ---------------------------------------------------------------------------------------------
+
+interface Row {
+  target: string;
+  ours: number;
+  peer: number;
+  unit: 'ms' | '/s' | 'MiB' | 'µs';
+  /** ours / peer must be at least (≥) or at most (≤) this. */
+  goal: ['≥' | '≤', number];
+  detail?: string;
+}
+
+const show = (value: number, unit: Row['unit']) =>
+  unit === 'ms'
+    ? `${value.toFixed(value < 10 ? 2 : 1)} ms`
+    : unit === '/s'
+      ? `${Math.round(value).toLocaleString('en-US')}/s`
+      : unit === 'MiB'
+        ? `${Math.round(value)} MiB`
+        : `${Math.round(value)} µs`;
+
+runMain(async () => {
+  const peerDir = process.env.PEER_DIR ?? path.join(os.homedir(), '.cache/phone-gateway/smsgate-server-v1.44.7');
+  if (!existsSync(path.join(peerDir, 'sms-gateway')))
+    throw new Error(`no built peer in ${peerDir}: build it with bench/peer/build.sh (docs/performance.md)`);
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  console.log(`bench:peer at ${commit}, ${os.cpus().length} cores, load ${load()}`);
+
+  const { system: ours } = await startOurs();
+  const peer = await startPeerSystem(peerDir);
+  const sys: Record<Side, System> = { ours, peer };
+  console.log('both up; settling 20 s');
+  await delay(20_000);
+  const rows: Row[] = [];
+
+  // Memory at rest.
+  const restPss = { ours: pss(ours.components), peer: pss(peer.components) };
+  for (const side of SIDES)
+    console.log(
+      `PSS at rest, ${side}: ${Object.entries(restPss[side])
+        .map(([n, b]) => `${n} ${mib(b)}`)
+        .join(', ')}`,
+    );
+  const idle = { ours: await idleRate(ours.components), peer: await idleRate(peer.components) };
+  console.log(`idle CPU: ours ${idle.ours.total.toFixed(0)} ms/s, peer ${idle.peer.total.toFixed(0)} ms/s`);
+
+  // Accept latency.
+  const accept: Record<number, Record<Side, number[]>> = {};
+  for (const n of [1, 100]) {
+    accept[n] = { ours: [], peer: [] };
+    for (let round = 0; round < 4; round++)
+      for (const side of order(round))
+        for (let i = 0; i < 50; i++) accept[n][side].push((await sys[side].send(n, 2)).ms);
+  }
+  // Phone 2's queue emptied again, so the next phase finds each new message at once.
+  for (const side of SIDES)
+    for (;;) {
+      const f = await sys[side].fetch(2);
+      if (f.ids.length === 0) break;
+      await sys[side].report(f.raw, 2);
+    }
+  await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
+
+  // Send → the phone's next fetch sees it.
+  const seen: Record<Side, number[]> = { ours: [], peer: [] };
+  for (let round = 0; round < 4; round++)
+    for (const side of order(round))
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        const { ids } = await sys[side].send(1, 2);
+        for (;;) {
+          const f = await sys[side].fetch(2);
+          if (f.raw.length) await sys[side].report(f.raw, 2);
+          if (f.ids.some((id) => ids.includes(id))) break;
+          if (performance.now() - started > 30_000) throw new Error(`${side}: a send never reached the phone's fetch`);
+        }
+        seen[side].push(performance.now() - started);
+      }
+
+  // Throughput: 4 senders of 100 for 10 s; CPU until the side is quiet again.
+  const rate: Record<Side, number[]> = { ours: [], peer: [] };
+  const acceptCpu: Record<Side, Cpu[]> = { ours: [], peer: [] };
+  const peaks: Record<Side, number> = { ours: 0, peer: 0 };
+  for (let round = 0; round < 3; round++)
+    for (const side of order(round)) {
+      const s = sys[side];
+      const before = snapshot(s.components);
+      const memory = memorySampler(s.components, 500);
+      const started = performance.now();
+      let accepted = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (performance.now() - started < 10_000) {
+            await s.send(100);
+            accepted += 100;
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      await quiet(s.components, idle[side]);
+      peaks[side] = Math.max(peaks[side], memory.stop().pss);
+      const cpu = cpuSince(s.components, before, idle[side], (performance.now() - started) / 1000);
+      rate[side].push(accepted / seconds);
+      acceptCpu[side].push(Object.fromEntries(Object.entries(cpu).map(([n, ms]) => [n, ms / accepted])));
+      console.log(
+        `throughput ${side}: ${Math.round(accepted / seconds)} recipients/s; CPU per recipient ${perUnit(cpu, accepted)}`,
+      );
+    }
+
+  // Drain: phone 1 fetches and reports what the throughput phase queued.
+  const drainRate: Record<Side, number[]> = { ours: [], peer: [] };
+  const drainCpu: Record<Side, Cpu[]> = { ours: [], peer: [] };
+  for (let round = 0; round < 3; round++)
+    for (const side of order(round)) {
+      const s = sys[side];
+      const before = snapshot(s.components);
+      const memory = memorySampler(s.components, 500);
+      const started = performance.now();
+      let texts = 0;
+      while (performance.now() - started < 15_000) {
+        const f = await s.fetch(1);
+        if (f.raw.length === 0) break;
+        await s.report(f.raw, 1);
+        texts += f.texts;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      await quiet(s.components, idle[side]);
+      peaks[side] = Math.max(peaks[side], memory.stop().pss);
+      const cpu = cpuSince(s.components, before, idle[side], (performance.now() - started) / 1000);
+      drainRate[side].push(texts / seconds);
+      drainCpu[side].push(Object.fromEntries(Object.entries(cpu).map(([n, ms]) => [n, ms / texts])));
+      console.log(`drain ${side}: ${Math.round(texts / seconds)} texts/s; CPU per text ${perUnit(cpu, texts)}`);
+    }
+
+  const afterPss = { ours: pss(ours.components), peer: pss(peer.components) };
+  for (const side of SIDES)
+    console.log(
+      `PSS after the load, ${side}: ${Object.entries(afterPss[side])
+        .map(([n, b]) => `${n} ${mib(b)}`)
+        .join(', ')}; peak during it ${mib(peaks[side])}`,
+    );
+
+  // The targets.
+  const p = (values: number[], q = 0.5) => percentile(values, q);
+  const medianCpu = (list: Cpu[]) => median(list.map((c) => c.total)) * 1000;
+  const split = (list: Cpu[]) =>
+    Object.keys(list[0] ?? {})
+      .filter((n) => n !== 'total')
+      .map((n) => `${n} ${Math.round(median(list.map((c) => c[n])) * 1000)}`)
+      .join(', ');
+  const latency = (label: string, samples: Record<Side, number[]>) => {
+    rows.push({ target: `${label}, p50`, ours: p(samples.ours), peer: p(samples.peer), unit: 'ms', goal: ['≤', 1] });
+    rows.push({
+      target: `${label}, p95`,
+      ours: p(samples.ours, 0.95),
+      peer: p(samples.peer, 0.95),
+      unit: 'ms',
+      goal: ['≤', 1],
+    });
+  };
+  latency('accept 1 recipient', accept[1]);
+  latency('accept 100 recipients', accept[100]);
+  latency('send → the next fetch sees it', seen);
+  rows.push({
+    target: 'recipients/s, 4 senders of 100 (median of 3)',
+    ours: median(rate.ours),
+    peer: median(rate.peer),
+    unit: '/s',
+    goal: ['≥', 1],
+  });
+  rows.push({
+    target: 'CPU per accepted recipient',
+    ours: medianCpu(acceptCpu.ours),
+    peer: medianCpu(acceptCpu.peer),
+    unit: 'µs',
+    goal: ['≤', 1.2],
+    detail: `ours: ${split(acceptCpu.ours)}; peer: ${split(acceptCpu.peer)}`,
+  });
+  rows.push({
+    target: 'drain, fetch + batched report, texts/s (median of 3)',
+    ours: median(drainRate.ours),
+    peer: median(drainRate.peer),
+    unit: '/s',
+    goal: ['≥', 1],
+  });
+  rows.push({
+    target: 'CPU per drained text',
+    ours: medianCpu(drainCpu.ours),
+    peer: medianCpu(drainCpu.peer),
+    unit: 'µs',
+    goal: ['≤', 1.2],
+    detail: `ours: ${split(drainCpu.ours)}; peer: ${split(drainCpu.peer)}`,
+  });
+  const total = (m: Record<string, number>) => m.total / 1024 / 1024;
+  rows.push({
+    target: 'memory at rest (PSS, every process)',
+    ours: total(restPss.ours),
+    peer: total(restPss.peer),
+    unit: 'MiB',
+    goal: ['≤', 1.5],
+  });
+  rows.push({
+    target: 'memory after the load (PSS)',
+    ours: total(afterPss.ours),
+    peer: total(afterPss.peer),
+    unit: 'MiB',
+    goal: ['≤', 1.5],
+  });
+
+  console.log(`\nload after the run: ${load()}\n`);
+  console.log('| target | ours | peer | ours / peer | goal | met |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const r = row.ours / row.peer;
+    const met = row.goal[0] === '≥' ? r >= row.goal[1] : r <= row.goal[1];
+    console.log(
+      `| ${row.target} | ${show(row.ours, row.unit)} | ${show(row.peer, row.unit)} | ${r.toFixed(2)} | ${row.goal[0]} ${row.goal[1]} | ${met ? 'yes' : 'no'} |`,
+    );
+  }
+  for (const row of rows) if (row.detail) console.log(`${row.target}, µs by process: ${row.detail}`);
+});
