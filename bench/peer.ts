@@ -2,8 +2,9 @@
 // on the same machine, in the same run, rounds interleaved (ours first in even rounds, the peer first
 // in odd ones). Absolute figures swing with the machine's load; the ratio of one run is what holds.
 //
-// Ours is what `npm start` runs (src/dev/start.ts: api and worker in one Node process, embedded
-// Postgres, the Temporal dev server) on a fresh DATA_DIR, the Business plan with raised limits and
+// Ours is what `npm start` runs (package.json's start script without npm's own launcher process:
+// src/dev/start.ts, api and worker in one Node process, embedded Postgres, the Temporal dev server)
+// on a fresh DATA_DIR, the Business plan with raised limits and
 // the per-key and per-phone request limits raised (the peer has none). The peer: private mode, its
 // own MariaDB, a fresh database. Each system gets one account, two phones and the same requests
 // through the same keep-alive client (bench/http.ts).
@@ -27,7 +28,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { startSmtpServer } from '../test/support/smtp';
 import { freePort } from '../test/support/net';
-import { apiReady, baseEnv, ENTRY } from '../test/support/stack';
+import { apiReady, baseEnv, root } from '../test/support/stack';
 import { httpClient, type HttpClient } from './http';
 import { startPeer } from './peer/smsgate';
 import { childNamed, cpuBetween, memorySampler, snapshot, type Component, type Snapshot } from './proc';
@@ -67,8 +68,15 @@ async function startOurs(): Promise<{ system: System; db: Pool }> {
   chmodSync(dataDir, 0o755);
   const port = await freePort();
   const postgresPort = await freePort();
-  const start = startProcess('npm start', process.execPath, ['--import', 'tsx', ENTRY.start], {
+  // The command of package.json's `start` script: its leading NAME=value words, node and its flags.
+  const words = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.split(' ');
+  const assignments = words.filter((w, i) => words.slice(0, i + 1).every((v) => /^[A-Z_]+=/.test(v)));
+  const nodeArgs = words.slice(assignments.length + 1);
+  const start = startProcess('npm start', process.execPath, nodeArgs, {
     ...baseEnv(),
+    ...Object.fromEntries(assignments.map((a) => a.split('=') as [string, string])),
     DATA_DIR: dataDir,
     PORT: String(port),
     EMBEDDED_POSTGRES_PORT: String(postgresPort),
@@ -82,7 +90,7 @@ async function startOurs(): Promise<{ system: System; db: Pool }> {
     API_KEY_RATE_BURST: '100000',
     DEVICE_RATE_PER_SECOND: '100000',
     DEVICE_RATE_BURST: '100000',
-    // More Node flags for an experiment, e.g. --max-semi-space-size=4.
+    // More Node flags for an experiment, e.g. --max-semi-space-size=8.
     NODE_OPTIONS: process.env.BENCH_OURS_NODE_OPTIONS ?? '',
   });
   const base = `http://127.0.0.1:${port}`;
