@@ -153,6 +153,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     '/tmp',
     '-c',
     'max_connections=200',
+    // Sized for a small box (1 GB): every backend that touches a shared buffer maps it, so after a
+    // load the default 128 MB is all resident. The OS page cache still holds what falls out of it.
+    '-c',
+    'shared_buffers=32MB',
     '-c',
     'fsync=' + (options.persistent ? 'on' : 'off'),
     // Our readiness check reads the server's own words.
