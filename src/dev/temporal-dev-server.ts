@@ -116,6 +116,11 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       dbFile,
       '--log-level',
       'warn',
+      // A write-ahead log instead of the rollback journal: a commit appends to one file and syncs it
+      // once, where the journal is created, synced, and deleted per transaction. As durable (the
+      // synchronous setting stays FULL); the dev server spends less CPU per workflow task.
+      '--sqlite-pragma',
+      'journal_mode=wal',
       // The attributes operators filter workflows by (README, "Finding workflows"). The CLI registers
       // them with a new data folder only; the worker adds them to an older one at its start.
       ...searchAttributeFlags(),
