@@ -73,7 +73,7 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
   const userOf = (ctx: Context) => callerOf(ctx).userId;
 
   // Their health is outside authentication (handlers/health.go; client-go HealthResponse).
-  router.get('/health', async (ctx) => {
+  const health = async (ctx: Context) => {
     const { ready, checks } = await readiness({ orm, temporal });
     ctx.status = ready ? 200 : 503;
     ctx.body = {
@@ -85,7 +85,9 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
         ]),
       ),
     };
-  });
+  };
+  // Their probes (live, ready, startup) all answer readiness here: one process serves them.
+  for (const path of ['/health', '/health/live', '/health/ready', '/health/startup']) router.get(path, health);
 
   // The server mounts its messages controller under /message (older) and /messages.
   for (const base of ['/message', '/messages']) {

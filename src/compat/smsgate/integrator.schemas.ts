@@ -32,6 +32,7 @@ export const sendMessageBody = yup.object({
   message: text(65_535),
   textMessage: yup.object({ text: text(65_535).required() }).default(undefined),
   dataMessage: yup.mixed().nullable(),
+  mmsMessage: yup.mixed().nullable(),
   phoneNumbers: yup
     .array(text(128).required())
     .min(1, '${path} must name at least one phone number')

@@ -131,6 +131,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
     async send(userId: string, body: SendMessageBody) {
       if (body.isEncrypted) throw unsupported('Encrypted messages are not supported: send the text itself.');
       if (body.dataMessage) throw unsupported('Data SMS (dataMessage) are not supported: send a textMessage.');
+      if (body.mmsMessage) throw unsupported('MMS (mmsMessage) are not supported: send a textMessage.');
       const text = body.textMessage?.text ?? body.message;
       if (!text) throw badRequest('No message content provided: set textMessage.text (or message).');
       if (body.ttl != null && body.validUntil != null) throw badRequest('ttl and validUntil conflict: set one.');

@@ -53,10 +53,12 @@ export async function refusal(call: Promise<unknown>): Promise<HttpError> {
 }
 
 /**
- * A webhook call checked as SMSGate documents its signature (the app's
- * app/src/main/java/me/capcom/smsgateway/modules/webhooks/plugins/PayloadSingingPlugin.kt, and
- * docs.sms-gate.app "Webhooks → Security"): X-Signature is the hex HMAC-SHA256, keyed with the
- * signing key, of the raw body followed by the X-Timestamp value (unix seconds).
+ * A webhook call checked as SMSGate signs and documents it: capcom6/android-sms-gateway@15b9753d
+ * app/src/main/java/me/capcom/smsgateway/modules/webhooks/plugins/PayloadSingingPlugin.kt (HmacSHA256
+ * keyed with the signing key over `body + timestamp`, lower-case hex, headers X-Signature and
+ * X-Timestamp in unix seconds), as its author states in the project's discussion #200 ("the raw
+ * request body … concatenating it with the X-Timestamp header value without adding any extra
+ * characters").
  */
 export function smsgateSignatureValid(request: Received, signingKey: string): boolean {
   const timestamp = String(request.headers['x-timestamp'] ?? '');
