@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import { query, sql } from '../db/sql';
 
 export interface HealthDeps {
   orm: MikroORM;
@@ -30,7 +31,7 @@ async function check(probe: () => Promise<unknown>, timeoutMs = 2000): Promise<'
 /** Whether Postgres and Temporal answer, each check's result by name. */
 export async function readiness({ orm, temporal }: HealthDeps) {
   const [postgres, temporalStatus] = await Promise.all([
-    check(() => orm.em.getConnection().execute('select 1')),
+    check(() => query(orm.em.fork(), sql`select 1`)),
     check(() => temporal.workflowService.getSystemInfo({})),
   ]);
   return { ready: postgres === 'ok' && temporalStatus === 'ok', checks: { postgres, temporal: temporalStatus } };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../../db/sql';
+import { query, sql } from '../../db/sql';
 import { Batch } from '../../messages/batch.entity';
 import { Message } from '../../messages/message.entity';
 import { Event } from '../../events/event.entity';
@@ -10,7 +10,7 @@ import { Event } from '../../events/event.entity';
 export type IdKind = 'message' | 'webhook';
 
 /** A send's SMSGate state from its counts: Failed when all failed, else its least advanced recipient's. */
-const STATE = `case
+const STATE = sql`case
     when b.failed_count = b.recipient_count then 'Failed'
     when b.recipient_count - b.dispatched_count - b.sent_count - b.delivered_count - b.failed_count - b.unknown_count > 0 then 'Pending'
     when b.dispatched_count + b.unknown_count > 0 then 'Processed'
@@ -31,87 +31,67 @@ export interface BatchFilter {
 export const integratorRepository = {
   /** Our row that an id a client chose names, if any. */
   async ourId(em: EntityManager, userId: string, kind: IdKind, extId: string): Promise<string | undefined> {
-    const [row] = await execute<{ our_id: string }[]>(
+    const [row] = await query<{ ourId: string }>(
       em,
-      'select our_id from smsgate_ids where user_id = ? and kind = ? and ext_id = ?',
-      [userId, kind, extId],
+      sql`select our_id from smsgate_ids where user_id = ${userId} and kind = ${kind} and ext_id = ${extId}`,
     );
-    return row?.our_id;
+    return row?.ourId;
   },
 
   /** The ids clients chose for these rows of ours. */
   async extIds(em: EntityManager, ourIds: string[]): Promise<Map<string, string>> {
     if (ourIds.length === 0) return new Map();
-    const rows = await execute<{ our_id: string; ext_id: string }[]>(
+    const rows = await query<{ ourId: string; extId: string }>(
       em,
-      `select our_id, ext_id from smsgate_ids where our_id = any(string_to_array(?, ',')::uuid[])`,
-      [ourIds.join(',')],
+      sql`select our_id, ext_id from smsgate_ids where our_id = any(${ourIds}::uuid[])`,
     );
-    return new Map(rows.map((row) => [row.our_id, row.ext_id]));
+    return new Map(rows.map((row) => [row.ourId, row.extId]));
   },
 
   async name(em: EntityManager, userId: string, kind: IdKind, extId: string, ourId: string, at: Date): Promise<void> {
-    await execute(
+    await query(
       em,
-      `insert into smsgate_ids (user_id, kind, ext_id, our_id, created_at) values (?, ?, ?, ?, ?)
-       on conflict (user_id, kind, ext_id) do update set our_id = excluded.our_id`,
-      [userId, kind, extId, ourId, at],
+      sql`insert into smsgate_ids (user_id, kind, ext_id, our_id, created_at)
+          values (${userId}, ${kind}, ${extId}, ${ourId}, ${at})
+          on conflict (user_id, kind, ext_id) do update set our_id = excluded.our_id`,
     );
   },
 
   async forget(em: EntityManager, ourId: string): Promise<void> {
-    await execute(em, 'delete from smsgate_ids where our_id = ?', [ourId]);
+    await query(em, sql`delete from smsgate_ids where our_id = ${ourId}`);
   },
 
   /** The account's sealed signing key, created on first use; a concurrent first use keeps one. */
   async sealedKey(em: EntityManager, userId: string, sealIfNew: () => string, at: Date): Promise<string> {
-    await execute(
+    await query(
       em,
-      `insert into smsgate_accounts (user_id, signing_key, created_at) values (?, ?, ?)
-       on conflict (user_id) do nothing`,
-      [userId, sealIfNew(), at],
+      sql`insert into smsgate_accounts (user_id, signing_key, created_at) values (${userId}, ${sealIfNew()}, ${at})
+          on conflict (user_id) do nothing`,
     );
-    const [row] = await execute<{ signing_key: string }[]>(
+    const [row] = await query<{ signingKey: string }>(
       em,
-      'select signing_key from smsgate_accounts where user_id = ?',
-      [userId],
+      sql`select signing_key from smsgate_accounts where user_id = ${userId}`,
     );
-    return row.signing_key;
+    return row.signingKey;
   },
 
   /** A page of the account's sends by offset (their list is offset-paginated), with the total. */
   async batches(em: EntityManager, filter: BatchFilter): Promise<{ ids: string[]; total: number }> {
-    const where = ['b.user_id = ?'];
-    const params: unknown[] = [filter.userId];
-    if (filter.from) {
-      where.push('b.created_at >= ?');
-      params.push(filter.from);
-    }
-    if (filter.to) {
-      where.push('b.created_at < ?');
-      params.push(filter.to);
-    }
-    if (filter.deviceId) {
-      where.push('b.device_id::text = ?');
-      params.push(filter.deviceId);
-    }
-    if (filter.state) {
-      where.push(`(${STATE}) = ?`);
-      params.push(filter.state);
-    }
-    const rows = await execute<{ id: string; total: number }[]>(
+    const conditions = [sql`b.user_id = ${filter.userId}`];
+    if (filter.from) conditions.push(sql`b.created_at >= ${filter.from}`);
+    if (filter.to) conditions.push(sql`b.created_at < ${filter.to}`);
+    if (filter.deviceId) conditions.push(sql`b.device_id::text = ${filter.deviceId}`);
+    if (filter.state) conditions.push(sql`(${STATE}) = ${filter.state}`);
+    const where = sql.join(conditions, sql` and `);
+    const order = filter.order === 'asc' ? sql`asc` : sql`desc`;
+    const rows = await query<{ id: string; total: number }>(
       em,
-      `select b.id, count(*) over ()::int as total from batches b where ${where.join(' and ')}
-        order by b.created_at ${filter.order}, b.id ${filter.order}
-        limit ${filter.limit} offset ${filter.offset}`,
-      params,
+      sql`select b.id, count(*) over ()::int as total from batches b where ${where}
+          order by b.created_at ${order}, b.id ${order}
+          limit ${filter.limit}::int offset ${filter.offset}::int`,
     );
     if (rows.length > 0 || filter.offset === 0) return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0 };
-    const [count] = await execute<{ total: number }[]>(
-      em,
-      `select count(*)::int as total from batches b where ${where.join(' and ')}`,
-      params,
-    );
+    const [count] = await query<{ total: number }>(em, sql`select count(*)::int as total from batches b where ${where}`);
     return { ids: [], total: count.total };
   },
 
