@@ -26,7 +26,11 @@ const theirErrors: Middleware = async (ctx, next) => {
       throw new ApiError(404, 'not_found', `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`);
     }
   } catch (error) {
-    const apiError = apiErrorOf(error);
+    let apiError = apiErrorOf(error);
+    // Their server answers a message id used before with 409 (messages ErrMessageAlreadyExists).
+    if (apiError.code === 'idempotency_key_reused') {
+      apiError = new ApiError(409, apiError.code, 'A message with this id already exists, with another content.');
+    }
     if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
     const status = apiError.status === 422 ? 400 : apiError.status;
     ctx.status = status;

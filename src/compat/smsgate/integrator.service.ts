@@ -3,7 +3,7 @@ import type { DevicesService, SettingsPatch } from '../../devices/devices.servic
 import type { Event, EventName } from '../../events/event.entity';
 import type { EventsService } from '../../events/events.service';
 import { transaction } from '../../db/transaction';
-import { ApiError, badRequest, notFound, validationFailed } from '../../http/errors';
+import { ApiError, badRequest, conflict, notFound, validationFailed } from '../../http/errors';
 import type { Clock } from '../../lib/clock';
 import { randomToken } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
@@ -136,6 +136,10 @@ export function createIntegratorService(deps: IntegratorDeps) {
       if (!text) throw badRequest('No message content provided: set textMessage.text (or message).');
       if (body.ttl != null && body.validUntil != null) throw badRequest('ttl and validUntil conflict: set one.');
       if (body.deviceId && !UUID.test(body.deviceId)) throw badRequest('deviceId names no phone of this account.');
+      // A repeat within the idempotency window got the first answer already; later, it is theirs: 409.
+      if (body.id && (await repo.ourId(em(), userId, 'message', body.id))) {
+        throw conflict('message_exists', 'A message with this id already exists.');
+      }
       const ttl =
         body.ttl ?? (body.validUntil ? Math.ceil((body.validUntil.getTime() - clock.now().getTime()) / 1000) : null);
       if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');

@@ -69,6 +69,9 @@ describe('SMSGate’s integrator API with its npm client', () => {
     // The same id and body again: the first answer, not a second send.
     expect((await client.send({ id: 'order-1234', message: 'Your code is 1234', phoneNumbers: ['+14155550101', '+14155550102'] })).id).toBe('order-1234');
 
+    // The same id with another text is another message: 409, as on their server.
+    expect((await refusal(client.send({ id: 'order-1234', message: 'Another text', phoneNumbers: ['+14155550101'] }))).status).toBe(409);
+
     const pending = await deliverAll(phone);
     expect(pending).toHaveLength(2);
     const done = await client.getState('order-1234');
@@ -106,6 +109,9 @@ describe('SMSGate’s integrator API with its npm client', () => {
     expect(list.headers.get('x-total-count')).toBe('1');
     expect((await readJson(list))[0]).toMatchObject({ id: 'order-1234', state: 'Delivered' });
 
+    // Registering the same id again replaces the webhook.
+    await client.registerWebhook({ id: 'my-delivered-hook', url: `${receiver.url}?v=2`, event: WebHookEventType.SmsDelivered });
+    expect((await client.getWebhooks()).filter((w) => w.id === 'my-delivered-hook').map((w) => w.url)).toEqual([`${receiver.url}?v=2`]);
     await client.deleteWebhook(sent.id!);
     expect((await client.getWebhooks()).map((w) => w.id)).toEqual(['my-delivered-hook']);
   });
