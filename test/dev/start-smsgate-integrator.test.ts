@@ -3,9 +3,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebHookEventType } from 'android-sms-gateway';
-import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
+import { json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { freeStartPorts, spawnStart, waitFor } from '../support/start-command';
+import { freeStartPorts, signUpFromLog, spawnStart, waitFor } from '../support/start-command';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { createFakeApp, statePatch, type PendingMessage } from '../compat/smsgate/fake-app';
 import { MOBILE_API } from '../compat/smsgate/helpers';
@@ -41,14 +41,7 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
     const api = (pathname: string, init: RequestInit) => fetch(`${publicUrl}${pathname}`, init);
 
     // An account verified with the code from the log, and an API key: the client's password.
-    const email = uniqueEmail('integrator');
-    const registered = await api('/v1/auth/register', json('POST', { email, password: PASSWORD }));
-    expect(registered.status).toBe(201);
-    const cookie = sessionCookie(registered);
-    const mailed = new RegExp(`"mail_to":"${email}".*Your verification code is (\\d{6})`);
-    await expect.poll(() => mailed.test(output())).toBe(true);
-    expect((await api('/v1/auth/verify-email', json('POST', { code: output().match(mailed)![1] }, { cookie }))).status).toBe(200);
-    const { key } = await readJson(await api('/v1/api-keys', json('POST', { name: 'smsgate integration' }, { cookie })));
+    const { email, key } = await signUpFromLog(publicUrl, output, 'integrator');
 
     // The SMSGate app paired with a pairing code as its private token.
     const { code } = await readJson(await api('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })));
