@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { expect, vi } from 'vitest';
-import { execute } from '../../src/db/sql';
+import { query, sql } from '../../src/db/sql';
 import { transaction } from '../../src/db/transaction';
 import {
   batchWorkflowId,
@@ -151,10 +151,10 @@ async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed
       data,
       messageId: data.id,
     });
-    const [made] = await execute<{ id: string }[]>(
+    const [made] = await query<{ id: string }>(
       tx,
-      'update webhook_deliveries set via_queue = false, workflow_started_at = created_at where event_id = ? returning id',
-      [event.id],
+      sql`update webhook_deliveries set via_queue = false, workflow_started_at = created_at
+            where event_id = ${event.id} returning id`,
     );
     return made;
   });
