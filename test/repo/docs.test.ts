@@ -62,6 +62,10 @@ describe('the README and docs/', () => {
     expect(slug('Webhook deliveries: `npm run bench:webhooks`')).toBe('webhook-deliveries-npm-run-benchwebhooks');
   });
 
+  it.each(DOCS)('%s closes every code block it opens', (file) => {
+    expect(read(file).match(/^```/gm)?.length ?? 0).toSatisfy((fences: number) => fences % 2 === 0);
+  });
+
   it.each(DOCS)('%s links only to files and headings that exist in the repository', (file) => {
     const broken: string[] = [];
     for (const link of linksOf(file)) {
