@@ -187,9 +187,12 @@ export function createWebhooksService(deps: WebhooksDeps) {
       });
     },
 
-    /** A new secret for deliveries queued from now on; those already queued keep theirs. */
-    async rotateSecret(userId: string, id: string): Promise<string> {
-      const secret = newSecret();
+    /**
+     * A new secret for deliveries queued from now on; those already queued keep theirs. `given` is
+     * a secret the caller chose (a compat API whose clients set their own signing key).
+     */
+    async rotateSecret(userId: string, id: string, given?: string): Promise<string> {
+      const secret = given ?? newSecret();
       await em().transactional(async (tx) => {
         const webhook = await owned(userId, id, tx);
         const version = await webhooksRepository.nextSecretVersion(tx, webhook.id, clock.now());

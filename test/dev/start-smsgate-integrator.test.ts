@@ -54,7 +54,8 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
     expect(await client.getHealth()).toMatchObject({ status: 'pass' });
     receiver = await startReceiver();
     await client.registerWebhook({ url: receiver.url, event: WebHookEventType.SmsDelivered });
-    const signingKey = ((await client.getSettings()) as unknown as { webhooks: { signing_key: string } }).webhooks.signing_key;
+    const signingKey = 'a-signing-key-of-my-choosing';
+    await client.patchSettings({ webhooks: { signingKey } });
 
     const state = await client.send({ message: 'Hello from an SMSGate integration', phoneNumbers: ['+14155550160'] });
     expect(state.state).toBe('Pending');

@@ -75,6 +75,15 @@ export const integratorRepository = {
     return row.signingKey;
   },
 
+  /** Replaces the account's sealed signing key. */
+  async setKey(em: EntityManager, userId: string, sealed: string, at: Date): Promise<void> {
+    await query(
+      em,
+      sql`insert into smsgate_accounts (user_id, signing_key, created_at) values (${userId}, ${sealed}, ${at})
+          on conflict (user_id) do update set signing_key = excluded.signing_key`,
+    );
+  },
+
   /** A page of the account's sends by offset (their list is offset-paginated), with the total. */
   async batches(em: EntityManager, filter: BatchFilter): Promise<{ ids: string[]; total: number }> {
     const conditions = [sql`b.user_id = ${filter.userId}`];

@@ -235,7 +235,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
     /** GET /settings: the default phone's settings (their settings are the account's). */
     async settings(userId: string) {
       const [device] = await deps.devices.list(userId);
-      return settingsView(device, await signingKey(userId));
+      return settingsView(device);
     },
 
     /**
@@ -245,7 +245,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
     async changeSettings(userId: string, body: Record<string, unknown>) {
       const patch: SettingsPatch = {};
       const refused: string[] = [];
-      const current = await signingKey(userId);
+      let newKey: string | undefined;
       for (const [name, section] of Object.entries(body)) {
         if (section === null || section === undefined) continue;
         for (const [rawKey, value] of Object.entries(section as Record<string, unknown>)) {
@@ -265,7 +265,9 @@ export function createIntegratorService(deps: IntegratorDeps) {
           } else if (key === 'messages.limit_value' && n !== undefined) continue;
           else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
           else if (key === 'messages.processing_order' && value === 'FIFO') continue;
-          else if (key === 'webhooks.signing_key' && value === current) continue;
+          else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
+            newKey = value;
+          }
           else if (key === 'ping.interval_seconds' && n !== undefined && n >= 60) {
             patch.heartbeatIntervalMinutes = Math.round(n / 60);
           } else refused.push(key);
@@ -284,6 +286,11 @@ export function createIntegratorService(deps: IntegratorDeps) {
       }
       const phones = await deps.devices.list(userId);
       for (const phone of phones) await deps.devices.update(userId, phone.id, patch, 'api');
+      if (newKey) {
+        // The account's SMSGate webhooks sign with it from their next delivery on (queued ones keep theirs).
+        await repo.setKey(em(), userId, deps.secretBox.seal(newKey), clock.now());
+        for (const { webhook } of await smsgateWebhooks(userId)) await deps.webhooks.rotateSecret(userId, webhook.id, newKey);
+      }
       return this.settings(userId);
     },
 

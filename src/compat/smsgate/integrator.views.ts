@@ -78,8 +78,11 @@ export const webhookView = (id: string, event: string, url: string, deviceId: st
   event,
 });
 
-/** client-go domain_settings.go DeviceSettings, as our phone settings give them. */
-export function settingsView(device: Device | undefined, signingKey: string) {
+/**
+ * client-go domain_settings.go DeviceSettings, as our phone settings give them. The webhooks'
+ * signing key is never shown: the account sets its own (changeSettings).
+ */
+export function settingsView(device: Device | undefined) {
   const messages: Record<string, unknown> = { sim_selection_mode: 'OSDefault', processing_order: 'FIFO' };
   if (device) {
     const longest = device.sendDelaySeconds + (device.sendDelayJitterSeconds ?? 0);
@@ -95,7 +98,6 @@ export function settingsView(device: Device | undefined, signingKey: string) {
   return {
     messages,
     ...(device ? { ping: { interval_seconds: device.heartbeatIntervalMinutes * 60 } } : {}),
-    webhooks: { signing_key: signingKey },
   };
 }
 
