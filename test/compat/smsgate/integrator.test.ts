@@ -183,6 +183,40 @@ describe('SMSGate’s integrator API with its npm client', () => {
       expect(error.status, JSON.stringify(bad)).toBe(400);
       expect(error.body.message).toEqual(expect.any(String));
     }
+    // Another account's phone and webhook: not found, and left alone.
+    const minePhone = (await integratorClient(app.url, mine.key).getDevices())[0].id;
+    expect((await refusal(integratorClient(app.url, theirs.key).deleteDevice(minePhone))).status).toBe(404);
+    const hook = await integratorClient(app.url, mine.key).registerWebhook({ url: 'https://127.0.0.1:9/x', event: WebHookEventType.SmsFailed });
+    await integratorClient(app.url, theirs.key).deleteWebhook(hook.id!);
+    expect((await integratorClient(app.url, mine.key).getWebhooks()).map((w) => w.id)).toEqual([hook.id]);
+    expect((await integratorClient(app.url, mine.key).getDevices()).map((d) => d.id)).toEqual([minePhone]);
+
+    // Malformed input anywhere is a 4xx in their shape, never a 500.
+    const bearer = { Authorization: `Bearer ${mine.key}`, 'content-type': 'application/json' };
+    for (const [method, pathname, body] of [
+      ['GET', '/messages?limit=abc', undefined],
+      ['GET', '/messages?state=Lost', undefined],
+      ['GET', '/messages?from=yesterday', undefined],
+      ['GET', `/messages/${'x'.repeat(300)}`, undefined],
+      ['POST', '/webhooks', { url: 'http://example.com/hook', event: 'sms:sent' }],
+      ['POST', '/webhooks', { url: 'https://127.0.0.1:9/x', event: 'sms:nothing' }],
+      ['PATCH', '/settings', { messages: 5 }],
+      ['PATCH', '/settings', { messages: { limit_period: 'PerDay', limit_value: 10 } }],
+      ['PUT', '/settings', [1, 2]],
+      ['POST', '/inbox/export', { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }],
+      ['POST', '/messages', '{"message": "x", "phoneNumbers": '],
+      ['GET', '/logs?to=never', undefined],
+    ] as const) {
+      const res = await app.fetch(`${INTEGRATOR_API}${pathname}`, {
+        method,
+        headers: bearer,
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      expect(res.status, `${method} ${pathname}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${method} ${pathname}`).toBeLessThan(500);
+      expect((await readJson(res)).message, `${method} ${pathname}`).toEqual(expect.any(String));
+    }
+
     const unserved = await app.fetch(`${INTEGRATOR_API}/auth/token`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
     expect(unserved.status).toBe(501);
     expect((await readJson(unserved)).message).toMatch(/API key/);
