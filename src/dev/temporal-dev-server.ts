@@ -121,7 +121,7 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       // synchronous setting stays FULL); the dev server spends less CPU per workflow task.
       '--sqlite-pragma',
       'journal_mode=wal',
-      // The attributes operators filter workflows by (README, "Finding workflows"). The CLI registers
+      // The attributes operators filter workflows by (docs/workflows.md, "Finding workflows"). The CLI registers
       // them with a new data folder only; the worker adds them to an older one at its start.
       ...searchAttributeFlags(),
     ],
