@@ -329,60 +329,57 @@ runMain(async () => {
         seen[side].push(performance.now() - started);
       }
 
-  // Throughput: 4 senders of 100 for 10 s; CPU until the side is quiet again.
-  const rate: Record<Side, number[]> = { ours: [], peer: [] };
-  const acceptCpu: Record<Side, Cpu[]> = { ours: [], peer: [] };
+  // Loads of 3 interleaved rounds: units done per second and CPU per unit, by process, counted from
+  // the round's start until the side is quiet again (the work a request leaves behind counts).
   const peaks: Record<Side, number> = { ours: 0, peer: 0 };
-  for (let round = 0; round < 3; round++)
-    for (const side of order(round)) {
-      const s = sys[side];
-      const before = snapshot(s.components);
-      const memory = memorySampler(s.components, 500);
-      const started = performance.now();
-      let accepted = 0;
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          while (performance.now() - started < 10_000) {
-            await s.send(100);
-            accepted += 100;
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      await quiet(s.components, idle[side]);
-      peaks[side] = Math.max(peaks[side], memory.stop().pss);
-      const cpu = cpuSince(s.components, before, idle[side], (performance.now() - started) / 1000);
-      rate[side].push(accepted / seconds);
-      acceptCpu[side].push(Object.fromEntries(Object.entries(cpu).map(([n, ms]) => [n, ms / accepted])));
-      console.log(
-        `throughput ${side}: ${Math.round(accepted / seconds)} recipients/s; CPU per recipient ${perUnit(cpu, accepted)}`,
-      );
-    }
-
-  // Drain: phone 1 fetches and reports what the throughput phase queued.
-  const drainRate: Record<Side, number[]> = { ours: [], peer: [] };
-  const drainCpu: Record<Side, Cpu[]> = { ours: [], peer: [] };
-  for (let round = 0; round < 3; round++)
-    for (const side of order(round)) {
-      const s = sys[side];
-      const before = snapshot(s.components);
-      const memory = memorySampler(s.components, 500);
-      const started = performance.now();
-      let texts = 0;
-      while (performance.now() - started < 15_000) {
-        const f = await s.fetch(1);
-        if (f.raw.length === 0) break;
-        await s.report(f.raw, 1);
-        texts += f.texts;
+  const rounds = async (label: string, unit: string, work: (s: System) => Promise<number>) => {
+    const rate: Record<Side, number[]> = { ours: [], peer: [] };
+    const cpuPer: Record<Side, Cpu[]> = { ours: [], peer: [] };
+    for (let round = 0; round < 3; round++)
+      for (const side of order(round)) {
+        const s = sys[side];
+        const before = snapshot(s.components);
+        const memory = memorySampler(s.components, 500);
+        const started = performance.now();
+        const units = await work(s);
+        const seconds = (performance.now() - started) / 1000;
+        await quiet(s.components, idle[side]);
+        peaks[side] = Math.max(peaks[side], memory.stop().pss);
+        const cpu = cpuSince(s.components, before, idle[side], (performance.now() - started) / 1000);
+        rate[side].push(units / seconds);
+        cpuPer[side].push(Object.fromEntries(Object.entries(cpu).map(([n, ms]) => [n, ms / units])));
+        console.log(`${label} ${side}: ${Math.round(units / seconds)} ${unit}/s; CPU per one ${perUnit(cpu, units)}`);
       }
-      const seconds = (performance.now() - started) / 1000;
-      await quiet(s.components, idle[side]);
-      peaks[side] = Math.max(peaks[side], memory.stop().pss);
-      const cpu = cpuSince(s.components, before, idle[side], (performance.now() - started) / 1000);
-      drainRate[side].push(texts / seconds);
-      drainCpu[side].push(Object.fromEntries(Object.entries(cpu).map(([n, ms]) => [n, ms / texts])));
-      console.log(`drain ${side}: ${Math.round(texts / seconds)} texts/s; CPU per text ${perUnit(cpu, texts)}`);
+    return { rate, cpuPer };
+  };
+
+  // Throughput: 4 senders of 100 for 10 s.
+  const throughput = await rounds('throughput', 'recipients', async (s) => {
+    const started = performance.now();
+    let accepted = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (performance.now() - started < 10_000) {
+          await s.send(100);
+          accepted += 100;
+        }
+      }),
+    );
+    return accepted;
+  });
+
+  // Drain: phone 1 fetches and reports what the throughput phase queued, for 15 s.
+  const drain = await rounds('drain', 'texts', async (s) => {
+    const started = performance.now();
+    let texts = 0;
+    while (performance.now() - started < 15_000) {
+      const f = await s.fetch(1);
+      if (f.raw.length === 0) break;
+      await s.report(f.raw, 1);
+      texts += f.texts;
     }
+    return texts;
+  });
 
   const afterPss = { ours: pss(ours.components), peer: pss(peer.components) };
   for (const side of SIDES)
@@ -412,37 +409,26 @@ runMain(async () => {
   };
   latency('accept 1 recipient', accept[1]);
   latency('accept 100 recipients', accept[100]);
-  latency('send → the next fetch sees it', seen);
-  rows.push({
-    target: 'recipients/s, 4 senders of 100 (median of 3)',
-    ours: median(rate.ours),
-    peer: median(rate.peer),
-    unit: '/s',
-    goal: ['≥', 1],
-  });
-  rows.push({
-    target: 'CPU per accepted recipient',
-    ours: medianCpu(acceptCpu.ours),
-    peer: medianCpu(acceptCpu.peer),
-    unit: 'µs',
-    goal: ['≤', 1.2],
-    detail: `ours: ${split(acceptCpu.ours)}; peer: ${split(acceptCpu.peer)}`,
-  });
-  rows.push({
-    target: 'drain, fetch + batched report, texts/s (median of 3)',
-    ours: median(drainRate.ours),
-    peer: median(drainRate.peer),
-    unit: '/s',
-    goal: ['≥', 1],
-  });
-  rows.push({
-    target: 'CPU per drained text',
-    ours: medianCpu(drainCpu.ours),
-    peer: medianCpu(drainCpu.peer),
-    unit: 'µs',
-    goal: ['≤', 1.2],
-    detail: `ours: ${split(drainCpu.ours)}; peer: ${split(drainCpu.peer)}`,
-  });
+  latency('send → the next fetch sees it → reported', seen);
+  const loadRows = (rateTarget: string, cpuTarget: string, result: Awaited<ReturnType<typeof rounds>>) => {
+    rows.push({
+      target: rateTarget,
+      ours: median(result.rate.ours),
+      peer: median(result.rate.peer),
+      unit: '/s',
+      goal: ['≥', 1],
+    });
+    rows.push({
+      target: cpuTarget,
+      ours: medianCpu(result.cpuPer.ours),
+      peer: medianCpu(result.cpuPer.peer),
+      unit: 'µs',
+      goal: ['≤', 1.2],
+      detail: `ours: ${split(result.cpuPer.ours)}; peer: ${split(result.cpuPer.peer)}`,
+    });
+  };
+  loadRows('recipients/s, 4 senders of 100 (median of 3)', 'CPU per accepted recipient', throughput);
+  loadRows('drain, fetch + batched report, texts/s (median of 3)', 'CPU per drained text', drain);
   const total = (m: Record<string, number>) => m.total / 1024 / 1024;
   rows.push({
     target: 'memory at rest (PSS, every process)',
