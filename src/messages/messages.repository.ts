@@ -768,4 +768,39 @@ export const messagesRepository = {
     }
     return findPage(em, Message, where, page);
   },
+
+  /**
+   * The last `days` calendar days in `timezone` up to `now`'s, oldest first, each with the account's
+   * outbound texts created that day by outcome (on messages_user_idx: one range of created_at).
+   */
+  async dailyCounts(
+    em: EntityManager,
+    userId: string,
+    now: Date,
+    days: number,
+    timezone: string,
+  ): Promise<Array<{ date: string; sent: number; delivered: number; failed: number }>> {
+    return execute(
+      em,
+      `with days as (
+         select day::date as day
+           from generate_series((?::timestamptz at time zone ?)::date - ?,
+                                (?::timestamptz at time zone ?)::date, interval '1 day') as day
+       ), counted as (
+         select (m.created_at at time zone ?)::date as day,
+                count(*) filter (where m.sent_at is not null or m.status = 'delivered')::int as sent,
+                count(*) filter (where m.status = 'delivered')::int as delivered,
+                count(*) filter (where m.status = 'failed')::int as failed
+           from messages m
+          where m.user_id = ? and m.direction = 'outbound'
+            and m.created_at >= ((select min(day) from days)::timestamp at time zone ?)
+          group by 1
+       )
+       select to_char(d.day, 'YYYY-MM-DD') as date,
+              coalesce(c.sent, 0) as sent, coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed
+         from days d left join counted c on c.day = d.day
+        order by d.day`,
+      [now, timezone, days - 1, now, timezone, timezone, userId, timezone],
+    );
+  },
 };
