@@ -103,7 +103,7 @@ export function Webhooks() {
                       {w.url}
                     </Text>
                     {!w.enabled && w.disabled_reason && (
-                      <Text size="sm" c="orange.9" data-testid="pause-reason">
+                      <Text size="sm" c="var(--pg-warn)" data-testid="pause-reason">
                         Paused: {w.disabled_reason}
                       </Text>
                     )}
@@ -172,7 +172,7 @@ export function Webhooks() {
                           if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
                         }}
                       >
-                        <span style={{ color: 'var(--mantine-color-red-9)' }}>Delete</span>
+                        <span style={{ color: 'var(--pg-danger)' }}>Delete</span>
                       </Button>
                     </Group>
                     {pings[w.id] && <PingResult key={pings[w.id]} deliveryId={pings[w.id]} />}
@@ -234,7 +234,7 @@ function PingResult({ deliveryId }: { deliveryId: string }) {
     <Text
       size="sm"
       role="status"
-      c={d?.status === 'delivered' ? 'teal.9' : d && d.status !== 'pending' ? 'red.9' : undefined}
+      c={d?.status === 'delivered' ? 'var(--pg-ok)' : d && d.status !== 'pending' ? 'var(--pg-danger)' : undefined}
       data-testid="ping-result"
     >
       {text}

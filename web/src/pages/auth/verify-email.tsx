@@ -70,7 +70,7 @@ export function VerifyEmail() {
           />
           <FormError error={error} />
           {resent && (
-            <Text size="sm" role="status" c="teal.9">
+            <Text size="sm" role="status" c="var(--pg-ok)">
               A new code is on its way.
             </Text>
           )}
