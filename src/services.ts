@@ -8,7 +8,7 @@ import { createMailer, type Mailer } from './accounts/mailer';
 import { createSessionsService } from './accounts/sessions.service';
 import { createApiKeysService, createKeyUsageRecorder } from './api-keys/api-keys.service';
 import type { Config } from './config';
-import { poolStats } from './db/orm';
+import { poolStats } from './db/connection';
 import { devicesRepository } from './devices/devices.repository';
 import { createDevicesService } from './devices/devices.service';
 import { createLiveness } from './devices/liveness';

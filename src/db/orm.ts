@@ -2,8 +2,7 @@ import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import type { Logger } from '../lib/logger';
-import type { PoolStats } from '../metrics/metrics';
-import { traceSql } from '../traces/sql';
+import { traceStatements, underAdvisoryLock } from './connection';
 import type { Tracing } from '../traces/tracing';
 import { entities } from './entities';
 import { migrations } from './migrations';
@@ -46,7 +45,7 @@ export async function openOrm(
   poolMax?: number,
 ): Promise<MikroORM> {
   const orm = await MikroORM.init(ormConfig(databaseUrl, logger, poolMax));
-  if (tracing) traceSql(orm.em.getConnection().getKnex(), tracing.tracer);
+  if (tracing) traceStatements(orm, tracing.tracer);
   return orm;
 }
 
@@ -55,31 +54,8 @@ const MIGRATION_LOCK = 7_401_226_001;
 
 /** Applies every pending migration under an advisory lock, so concurrent starts apply them once. */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  const knex = orm.em.getConnection().getKnex();
-  return knex.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+  return underAdvisoryLock(orm, MIGRATION_LOCK, async () => {
     const applied = await orm.getMigrator().up();
     return applied.map((migration) => migration.name);
   });
-}
-
-interface TarnPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-  numPendingCreates(): number;
-  max: number;
-}
-
-/** The connection pool's counts (knex's tarn pool under MikroORM), for the metrics; undefined before it exists. */
-export function poolStats(orm: MikroORM): PoolStats | undefined {
-  const pool = (orm.em.getConnection().getKnex().client as { pool?: TarnPool }).pool;
-  if (!pool) return undefined;
-  return {
-    used: pool.numUsed(),
-    free: pool.numFree(),
-    pendingAcquires: pool.numPendingAcquires(),
-    pendingCreates: pool.numPendingCreates(),
-    max: pool.max,
-  };
 }

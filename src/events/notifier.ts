@@ -1,14 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger';
-import { execute } from '../db/sql';
-
-/** The part of node-postgres' client a listener uses (the driver under MikroORM's pool). */
-interface ListeningClient {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  on(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
-}
+import { acquireConnection, releaseConnection, type PgConnection as ListeningClient } from '../db/connection';
+import { query, sql } from '../db/sql';
 
 type Handler = (payload: string) => void;
 
@@ -31,11 +24,6 @@ export interface NotifierOptions {
 export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions) {
   const handlers = new Map<string, Set<Handler>>();
   const stateListeners = new Set<(listening: boolean) => void>();
-  const knex = () =>
-    orm.em.getKnex().client as {
-      acquireConnection(): Promise<ListeningClient>;
-      releaseConnection(connection: ListeningClient): Promise<unknown>;
-    };
   let client: ListeningClient | null = null;
   const listened = new Set<string>();
   let connecting: Promise<void> | null = null;
@@ -78,9 +66,7 @@ export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions
     listened.clear();
     detach(from);
     // The pool sees the broken connection (knex marks it disposed) and replaces it.
-    void knex()
-      .releaseConnection(from)
-      .catch(() => undefined);
+    void releaseConnection(orm, from).catch(() => undefined);
     setListening(false);
     logger.warn({ err: error }, 'notifier lost its connection; listening again shortly');
     scheduleConnect();
@@ -100,7 +86,7 @@ export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions
     connecting = (async () => {
       let connection: ListeningClient | undefined;
       try {
-        connection = await knex().acquireConnection();
+        connection = await acquireConnection(orm);
         attach(connection);
         client = connection;
         await sync();
@@ -112,9 +98,7 @@ export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions
             listened.clear();
           }
           detach(connection);
-          await knex()
-            .releaseConnection(connection)
-            .catch(() => undefined);
+          await releaseConnection(orm, connection).catch(() => undefined);
         }
         logger.warn({ err: error }, 'notifier could not listen; trying again shortly');
         scheduleConnect();
@@ -148,16 +132,14 @@ export function createNotifier({ orm, logger, retryMs = 1_000 }: NotifierOptions
     listened.clear();
     detach(current);
     await current.query('unlisten *').catch(() => undefined);
-    await knex()
-      .releaseConnection(current)
-      .catch(() => undefined);
+    await releaseConnection(orm, current).catch(() => undefined);
     setListening(false);
   }
 
   return {
     /** In the caller's transaction: every listener of `channel`, in every process, hears `payload` on commit. */
     async notify(tx: EntityManager, channel: string, payload: string): Promise<void> {
-      await execute(tx, 'select pg_notify(?, ?)', [channel, payload]);
+      await query(tx, sql`select pg_notify(${channel}, ${payload})`);
     },
 
     /**

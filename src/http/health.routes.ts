@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import { query, sql } from '../db/sql';
 
 export interface HealthDeps {
   orm: MikroORM;
@@ -36,7 +37,7 @@ export function healthRoutes({ orm, temporal }: HealthDeps): Router {
   router.get('/healthz', live);
   router.get('/readyz', async (ctx) => {
     const [postgres, temporalStatus] = await Promise.all([
-      check(() => orm.em.getConnection().execute('select 1')),
+      check(() => query(orm.em.fork(), sql`select 1`)),
       check(() => temporal.workflowService.getSystemInfo({})),
     ]);
     const ready = postgres === 'ok' && temporalStatus === 'ok';

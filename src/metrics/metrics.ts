@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 const PREFIX = 'phone_gateway_';
 
-/** Counts the database pool's connections (see poolStats in src/db/orm.ts). */
+/** Counts the database pool's connections (see poolStats in src/db/connection.ts). */
 export interface PoolStats {
   used: number;
   free: number;

@@ -1,13 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
-import type { Knex } from '@mikro-orm/postgresql';
 
 /** A 10,000-recipient insert is a long statement; its shape is in the first few kilobytes. */
 const MAX_STATEMENT = 4096;
-
-interface QueryData {
-  __knexQueryUid?: string;
-  sql?: string;
-}
 
 // MikroORM inlines every value into the statement before knex sees it (knex gets no bindings), so
 // the statement is recorded only after every literal in it is replaced by `?`. The scanner knows
@@ -42,17 +36,13 @@ function describe(sql: string): { name: string; operation: string; table?: strin
   return { name: table ? `${operation} ${table}` : operation, operation, table };
 }
 
-/** Which tracer records the statements run on a knex instance's connections (set by `traceSql`). */
-const tracers = new WeakMap<Knex, Tracer>();
-
 /**
  * A client span for one statement, child of whatever span is active (the request, the activity), or
- * none outside them all (a statement alone would be a one-span trace of its own) or when the knex
- * instance is not traced. The statement is recorded with `?` for every literal; the values never
- * are (phone numbers, message bodies, key hashes).
+ * none outside them all (a statement alone would be a one-span trace of its own) or without a tracer
+ * (tracing off). The statement is recorded with `?` for every literal and its `$n` parameters as
+ * they are; the values never are (phone numbers, message bodies, key hashes).
  */
-export function statementSpan(knex: Knex, sql: string): Span | undefined {
-  const tracer = tracers.get(knex);
+export function statementSpan(tracer: Tracer | undefined, sql: string): Span | undefined {
   if (!tracer) return undefined;
   const parent = context.active();
   if (!trace.getSpan(parent)) return undefined;
@@ -77,34 +67,4 @@ export function statementSpan(knex: Knex, sql: string): Span | undefined {
 export function failStatementSpan(span: Span, error: Error): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { code?: string }).code ?? error.name });
   span.end();
-}
-
-/**
- * A client span per SQL statement run on `knex`: those MikroORM runs through knex, from knex's
- * `query` event to its `query-response` or `query-error`, and those `execute` (src/db/sql.ts) runs
- * on its connections. Transaction control (BEGIN, COMMIT) has no response event in knex and is not
- * traced.
- */
-export function traceSql(knex: Knex, tracer: Tracer): void {
-  tracers.set(knex, tracer);
-  const open = new Map<string, Span>();
-  knex.on('query', (data: QueryData) => {
-    const uid = data.__knexQueryUid;
-    if (!uid || !data.sql) return;
-    const span = statementSpan(knex, data.sql);
-    if (span) open.set(uid, span);
-  });
-  knex.on('query-response', (_response: unknown, data: QueryData) => {
-    const uid = data.__knexQueryUid;
-    if (!uid) return;
-    open.get(uid)?.end();
-    open.delete(uid);
-  });
-  knex.on('query-error', (error: Error, data: QueryData) => {
-    const uid = data.__knexQueryUid;
-    const span = uid ? open.get(uid) : undefined;
-    if (!span) return;
-    failStatementSpan(span, error);
-    open.delete(uid!);
-  });
 }
