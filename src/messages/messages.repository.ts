@@ -5,7 +5,7 @@ import { Message, type MessageStatus } from './message.entity';
 import { countSegments } from './segments';
 import type { Deadlines } from './queue';
 import { OPTED_OUT, type BatchCounter } from './transitions';
-import { execute, type SqlFragment } from '../db/sql';
+import { execute, query, sql, type SqlFragment } from '../db/sql';
 
 // The SQL of `batches` and `messages`. Everything that writes many messages is one statement.
 
@@ -780,27 +780,26 @@ export const messagesRepository = {
     days: number,
     timezone: string,
   ): Promise<Array<{ date: string; sent: number; delivered: number; failed: number }>> {
-    return execute(
+    const today = sql`(${now}::timestamptz at time zone ${timezone})::date`;
+    return query(
       em,
-      `with days as (
-         select day::date as day
-           from generate_series((?::timestamptz at time zone ?)::date - ?,
-                                (?::timestamptz at time zone ?)::date, interval '1 day') as day
-       ), counted as (
-         select (m.created_at at time zone ?)::date as day,
-                count(*) filter (where m.sent_at is not null or m.status = 'delivered')::int as sent,
-                count(*) filter (where m.status = 'delivered')::int as delivered,
-                count(*) filter (where m.status = 'failed')::int as failed
-           from messages m
-          where m.user_id = ? and m.direction = 'outbound'
-            and m.created_at >= ((select min(day) from days)::timestamp at time zone ?)
-          group by 1
-       )
-       select to_char(d.day, 'YYYY-MM-DD') as date,
-              coalesce(c.sent, 0) as sent, coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed
-         from days d left join counted c on c.day = d.day
-        order by d.day`,
-      [now, timezone, days - 1, now, timezone, timezone, userId, timezone],
+      sql`with days as (
+            select day::date as day
+              from generate_series(${today} - ${days - 1}::int, ${today}, interval '1 day') as day
+          ), counted as (
+            select (m.created_at at time zone ${timezone})::date as day,
+                   count(*) filter (where m.sent_at is not null or m.status = 'delivered')::int as sent,
+                   count(*) filter (where m.status = 'delivered')::int as delivered,
+                   count(*) filter (where m.status = 'failed')::int as failed
+              from messages m
+             where m.user_id = ${userId} and m.direction = 'outbound'
+               and m.created_at >= ((select min(day) from days)::timestamp at time zone ${timezone})
+             group by 1
+          )
+          select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(c.sent, 0) as sent,
+                 coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed
+            from days d left join counted c on c.day = d.day
+           order by d.day`,
     );
   },
 };
