@@ -29,11 +29,12 @@ function csvRows(text: string): string[][] {
 describe('CSV in and out, the daily chart and replies from the Inbox', () => {
   let scene: Scene;
   let desk: SimulatedPhone;
+  let failing: SimulatedPhone;
 
   beforeAll(async () => {
     scene = await startScene('anchors', { DEFAULT_PLAN: 'business' });
     desk = await scene.pair('Desk phone', { deliveredAfterMs: 200 });
-    const failing = await scene.pair('Failing phone', { failureRatio: 1 });
+    failing = await scene.pair('Failing phone', { failureRatio: 1 });
     const sent = await scene.call('POST', '/v1/messages', {
       body: 'Delivered, with a "quote", a comma\nand a new line',
       to: ['+14155550201', '+14155550202'],
@@ -163,6 +164,47 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
     await checkShot(page, 'inbox-thread-375');
   }, 90_000);
+
+  it('sets a phone’s pacing and send window, and cancels a send the window holds back', async () => {
+    const page = await scene.signedIn();
+    await page.goto('/phones');
+    await page.getByRole('region', { name: 'Failing phone' }).getByRole('button', { name: 'Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings of Failing phone' });
+    await shown(dialog);
+    await dialog.getByLabel('Sends per minute, at most').fill('6');
+    await dialog.getByLabel('Sends per hour, at most').fill('100');
+    await dialog.getByRole('switch', { name: 'Sends only within set days and hours' }).click({ force: true });
+    await dialog.getByLabel('Time zone').fill('UTC');
+    for (const day of ['Sat', 'Sun']) await dialog.getByText(day, { exact: true }).click();
+    // An hour that is not now, every day: texts wait for it.
+    const hour = String((new Date().getUTCHours() + 2) % 24).padStart(2, '0');
+    await dialog.getByLabel('From (HH:MM)').fill(`${hour}:00`);
+    await dialog.getByLabel('Until (HH:MM)').fill(`${hour}:59`);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const { device } = await scene.call('GET', `/v1/devices/${failing.device!.id}`);
+    expect(device).toMatchObject({
+      max_sends_per_minute: 6,
+      max_sends_per_hour: 100,
+      send_window: { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: `${hour}:00`, end: `${hour}:59` },
+    });
+
+    const held = await scene.call('POST', '/v1/messages', {
+      body: 'Held back',
+      to: ['+14155550241'],
+      device_id: failing.device!.id,
+    });
+    await page.goto(`/batches/${held.batch.id}`);
+    await page.getByRole('button', { name: 'Cancel the send' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this send?' })
+      .getByRole('button', { name: 'Cancel the send' })
+      .click();
+    await expect
+      .poll(async () => (await scene.call('GET', `/v1/batches/${held.batch.id}`)).messages[0])
+      .toMatchObject({ status: 'failed', error_code: 'cancelled' });
+    await shown(page.getByTestId('batch-status').getByText('failed'));
+  }, 60_000);
 
   it('logged no console errors on any page', () => {
     expect(scene.contexts.consoleErrors()).toEqual([]);

@@ -143,7 +143,7 @@ export function DeviceSettings({
                 </Group>
               </Chip.Group>
               {field('send_window.days') && (
-                <Text size="xs" c="red">
+                <Text size="xs" c="var(--pg-danger)">
                   {field('send_window.days')}
                 </Text>
               )}
