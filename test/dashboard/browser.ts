@@ -13,7 +13,7 @@ import {
 } from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
 import { PASSWORD, sessionCookie } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
 import { SimulatedPhone } from '../../tools/phone/phone';
@@ -122,6 +122,9 @@ export function buildDashboard(): void {
  * are refused.
  */
 export async function startDashboardApp(options: { mailer?: Mailer } = {}): Promise<TestApp> {
+  // Loaded here: the test app reads vitest's shared setup, which web/scripts/screenshots.ts (using
+  // this file's stack and browser outside vitest) does not have.
+  const { startTestApp } = await import('../support/app.js');
   buildDashboard();
   const port = await freePort();
   return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
