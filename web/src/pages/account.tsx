@@ -40,7 +40,7 @@ function Profile() {
     }
   }
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Profile">
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Profile">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Profile
@@ -180,7 +180,7 @@ function Password() {
     );
   }
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Password">
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Password">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Change password
@@ -243,14 +243,16 @@ function Sessions() {
           <Button
             variant="default"
             size="xs"
-            onClick={async () => {
-              const yes = await confirm({
-                title: 'Sign out everywhere else?',
-                message: 'Every other browser signed in to this account is signed out.',
-                confirmLabel: 'Sign out others',
-              });
-              if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
-            }}
+            onClick={() =>
+              void (async () => {
+                const yes = await confirm({
+                  title: 'Sign out everywhere else?',
+                  message: 'Every other browser signed in to this account is signed out.',
+                  confirmLabel: 'Sign out others',
+                });
+                if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
+              })()
+            }
           >
             Sign out others
           </Button>
@@ -286,17 +288,19 @@ function Sessions() {
                       <Button
                         size="compact-xs"
                         variant="default"
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: 'Sign out this session?',
-                            message: 'That browser is signed out.',
-                            confirmLabel: 'Sign out',
-                          });
-                          if (yes)
-                            await act(() =>
-                              ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
-                            );
-                        }}
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Sign out this session?',
+                              message: 'That browser is signed out.',
+                              confirmLabel: 'Sign out',
+                            });
+                            if (yes)
+                              await act(() =>
+                                ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
+                              );
+                          })()
+                        }
                       >
                         Sign out
                       </Button>

@@ -86,14 +86,16 @@ export function ApiKeys() {
                           size="compact-xs"
                           variant="default"
                           aria-label={`Revoke ${k.name}`}
-                          onClick={async () => {
-                            const yes = await confirm({
-                              title: `Revoke ${k.name}?`,
-                              message: 'Requests with this key are refused from now on. It stays listed as revoked.',
-                              confirmLabel: 'Revoke',
-                            });
-                            if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
-                          }}
+                          onClick={() =>
+                            void (async () => {
+                              const yes = await confirm({
+                                title: `Revoke ${k.name}?`,
+                                message: 'Requests with this key are refused from now on. It stays listed as revoked.',
+                                confirmLabel: 'Revoke',
+                              });
+                              if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
+                            })()
+                          }
                         >
                           Revoke
                         </Button>
@@ -103,14 +105,16 @@ export function ApiKeys() {
                         variant="light"
                         color="red"
                         aria-label={`Delete ${k.name}`}
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: `Delete ${k.name}?`,
-                            message: 'The key stops working and disappears from this list.',
-                            confirmLabel: 'Delete',
-                          });
-                          if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
-                        }}
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: `Delete ${k.name}?`,
+                              message: 'The key stops working and disappears from this list.',
+                              confirmLabel: 'Delete',
+                            });
+                            if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
+                          })()
+                        }
                       >
                         <span style={{ color: 'var(--pg-danger)' }}>Delete</span>
                       </Button>
@@ -172,7 +176,7 @@ function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: str
 
   return (
     <Modal opened onClose={onClose} title="Create an API key">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="Name"
@@ -224,7 +228,7 @@ function RenameKey({ apiKey, onClose, onSaved }: { apiKey: Schemas['APIKey']; on
   }
   return (
     <Modal opened onClose={onClose} title={`Rename ${apiKey.name}`}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="New name"

@@ -68,7 +68,7 @@ export function DeviceSettings({
   const sims = simsOf(device);
   return (
     <Modal opened onClose={onClose} title={`Settings of ${device.name}`}>
-      <form onSubmit={save} noValidate>
+      <form onSubmit={(event) => void save(event)} noValidate>
         <Stack>
           <TextInput
             label="Name"

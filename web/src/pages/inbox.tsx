@@ -59,7 +59,7 @@ export function Inbox() {
       live = false;
       window.clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once: the poll reads the newest text from a ref
+    // Runs once: the poll reads the newest text from a ref.
   }, []);
 
   return (

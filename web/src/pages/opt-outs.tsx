@@ -72,7 +72,7 @@ export function OptOuts() {
         No send reaches a number on this list: its message is created failed (opted out) and not counted against the
         plan. A text of STOP to one of your phones adds its sender; START takes it off.
       </Text>
-      <Card withBorder component="form" onSubmit={add} noValidate aria-label="Add a number">
+      <Card withBorder component="form" onSubmit={(event) => void add(event)} noValidate aria-label="Add a number">
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Number to add"

@@ -124,7 +124,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const blocked =
     tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate maw={720}>
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate maw={720}>
       <Stack>
         <Textarea
           label="Recipients"

@@ -143,19 +143,23 @@ export function Webhooks() {
                       <Button
                         size="xs"
                         variant="default"
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: 'Rotate the signing secret?',
-                            message:
-                              'Deliveries are signed with the new secret at once; receivers checking the old one will reject them.',
-                            confirmLabel: 'Rotate',
-                          });
-                          if (yes)
-                            await act(async () => {
-                              const { secret: value } = await ok(api.POST('/v1/webhooks/{id}/rotate-secret', path(w)));
-                              setSecret({ label: `New signing secret of ${w.name ?? w.url}`, value });
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Rotate the signing secret?',
+                              message:
+                                'Deliveries are signed with the new secret at once; receivers checking the old one will reject them.',
+                              confirmLabel: 'Rotate',
                             });
-                        }}
+                            if (yes)
+                              await act(async () => {
+                                const { secret: value } = await ok(
+                                  api.POST('/v1/webhooks/{id}/rotate-secret', path(w)),
+                                );
+                                setSecret({ label: `New signing secret of ${w.name ?? w.url}`, value });
+                              });
+                          })()
+                        }
                       >
                         Rotate secret
                       </Button>
@@ -163,14 +167,16 @@ export function Webhooks() {
                         size="xs"
                         color="red"
                         variant="light"
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: 'Delete this webhook?',
-                            message: `${w.url} stops receiving events. Pending deliveries are abandoned.`,
-                            confirmLabel: 'Delete',
-                          });
-                          if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
-                        }}
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Delete this webhook?',
+                              message: `${w.url} stops receiving events. Pending deliveries are abandoned.`,
+                              confirmLabel: 'Delete',
+                            });
+                            if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
+                          })()
+                        }
                       >
                         <span style={{ color: 'var(--pg-danger)' }}>Delete</span>
                       </Button>
@@ -282,7 +288,7 @@ function WebhookForm({
 
   return (
     <Modal opened onClose={onClose} title={webhook ? 'Edit webhook' : 'Add a webhook'}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="URL"
