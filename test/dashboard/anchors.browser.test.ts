@@ -2,29 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedPhone } from '../../tools/phone/phone';
+import { parseCsv as csvRows } from '../../web/src/lib/csv';
 import { axeViolations, checkShot, shown, startScene, type Scene } from './browser';
 
 // What people expect from an SMS dashboard beyond sending, in a real Chromium against the real
 // `npm start` stack with simulated phones: recipients from a CSV file, messages out as CSV, a chart
 // of the days, and a reply from the Inbox.
-
-/** RFC 4180 fields of a CSV text (quoted fields may hold commas, quotes and line breaks). */
-function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted && c === '"' && text[i + 1] === '"') ((field += '"'), i++);
-    else if (c === '"') quoted = !quoted;
-    else if (!quoted && c === ',') (row.push(field), (field = ''));
-    else if (!quoted && c === '\r' && text[i + 1] === '\n')
-      (row.push(field), rows.push(row), (row = []), (field = ''), i++);
-    else field += c;
-  }
-  return rows;
-}
 
 describe('CSV in and out, the daily chart and replies from the Inbox', () => {
   let scene: Scene;
