@@ -1,5 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EventName } from '../events/event.entity';
+import type { WebhookFormat } from './webhook.entity';
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
 import { execute } from '../db/sql';
@@ -12,6 +13,7 @@ export interface Target {
   url: string;
   secret_version: number;
   events: EventName[];
+  format: WebhookFormat;
 }
 
 export interface NewDelivery {
@@ -56,7 +58,7 @@ export const webhooksRepository = {
   enabledOf: (tx: EntityManager, userIds: string[]) =>
     execute<Target[]>(
       tx,
-      `select id, user_id, url, secret_version, events from webhooks
+      `select id, user_id, url, secret_version, events, format from webhooks
         where user_id = any(string_to_array(?, ',')::uuid[]) and enabled and deleted_at is null`,
       [userIds.join(',')],
     ),
@@ -65,7 +67,7 @@ export const webhooksRepository = {
   liveOne: (tx: EntityManager, userId: string, webhookId: string) =>
     execute<Target[]>(
       tx,
-      'select id, user_id, url, secret_version, events from webhooks where id = ? and user_id = ? and deleted_at is null',
+      'select id, user_id, url, secret_version, events, format from webhooks where id = ? and user_id = ? and deleted_at is null',
       [webhookId, userId],
     ),
 
@@ -73,7 +75,7 @@ export const webhooksRepository = {
   async lockForRedelivery(tx: EntityManager, userId: string, webhookId: string) {
     const [row] = await execute<(Target & { enabled: boolean; deleted_at: Date | null })[]>(
       tx,
-      `select id, user_id, url, secret_version, events, enabled, deleted_at from webhooks
+      `select id, user_id, url, secret_version, events, format, enabled, deleted_at from webhooks
         where id = ? and user_id = ? for share`,
       [webhookId, userId],
     );
