@@ -14,7 +14,7 @@ import type { StartKind, Starter } from '../../temporal/starter';
 import type { Batch, Priority } from './batch.entity';
 import type { BatchStart } from './batch-starts';
 import type { Message } from './message.entity';
-import { RECIPIENTS_MAX, type ListMessagesQuery, type SendBody } from './messages.schemas';
+import { RECIPIENTS_MAX, type DailyStatsQuery, type ListMessagesQuery, type SendBody } from './messages.schemas';
 import { messagesRepository, PRIORITY_RANK } from './messages.repository';
 import type { OutcomesService } from './outcomes.service';
 import { messageView } from './messages.views';
@@ -383,6 +383,12 @@ export function createMessagesService(deps: MessagesDeps) {
 
     /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
     stats: (userId: string) => devicesRepository.statsOf(em(), userId),
+
+    /** GET /v1/stats/daily: the account's outbound texts of each of the last days, by outcome. */
+    dailyStats: async (userId: string, query: DailyStatsQuery) => ({
+      timezone: query.timezone,
+      days: await messagesRepository.dailyCounts(em(), userId, clock.now(), query.days, query.timezone),
+    }),
   };
 }
 

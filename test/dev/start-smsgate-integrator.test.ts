@@ -7,9 +7,9 @@ import { json } from '../support/accounts';
 import { readJson } from '../support/http';
 import { freeStartPorts, signUpFromLog, spawnStart, waitFor } from '../support/start-command';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { createFakeApp, statePatch, type PendingMessage } from '../compat/smsgate/fake-app';
+import { createFakeApp, smsReceived, statePatch, type PendingMessage } from '../compat/smsgate/fake-app';
 import { MOBILE_API } from '../compat/smsgate/helpers';
-import { integratorClient, smsgateSignatureValid } from '../compat/smsgate/integrator-client';
+import { integratorClient, refusal, smsgateSignatureValid } from '../compat/smsgate/integrator-client';
 
 // SMSGate's published npm client against a fresh `npm start` (embedded Postgres, the Temporal dev
 // server, the api and the worker): an integration written for SMSGate's server, with only its base
@@ -28,7 +28,7 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('sends, reads the state until delivered and receives the signed sms:delivered', async () => {
+  it('runs every public method of the client: sends until delivered, signs, then the rest', async () => {
     mkdirSync(dataDir, { recursive: true });
     const ports = await freeStartPorts();
     const publicUrl = `http://127.0.0.1:${ports.api}`;
@@ -44,11 +44,14 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
     const { email, key } = await signUpFromLog(publicUrl, output, 'integrator');
 
     // The SMSGate app paired with a pairing code as its private token.
-    const { code } = await readJson(await api('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })));
+    const { code } = await readJson(
+      await api('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key })),
+    );
     const phone = createFakeApp({ apiUrl: `${publicUrl}${MOBILE_API}` });
     const registration = await phone.register(code);
     expect(registration.status).toBe(201);
     phone.state.registration = await readJson(registration);
+    expect((await phone.getSettings()).status).toBe(200);
 
     const client = integratorClient(publicUrl, key, email);
     expect(await client.getHealth()).toMatchObject({ status: 'pass' });
@@ -62,7 +65,10 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
 
     const [message] = (await readJson(await phone.getMessages('fifo'))) as PendingMessage[];
     const now = new Date();
-    expect((await phone.patchMessages([statePatch(message, 'Delivered', { Processed: now, Sent: now, Delivered: now })])).status).toBe(204);
+    expect(
+      (await phone.patchMessages([statePatch(message, 'Delivered', { Processed: now, Sent: now, Delivered: now })]))
+        .status,
+    ).toBe(204);
     await expect.poll(async () => (await client.getState(state.id)).state).toBe('Delivered');
 
     await expect.poll(() => receiver!.requests.length, { timeout: 30_000 }).toBe(1);
@@ -73,5 +79,41 @@ describe('SMSGate’s npm client against a fresh npm start', () => {
       deviceId: phone.state.registration!.id,
       payload: { messageId: state.id, phoneNumber: '+14155550160' },
     });
+
+    // The rest of the client's public methods, each answered (or refused as documented).
+    const deviceId = phone.state.registration!.id;
+    expect((await client.getDevices()).map((d) => d.id)).toEqual([deviceId]);
+    const hooks = await client.getWebhooks();
+    expect(hooks.map((w) => w.event)).toEqual(['sms:delivered']);
+    await client.updateSettings({ messages: { sendIntervalMin: 2, sendIntervalMax: 4 } });
+    const settings = (await client.getSettings()) as unknown as { messages: Record<string, unknown> };
+    expect(settings.messages).toMatchObject({ send_interval_min: 2, send_interval_max: 4 });
+    expect(JSON.stringify(settings)).not.toContain(signingKey);
+    const refused = await refusal(client.updateSettings({ encryption: { passphrase: 'secret' } }));
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('encryption.passphrase');
+
+    await client.registerWebhook({ url: receiver.url, event: WebHookEventType.SmsReceived });
+    const phoneHooks = (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
+    const receivedHook = phoneHooks.find((hook) => hook.event === 'sms:received')!;
+    const at = new Date(Date.now() - 60_000);
+    expect(
+      (
+        await phone.sendWebhook(
+          receivedHook,
+          smsReceived({ sender: '+14155550161', text: 'inbox to export', receivedAt: at }),
+        )
+      ).status,
+    ).toBeLessThan(300);
+    const heard = () => receiver!.requests.filter((r) => r.raw.includes('inbox to export')).length;
+    await expect.poll(heard, { timeout: 30_000 }).toBe(1);
+    await client.exportInbox({ deviceId, since: new Date(at.getTime() - 60_000), until: new Date() });
+    await expect.poll(heard, { timeout: 30_000 }).toBe(2);
+
+    expect((await client.getLogs(new Date(Date.now() - 3_600_000))).length).toBeGreaterThan(0);
+    await client.deleteWebhook(hooks[0].id!);
+    expect((await client.getWebhooks()).map((w) => w.event)).toEqual(['sms:received']);
+    await client.deleteDevice(deviceId);
+    expect(await client.getDevices()).toEqual([]);
   });
 });
