@@ -4,7 +4,7 @@ import type { StartKind } from '../../temporal/starter';
 import { batchWorkflowId, type BatchInput } from '../../workflows/definitions';
 import { batchSearchAttributes } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
-import { messagesRepository } from './messages.repository';
+import { batchesRepository } from './batches.repository';
 
 export interface BatchStart {
   id: string;
@@ -30,7 +30,7 @@ export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQ
     },
     searchAttributes: (batch) =>
       batchSearchAttributes({ accountId: batch.accountId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
-    markStarted: (ids) => messagesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
-    unstarted: (before, limit) => messagesRepository.unstartedBatches(deps.em(), before, limit),
+    markStarted: (ids) => batchesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
+    unstarted: (before, limit) => batchesRepository.unstartedBatches(deps.em(), before, limit),
   };
 }

@@ -80,8 +80,7 @@ export async function pauseIfFailing(
     new Date(now.getTime() - AUTO_PAUSE.windowMs),
     new Date(now.getTime() - AUTO_PAUSE.quietMs),
   );
-  const failing =
-    counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recent_ok === 0;
+  const failing = counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recentOk === 0;
   if (!failing) return false;
   const reason =
     `Paused automatically: ${counts.failed} of ${counts.total} attempts failed in the last 7 days ` +

@@ -42,8 +42,8 @@ export function deliveryStarts(deps: { em: () => EntityManager; taskQueue: strin
     unstarted: async (before, limit) =>
       (await webhooksRepository.lateDeliveries(deps.em(), before, limit)).map((row) => ({
         id: row.id,
-        accountId: row.user_id,
-        webhookId: row.webhook_id,
+        accountId: row.userId,
+        webhookId: row.webhookId,
       })),
   };
 }

@@ -103,7 +103,7 @@ export function createQueueService(deps: QueueDeps) {
   /** When the next attempt is due after this one, counted from when this one was due. */
   function nextDue(row: QueuedDelivery, attempt: number, startedAt: Date): Date | null {
     if (attempt > schedule.length) return null;
-    const due = row.status === 'retrying' && row.next_attempt_at ? new Date(row.next_attempt_at) : startedAt;
+    const due = row.status === 'retrying' && row.nextAttemptAt ? new Date(row.nextAttemptAt) : startedAt;
     return new Date(due.getTime() + schedule[attempt - 1]);
   }
 
@@ -112,7 +112,7 @@ export function createQueueService(deps: QueueDeps) {
    * linked to the pass that made it.
    */
   function attemptSpan(row: QueuedDelivery) {
-    if (!deps.tracer || !row.trace_parent) return undefined;
+    if (!deps.tracer || !row.traceParent) return undefined;
     const pass = trace.getSpanContext(context.active());
     return deps.tracer.startSpan(
       'WebhookAttempt',
@@ -121,7 +121,7 @@ export function createQueueService(deps: QueueDeps) {
         attributes: { 'webhook.delivery_id': row.id, 'webhook.event': row.event },
         links: pass ? [{ context: pass }] : [],
       },
-      contextOf(row.trace_parent),
+      contextOf(row.traceParent),
     );
   }
 
@@ -152,7 +152,7 @@ export function createQueueService(deps: QueueDeps) {
       if (mine.length === 0) return [];
       await queueRepository.countOnWebhook(tx, webhookId, mine);
 
-      const live = Boolean(webhook && !webhook.deleted_at);
+      const live = Boolean(webhook && !webhook.deletedAt);
       const paused =
         mine.some((a) => !a.ok) && webhook?.enabled && live
           ? await pauseIfFailing(
@@ -220,14 +220,14 @@ export function createQueueService(deps: QueueDeps) {
         agent,
       });
       span?.setAttributes({
-        'webhook.attempt': row.attempt_count + 1,
+        'webhook.attempt': row.attemptCount + 1,
         ...(result.status === null ? {} : { 'http.response.status_code': result.status }),
       });
       if (result.error) span?.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
       span?.end();
       // Cancelled (the worker stopping): an attempt cut short is not recorded, the retried activity
       // sends it again. One that ended first is recorded as it ended.
-      if (!signal?.aborted) recorder.add({ row, attempt: row.attempt_count + 1, startedAt, result });
+      if (!signal?.aborted) recorder.add({ row, attempt: row.attemptCount + 1, startedAt, result });
     });
     const recorded = await recorder.settled();
     if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
@@ -274,7 +274,7 @@ export function createQueueService(deps: QueueDeps) {
         for (;;) {
           if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
           const webhook = await queueRepository.webhook(deps.em(), webhookId);
-          if (!webhook || webhook.deleted_at) {
+          if (!webhook || webhook.deletedAt) {
             // Deleting ended its deliveries already; this catches any that raced the delete.
             if (webhook)
               await webhooksRepository.abandonOpen(deps.em(), webhookId, ABANDONED.deleted, deps.clock.now());
