@@ -1,4 +1,4 @@
-// The dependency direction of ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`):
+// The dependency direction of docs/architecture.md, checked by `npm run lint:deps` (part of `npm test`):
 //
 //   workflows/  → @temporalio/workflow, @temporalio/common, workflows/**, the pure modules below, and types
 //   activities/ → src/, workflows/definitions

@@ -7,7 +7,7 @@ import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 // Registering the custom search attributes (workflows/search-attributes.ts) on a namespace: the dev
 // server gets them as flags, the test servers and a real cluster through the operator service. On a
 // production cluster where the worker may not (Temporal Cloud, a restricted operator role), an
-// operator runs the README's `temporal operator search-attribute create` step once.
+// operator runs docs/workflows.md's `temporal operator search-attribute create` step once.
 
 const { IndexedValueType } = temporal.api.enums.v1;
 const INDEXED_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {
@@ -51,7 +51,7 @@ const refused = (error: unknown) =>
  * Makes sure the namespace has every custom search attribute, adding the missing ones one by one; one
  * that exists already (another worker added it meanwhile) is fine. Where the server refuses to add a
  * missing one the worker does not start, since every workflow start would fail: an operator runs
- * `temporal operator search-attribute create` (README) once. A server that cannot list them (the
+ * `temporal operator search-attribute create` (docs/workflows.md) once. A server that cannot list them (the
  * time-skipping test server) gets every one added, "already exists" tolerated; where it refuses
  * both, the worker starts with a warning.
  */
@@ -87,14 +87,14 @@ export async function ensureSearchAttributes(
       if (!listed) {
         logger?.warn(
           { err: error, namespace },
-          'cannot check or register search attributes here; they must exist (README, "Finding workflows")',
+          'cannot check or register search attributes here; they must exist (docs/workflows.md, "Registering them")',
         );
         return;
       }
       const names = absent.map((k) => k.name).join(', ');
       throw new Error(
         `search attributes ${names} are missing on namespace ${namespace} and this worker may not create them: ` +
-          'run `temporal operator search-attribute create` for each (README, "Finding workflows")',
+          'run `temporal operator search-attribute create` for each (docs/workflows.md, "Registering them")',
         { cause: error },
       );
     }

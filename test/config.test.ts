@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, temporalCacheDir } from '../src/config';
+import { ConfigError, envSchema, loadConfig, temporalCacheDir } from '../src/config';
 
 describe('config', () => {
   it('fills the documented defaults', () => {
@@ -82,5 +83,28 @@ describe('config', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.temporal)).toBe(true);
+  });
+
+  describe('.env.example', () => {
+    // Lines such as `# PORT=3000`: each variable once, with its default (empty where it has none).
+    const listed = new Map(
+      readFileSync(path.join(__dirname, '..', '.env.example'), 'utf8')
+        .split('\n')
+        .map((line) => /^# ([A-Z][A-Z0-9_]*)=(.*)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], match[2]] as const),
+    );
+    const fields = envSchema.describe().fields as Record<string, { default?: unknown }>;
+
+    it('lists every variable config.ts reads, and no other', () => {
+      expect([...listed.keys()].sort()).toEqual(Object.keys(fields).sort());
+    });
+
+    it("gives each one config.ts's default", () => {
+      for (const [name, value] of listed) {
+        const fallback = fields[name]?.default;
+        expect(value, name).toBe(fallback === undefined ? '' : String(fallback));
+      }
+    });
   });
 });

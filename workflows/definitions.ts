@@ -129,8 +129,6 @@ export interface BatchSweep {
   done: boolean;
   /** The earliest stale deadline still ahead (epoch ms), or null. */
   nextDeadlineMs: number | null;
-  /** The latest one (epoch ms), or null. */
-  lastDeadlineMs: number | null;
 }
 
 /** Sent by the API when a report made the batch final, so the workflow ends without waiting. */

@@ -116,7 +116,7 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       dbFile,
       '--log-level',
       'warn',
-      // The attributes operators filter workflows by (README, "Finding workflows"). The CLI registers
+      // The attributes operators filter workflows by (docs/workflows.md, "Finding workflows"). The CLI registers
       // them with a new data folder only; the worker adds them to an older one at its start.
       ...searchAttributeFlags(),
     ],

@@ -11,7 +11,7 @@ export interface Rate {
 /**
  * Token buckets in this process's memory, one per caller (API key, device): the request path pays
  * no database round trip for them. Several API processes each keep their own, so N processes allow
- * N times the rate, and a restart starts every bucket full (README, "Limits and hostile input").
+ * N times the rate, and a restart starts every bucket full (docs/operations.md, "Limits and hostile input").
  */
 export function tokenBuckets(rate: Rate, clock: Clock, maxBuckets = 100_000) {
   const buckets = new Map<string, { tokens: number; at: number }>();

@@ -59,13 +59,13 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
         await outcomes.markLapsed(tx, batchId);
         const open = await batchesRepository.openDeadlines(tx, batchId);
         const batch = await batchesRepository.batchStatusAndDevice(tx, batchId);
-        if (!batch) return { done: true, nextDeadlineMs: null, lastDeadlineMs: null };
+        if (!batch) return { done: true, nextDeadlineMs: null };
         if (open.pending === 0 && batch.status !== 'scheduled') {
           await outcomes.settleBatch(tx, batchId);
-          return { done: true, nextDeadlineMs: null, lastDeadlineMs: null };
+          return { done: true, nextDeadlineMs: null };
         }
         const ms = (date: Date | null) => (date ? new Date(date).getTime() : null);
-        return { done: false, nextDeadlineMs: ms(open.next), lastDeadlineMs: ms(open.last) };
+        return { done: false, nextDeadlineMs: ms(open.next) };
       });
     },
   };

@@ -127,14 +127,14 @@ export const batchesRepository = {
     );
   },
 
-  /** What is still open in a batch: how many, and its earliest and latest stale deadlines. */
+  /** What is still open in a batch: how many, and its earliest stale deadline. */
   async openDeadlines(tx: EntityManager, batchId: string) {
-    const [row] = await query<{ pending: number; next: string | null; last: string | null }>(
+    const [row] = await query<{ pending: number; next: string | null }>(
       tx,
-      sql`select count(*)::int as pending, min(stale_at) as next, max(stale_at) as last from messages
+      sql`select count(*)::int as pending, min(stale_at) as next from messages
            where batch_id = ${batchId} and status in ('queued', 'dispatched')`,
     );
-    return { pending: row.pending, next: toDate(row.next), last: toDate(row.last) };
+    return { pending: row.pending, next: toDate(row.next) };
   },
 
   async batchStatusAndDevice(em: EntityManager, batchId: string) {

@@ -62,7 +62,7 @@ describe('registering the custom search attributes', () => {
     expect(s.added).toEqual(ALL.filter((name) => name !== 'DeviceId'));
   });
 
-  it('refuses to start where they are missing and may not be added, pointing at the README step', async () => {
+  it('refuses to start where they are missing and may not be added, pointing at the documented step', async () => {
     const s = server({}, { add: 7 });
     await expect(ensureSearchAttributes(s.connection, 'default')).rejects.toThrow(
       /AccountId, DeviceId.*temporal operator search-attribute create/,

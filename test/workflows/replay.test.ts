@@ -10,12 +10,9 @@ import { activityNames, quietRuntime } from '../support/temporal';
 // Histories recorded from real runs (test/workflows/histories/*.bin, protobuf-encoded; `npm run
 // histories:record` re-records the scenarios of scenarios.ts). Each must replay with today's workflow
 // code: a change that would break a running workflow fails here, and needs patched() or a new
-// workflow type (README, "Changing workflow code"). *.pre-<patch>.bin were recorded before that patch
-// (e.g. batch-*.pre-unknown-on-time.bin, before `unknown-on-time`, `settled-signal-during-sweep` and
-// `search-attributes`; batch-*.pre-local-activities.bin, before the batch workflow's activities ran
-// as local activities): they replay on the legacy branches. batch-scheduled-cancelled.bin
-// (test/messages/cancel.test.ts) is a scheduled send cancelled before its time, ended by the settled
-// signal (`settled-signal-while-scheduled`); the others were recorded before that patch.
+// workflow type (docs/workflows.md, "Changing workflow code"). A patched change keeps the histories
+// the old code recorded as <scenario>.pre-<patch>.bin beside the new recordings, until the patch is
+// deprecated.
 const dir = path.join(__dirname, 'histories');
 // The replay worker logs the determinism errors the last tests provoke; they are the expected outcome.
 quietRuntime();
@@ -28,6 +25,7 @@ const files = readdirSync(dir).filter((file) => file.endsWith('.bin'));
 /** Every workflow type and the branches of it the recordings must cover. */
 const COVERED = [
   'batch-scheduled-settled.bin',
+  'batch-scheduled-cancelled.bin',
   'batch-continue-as-new.run1.bin',
   'batch-continue-as-new.run2.bin',
   // The workflow per delivery, no longer started: recorded before the queues, kept for its runs still going.
@@ -83,13 +81,10 @@ describe('recorded workflow histories replay with the current code', () => {
     }
     // A queue's history grows with its passes and signals, not with its deliveries' attempts.
     expect(eventTypes('queue-rejected.bin').filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(3);
-    // Search attributes kept current (patched): upserts in the histories recorded with them.
+    // Search attributes kept current: an upsert at each change of state.
     expect(eventTypes('delivery-abandoned.bin')).toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
-    expect(eventTypes('batch-scheduled-settled.pre-unknown-on-time.bin')).not.toContain(
-      'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
-    );
-    // A batch's activities run in its workflow tasks (`local-activities`): markers, no activity tasks;
-    // the histories recorded before it scheduled activity tasks, and replay with them.
+    expect(eventTypes('batch-scheduled-settled.bin')).toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+    // A batch's activities run in its workflow tasks: markers, no activity tasks.
     const activityTasks = (file: string) =>
       eventTypes(file).filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
     for (const file of ['batch-scheduled-settled.bin', 'batch-continue-as-new.run1.bin']) {
@@ -97,7 +92,8 @@ describe('recorded workflow histories replay with the current code', () => {
       expect(activities(file), file).toEqual(expect.arrayContaining(['wakeBatchDevice', 'sweepBatch']));
     }
     expect(activities('batch-scheduled-settled.bin')[0]).toBe('releaseBatch');
-    expect(activityTasks('batch-scheduled-settled.pre-local-activities.bin')).toBe(4);
+    // Cancelled before its time: the signal ended the wait, nothing was released or woken.
+    expect(activities('batch-scheduled-cancelled.bin')).toEqual(['sweepBatch']);
   });
 
   it('replays every one without a determinism error', async () => {

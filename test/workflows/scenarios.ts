@@ -6,15 +6,19 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { expect, vi } from 'vitest';
+import { query, sql } from '../../src/db/sql';
+import { transaction } from '../../src/db/transaction';
 import {
   batchWorkflowId,
+  deliveryWorkflowId,
   deviceHeartbeatSignal,
   deviceLivenessQuery,
   deviceWorkflowId,
   webhookQueueWorkflowId,
+  type WebhookDeliveryInput,
   type WebhookQueueInput,
 } from '../../workflows/definitions';
-import type { reconcilerWorkflow, webhookQueueWorkflow } from '../../workflows';
+import type { reconcilerWorkflow, webhookDeliveryWorkflow, webhookQueueWorkflow } from '../../workflows';
 import { queueSearchAttributes } from '../../workflows/search-attributes';
 import { accountWithKey, bearer, pairPhone } from '../devices/helpers';
 import { sendingTenant } from '../messages/helpers';
@@ -124,9 +128,82 @@ async function queue(
   return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
 }
 
+/**
+ * One webhook answering from `answers`, one event whose delivery is left to the workflow per delivery
+ * that the queues replaced (its row not the queue's: via_queue false, its own workflow started).
+ */
+async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed: number[]; succeeded: number[] }) {
+  const { app, env } = ctx;
+  const tenant = await createTenant(app);
+  const webhook = await createWebhook(tenant, (await receiver(ctx, answers)).url);
+  if (seed)
+    await seedAttempts(app.orm, {
+      userId: tenant.userId,
+      webhookId: webhook.id,
+      now: await env.currentTimeMs(),
+      ...seed,
+    });
+  const row = await transaction(app.orm.em.fork(), async (tx) => {
+    const data = { id: randomUUID(), direction: 'inbound', body: 'hello' };
+    const event = await app.services.events.emit(tx, {
+      userId: tenant.userId,
+      name: 'message.received',
+      data,
+      messageId: data.id,
+    });
+    const [made] = await query<{ id: string }>(
+      tx,
+      sql`update webhook_deliveries set via_queue = false, workflow_started_at = created_at
+            where event_id = ${event.id} returning id`,
+    );
+    return made;
+  });
+  // The queue is told after the commit and finds nothing of its own.
+  await app.services.background.idle();
+  const input: WebhookDeliveryInput = { deliveryId: row.id, retryScheduleMs: [...app.config.webhooks.retryScheduleMs] };
+  const handle = await env.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    workflowId: deliveryWorkflowId(row.id),
+    taskQueue: app.config.temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+  });
+  if (answers[0].status >= 300) {
+    // The first attempt failed and the workflow waits for the next (time stands still until asked).
+    await expect.poll(() => timersOf(handle)).toBe(1);
+    await checkpoint(ctx, 'retrying', handle);
+  }
+  await resultOf(env, app, row.id);
+  await handle.result();
+  await checkpoint(ctx, 'ended', handle);
+  return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
+}
+
 const times = (count: number, ago: number) => Array.from({ length: count }, () => ago);
 
 export const scenarios: Record<string, Scenario> = {
+  /**
+   * Scheduled an hour ahead and cancelled before its time: the settled signal ends the wait, nothing
+   * is released. First, while the test server's time is still near the real time that the API's
+   * 7-day horizon for scheduled_at is checked against.
+   */
+  async 'batch-scheduled-cancelled'(ctx) {
+    const { app } = ctx;
+    const { call, phone, account } = await sendingTenant(app);
+    await syncClock(ctx);
+    const at = new Date(app.clock.now().getTime() + HOUR);
+    const accepted = await call('POST', '/v1/messages', { body: 'Later', to: ['+14155550105'], scheduled_at: at });
+    expect(accepted.status).toBe(202);
+    const { batch } = await readJson(accepted);
+    const handle = await started(ctx, batchWorkflowId(batch.id));
+    await checkpoint(ctx, 'scheduled', handle);
+
+    expect((await call('POST', `/v1/batches/${batch.id}/cancel`)).status).toBe(200);
+    await app.services.background.idle();
+    await handle.result();
+    await checkpoint(ctx, 'settled', handle);
+    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+  },
+
   /** Scheduled an hour ahead, released, sent, reported delivered: the settled signal ends it. */
   async 'batch-scheduled-settled'(ctx) {
     const { app, env } = ctx;
@@ -171,8 +248,23 @@ export const scenarios: Record<string, Scenario> = {
     return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
   },
 
-  // Webhook queues. (The delivery-*.bin histories were recorded by the workflow per delivery that the
-  // queues replaced; kept, not re-recorded, for the runs of it that are still going.)
+  // The workflow per delivery that the queues replaced: nothing starts it any more, but while it is
+  // registered its branches are recorded like the others.
+
+  /** A 2xx at the first attempt. */
+  'delivery-delivered': (ctx) => delivery(ctx, [{ status: 204 }]),
+
+  /** A 500, then a 200 a minute later. */
+  'delivery-retried': (ctx) => delivery(ctx, [{ status: 500 }, { status: 200 }]),
+
+  /** 404: the endpoint refuses it, the delivery stops before its schedule runs out. */
+  'delivery-rejected': (ctx) => delivery(ctx, [{ status: 404 }]),
+
+  /** Failing, with 18 failures and no recent success before it: its failure pauses the webhook. */
+  'delivery-abandoned': (ctx) =>
+    delivery(ctx, [{ status: 500 }], { failed: times(18, 2 * HOUR), succeeded: times(20, 30 * HOUR) }),
+
+  // Webhook queues.
 
   /** A 2xx at the first attempt, then the idle end. */
   'queue-delivered': (ctx) => queue(ctx, [{ status: 204 }]),

@@ -8,7 +8,7 @@ import { scenarios, type ScenarioContext, type ScenarioName } from './scenarios'
 
 // The custom search attributes each workflow starts with and keeps current, seen by describe() at
 // each step of a real run (the time-skipping server has no visibility queries: visibility.test.ts
-// runs the README's queries on the dev server).
+// runs docs/workflows.md's queries on the dev server).
 describe('workflow search attributes', () => {
   let stack: WorkflowStack;
   const receivers: Receiver[] = [];

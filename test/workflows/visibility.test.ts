@@ -9,7 +9,7 @@ import { createLocalEnv, createTestWorker } from '../support/temporal';
 import { createWebhook, deliveriesOf, emitEvent, resultOf } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
-// The README's "Finding workflows" queries, run as written on the Temporal CLI dev server (the
+// The "Finding workflows" queries of docs/workflows.md, run as written on the Temporal CLI dev server (the
 // time-skipping server answers no visibility queries): one account's batches, one phone's liveness,
 // whether one webhook's deliveries are failing.
 describe('finding workflows by search attribute (dev server)', () => {

@@ -115,7 +115,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
                 {unreachable && (
                   <Alert color="orange" p="xs" data-testid="unreachable">
                     A phone cannot use this address: {unreachable}. Start the service with PUBLIC_URL set to an https
-                    address the phone reaches (a tunnel will do: see “Use a real Android phone” in the README).
+                    address the phone reaches (a tunnel will do: see “The SMSGate app” in docs/phones.md).
                   </Alert>
                 )}
                 <Text size="sm">
