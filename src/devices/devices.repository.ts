@@ -3,7 +3,7 @@ import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
 import { query, sql, type Sql } from '../db/sql';
 
-// The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
+// The SQL other features need on `devices`: where a send goes, its place in the phone's outbox, and
 // the counters that messages moving through the queue keep.
 
 export interface SendingDevice extends PacingRow {
@@ -12,8 +12,8 @@ export interface SendingDevice extends PacingRow {
   sims: Sim[] | null;
 }
 
-/** Per phone: messages that left its queue (of them, high-priority ones), and messages that reached the carrier. */
-export interface QueueSettlement {
+/** Per phone: messages that left its outbox (of them, high-priority ones), and messages that reached the carrier. */
+export interface OutboxSettlement {
   deviceId: string;
   left: number;
   leftHigh?: number;
@@ -29,8 +29,8 @@ export interface PacingRow {
   sendWindow: SendWindow | null;
 }
 
-/** Its place at the end of a phone's queue, and the phone's pace. */
-export interface QueuePlace extends PacingRow {
+/** Its place at the end of a phone's outbox, and the phone's pace. */
+export interface OutboxPlace extends PacingRow {
   ahead: number;
 }
 
@@ -76,17 +76,17 @@ export const devicesRepository = {
   },
 
   /**
-   * Takes `count` places at the end of a phone's queue. Returns how many were ahead (for a
+   * Takes `count` places at the end of a phone's outbox. Returns how many were ahead (for a
    * high-priority send, only the high-priority ones) and the phone's pace, or nothing when the phone
    * was disabled or unpaired meanwhile. The row lock orders concurrent sends to one phone.
    */
-  async reserveQueue(
+  async reserveOutbox(
     tx: EntityManager,
     deviceId: string,
     count: number,
     high = false,
-  ): Promise<QueuePlace | undefined> {
-    const [row] = await query<QueuePlace>(
+  ): Promise<OutboxPlace | undefined> {
+    const [row] = await query<OutboxPlace>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high ? count : 0}
         where id = ${deviceId} and enabled and unpaired_at is null
@@ -110,7 +110,7 @@ export const devicesRepository = {
          for update`,
 
   /**
-   * reserveQueue as a step of a larger statement: the phone of the step `locked` takes `count`
+   * reserveOutbox as a step of a larger statement: the phone of the step `locked` takes `count`
    * places when `when` holds; returns `ahead`.
    */
   takePlaces: (locked: Sql, count: number, high: boolean, when: Sql): Sql =>
@@ -133,9 +133,9 @@ export const devicesRepository = {
     return row;
   },
 
-  /** Moved messages join the end of a phone's queue: `count` places, `high` of them high priority. */
-  async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<QueuePlace | undefined> {
-    const [row] = await query<QueuePlace>(
+  /** Moved messages join the end of a phone's outbox: `count` places, `high` of them high priority. */
+  async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<OutboxPlace | undefined> {
+    const [row] = await query<OutboxPlace>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high}
         where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}`,
@@ -155,7 +155,7 @@ export const devicesRepository = {
   },
 
   /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
-  async settle(tx: EntityManager, settlements: QueueSettlement[]): Promise<void> {
+  async settle(tx: EntityManager, settlements: OutboxSettlement[]): Promise<void> {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
     if (changed.length === 0) return;
     const values = changed.map(

@@ -54,7 +54,7 @@ export function createLiveness({ temporal, config, em, clock, background, starte
   });
 
   const searchAttributes = (device: Watched) =>
-    livenessSearchAttributes({ accountId: device.userId, deviceId: device.id });
+    livenessSearchAttributes({ userId: device.userId, deviceId: device.id });
 
   const starts: StartKind<Watched> = {
     name: 'device-liveness',

@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock';
 import type { BatchSweep } from '../../workflows/definitions';
 import { batchesRepository } from './batches.repository';
 import type { OutcomesService } from './outcomes.service';
-import { NO_PACE, paceOf, placement } from './queue';
+import { NO_PACE, paceOf, placement } from './outbox';
 
 export interface BatchProgressDeps {
   em: () => EntityManager;
@@ -21,22 +21,22 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
   const { clock, outcomes } = deps;
 
   return {
-    /** A scheduled batch becomes sendable: its queued messages take their places in the phone's queue. */
+    /** A scheduled batch becomes sendable: its queued messages take their places in the phone's outbox. */
     async release(batchId: string): Promise<void> {
       await transaction(deps.em(), async (tx) => {
         const batch = await batchesRepository.lockScheduled(tx, batchId);
         if (!batch) return;
         const now = clock.now();
         // A phone disabled meanwhile has failed these messages already: none is left to place.
-        const queue =
+        const place =
           batch.queued > 0
-            ? await devicesRepository.reserveQueue(tx, batch.deviceId, batch.queued, batch.priority === 'high')
+            ? await devicesRepository.reserveOutbox(tx, batch.deviceId, batch.queued, batch.priority === 'high')
             : undefined;
         const { estimate, ...deadlines } = placement({
           sendableAt: now,
-          ahead: queue?.ahead ?? 0,
-          count: queue ? batch.queued : 0,
-          pace: queue ? paceOf(queue) : NO_PACE,
+          ahead: place?.ahead ?? 0,
+          count: place ? batch.queued : 0,
+          pace: place ? paceOf(place) : NO_PACE,
           staleWindowMs: deps.staleWindowMs,
           ttlSeconds: batch.ttlSeconds,
         });

@@ -9,7 +9,7 @@ import { batchesRepository } from './batches.repository';
 export interface BatchStart {
   id: string;
   scheduledAt: Date | null;
-  accountId: string;
+  userId: string;
   deviceId: string;
 }
 
@@ -29,7 +29,7 @@ export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQ
       });
     },
     searchAttributes: (batch) =>
-      batchSearchAttributes({ accountId: batch.accountId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
+      batchSearchAttributes({ userId: batch.userId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
     markStarted: (ids) => batchesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
     unstarted: (before, limit) => batchesRepository.unstartedBatches(deps.em(), before, limit),
   };

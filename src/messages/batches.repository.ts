@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage } from '../http/pagination';
 import { query, sql, toDate } from '../db/sql';
 import { Batch, type BatchStatus, type Priority } from './batch.entity';
-import type { Deadlines } from './queue';
+import type { Deadlines } from './outbox';
 import { staleAtOf, unevenOf } from './sends.repository';
 import type { BatchCounter, BatchCounts } from './transitions';
 
@@ -154,7 +154,7 @@ export const batchesRepository = {
     return rows.map((row) => ({
       id: row.id,
       scheduledAt: toDate(row.scheduledAt),
-      accountId: row.userId,
+      userId: row.userId,
       deviceId: row.deviceId,
     }));
   },

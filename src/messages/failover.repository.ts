@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
-import type { Deadlines } from './queue';
+import type { Deadlines } from './outbox';
 import { unevenOf } from './sends.repository';
 
-// Failover: an offline phone's queued messages move to another phone.
+// Failover: an offline phone's outboxd messages move to another phone.
 
 export const failoverRepository = {
-  /** Locks an offline phone's queued messages of released batches; how many, and how many high priority. */
+  /** Locks an offline phone's outboxd messages of released batches; how many, and how many high priority. */
   async lockReroutable(tx: EntityManager, fromId: string): Promise<{ total: number; high: number }> {
     const rows = await query<{ priority: number }>(
       tx,

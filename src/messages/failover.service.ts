@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock';
 import { Message } from './message.entity';
 import { failoverRepository } from './failover.repository';
 import { messageView } from './messages.views';
-import { paceOf, placement } from './queue';
+import { paceOf, placement } from './outbox';
 
 export interface FailoverDeps {
   clock: Clock;

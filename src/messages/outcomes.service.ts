@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { afterCommit, transaction } from '../db/transaction';
-import { devicesRepository, type QueueSettlement } from '../devices/devices.repository';
+import { devicesRepository, type OutboxSettlement } from '../devices/devices.repository';
 import { DRAINED_CHANNEL } from '../devices/phone-channel';
 import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
@@ -99,7 +99,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
   /** Everything that follows a set of moves (each message with the status it came from). */
   async function follow(tx: EntityManager, moves: Moved[]): Promise<void> {
     const deltas = new Map<string, Partial<Record<BatchCounter, number>>>();
-    const queues = new Map<string, QueueSettlement>();
+    const outboxes = new Map<string, OutboxSettlement>();
     const events: EmitInput[] = [];
     const reached = new Map<MessageStatus, number>();
     for (const { message, from } of moves) {
@@ -114,15 +114,15 @@ export function createOutcomesService(deps: OutcomesDeps) {
         if (next) batch[next] = (batch[next] ?? 0) + 1;
         deltas.set(message.batchId, batch);
       }
-      // Only released messages hold a place in the queue (a scheduled batch's have no deadline yet).
+      // Only released messages hold a place in the outbox (a scheduled batch's have no deadline yet).
       const left = OPEN.has(from) && !OPEN.has(to) && message.staleAt !== null ? 1 : 0;
       const sent = REACHED_CARRIER.has(to) && !REACHED_CARRIER.has(from) ? 1 : 0;
       if (left || sent) {
-        const queue = queues.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, leftHigh: 0, sent: 0 };
-        queue.left += left;
-        if (message.priority > 0) queue.leftHigh = (queue.leftHigh ?? 0) + left;
-        queue.sent += sent;
-        queues.set(message.deviceId, queue);
+        const outbox = outboxes.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, leftHigh: 0, sent: 0 };
+        outbox.left += left;
+        if (message.priority > 0) outbox.leftHigh = (outbox.leftHigh ?? 0) + left;
+        outbox.sent += sent;
+        outboxes.set(message.deviceId, outbox);
       }
       const name = EVENT_OF[to];
       if (name) {
@@ -136,7 +136,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
       }
     }
     await settleBatches(tx, await batchesRepository.addToCounters(tx, deltas, clock.now()));
-    await devicesRepository.settle(tx, [...queues.values()]);
+    await devicesRepository.settle(tx, [...outboxes.values()]);
     await deps.events.emitMany(tx, events);
     if (reached.size > 0) {
       afterCommit(tx, () => {

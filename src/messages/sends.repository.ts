@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql, toDate, type Sql } from '../db/sql';
 import type { Batch, Priority } from './batch.entity';
-import type { Deadlines } from './queue';
+import type { Deadlines } from './outbox';
 import { OPTED_OUT } from './transitions';
 
 // Writing a send: its batch and every message, in one statement.
@@ -113,7 +113,7 @@ export const sendsRepository = {
 
   /**
    * A send in one statement, outside any transaction: the phone locked while it is as the send was
-   * placed by, the plan's admission, the phone's queue places, the batch and its messages. Each step
+   * placed by, the plan's admission, the phone's outbox places, the batch and its messages. Each step
    * needs the one before: when the phone is not as expected or the plan refuses, nothing is
    * written. Returns what happened: `device` false (write nothing; the caller takes the long way),
    * `admitted` false (refused), else the batch's estimated completion.

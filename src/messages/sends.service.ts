@@ -17,7 +17,7 @@ import { RECIPIENTS_MAX, type SendBody } from './messages.schemas';
 import { sendsRepository, PRIORITY_RANK } from './sends.repository';
 import { messageView } from './messages.views';
 import { OPTED_OUT } from './transitions';
-import { paceOf, placement, placementSql, type Deadlines } from './queue';
+import { paceOf, placement, placementSql, type Deadlines } from './outbox';
 import { distinctEntries, normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 
@@ -152,7 +152,7 @@ export function createSendsService(deps: SendsDeps) {
       {
         id: batch.id,
         scheduledAt: batch.status === 'failed' ? null : (batch.scheduledAt ?? null),
-        accountId: batch.userId,
+        userId: batch.userId,
         deviceId: batch.deviceId,
       },
     ]);
@@ -211,7 +211,7 @@ export function createSendsService(deps: SendsDeps) {
     return { batch, messageIds };
   }
 
-  /** Any send, in one short transaction (plan admission, the phone's queue places, the batch and its messages). */
+  /** Any send, in one short transaction (plan admission, the phone's outbox places, the batch and its messages). */
   async function acceptInTransaction(
     userId: string,
     input: SendBody,
@@ -221,7 +221,7 @@ export function createSendsService(deps: SendsDeps) {
     suppressed: ReadonlySet<string>,
   ): Promise<{ batch: Batch; messageIds: string[] }> {
     // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
-    // not counted against the plan and holding no place in the phone's queue.
+    // not counted against the plan and holding no place in the phone's outbox.
     const optedOut = numbers.map((number) => suppressed.has(number));
     const optedOutCount = optedOut.filter(Boolean).length;
     const sendable = numbers.length - optedOutCount;
@@ -232,13 +232,13 @@ export function createSendsService(deps: SendsDeps) {
       await deps.plans.admitSends(tx, userId, sendable);
       let deadlines: Deadlines | null = null;
       if (!scheduledAt) {
-        const queue = await devicesRepository.reserveQueue(tx, device.id, sendable, input.priority === 'high');
-        if (!queue) throw noDevice('That device was disabled or unpaired meanwhile.');
+        const place = await devicesRepository.reserveOutbox(tx, device.id, sendable, input.priority === 'high');
+        if (!place) throw noDevice('That device was disabled or unpaired meanwhile.');
         const { estimate, ...placed } = placement({
           sendableAt: now,
-          ahead: queue.ahead,
+          ahead: place.ahead,
           count: sendable,
-          pace: paceOf(queue),
+          pace: paceOf(place),
           staleWindowMs: deps.staleWindowMs,
           ttlSeconds: batch.ttlSeconds ?? null,
         });
@@ -276,7 +276,7 @@ export function createSendsService(deps: SendsDeps) {
     },
 
     /**
-     * POST /v1/messages: plan admission, the phone's queue places, the batch and every message, as
+     * POST /v1/messages: plan admission, the phone's outbox places, the batch and every message, as
      * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
      * is started after the commit.
      */

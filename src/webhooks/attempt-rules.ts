@@ -7,7 +7,7 @@ import { signatureHeader } from './signature';
 import { webhooksRepository } from './webhooks.repository';
 
 // What an attempt's answer means for its delivery and its webhook, shared by the queue
-// (queue.service.ts) and the per-delivery workflows that predate it (attempts.service.ts).
+// (delivery-queue.service.ts) and the per-delivery workflows that predate it (attempts.service.ts).
 
 /** The auto-pause rule, counted over attempts. */
 export const AUTO_PAUSE = {

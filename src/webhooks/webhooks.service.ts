@@ -101,7 +101,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     afterCommit(tx, () =>
       deps.starter.enqueue(
         deps.deliveryStarts,
-        deliveries.map((d) => ({ id: d.id, accountId: d.userId, webhookId: d.webhookId })),
+        deliveries.map((d) => ({ id: d.id, userId: d.userId, webhookId: d.webhookId })),
       ),
     );
   }
@@ -237,9 +237,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
             traceParent: activeTraceParent(),
           },
         ]);
-        afterCommit(tx, () =>
-          deps.starter.enqueue(deps.deliveryStarts, [{ id, accountId: userId, webhookId: webhook.id }]),
-        );
+        afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id, userId, webhookId: webhook.id }]));
       });
       return em().findOneOrFail(WebhookDelivery, { id, userId });
     },

@@ -149,7 +149,7 @@ describe('webhook queue workflow (time-skipping)', () => {
     expect(await found(new Date(Date.now() - MIN))).toEqual([]);
     const late = await found(new Date(Date.now() + MIN));
     expect(late.map((row) => row.id)).toEqual([orphan.id]);
-    const starts = late.map((row) => ({ id: row.id, accountId: row.userId, webhookId: row.webhookId }));
+    const starts = late.map((row) => ({ id: row.id, userId: row.userId, webhookId: row.webhookId }));
     expect(await app.services.starter.startAll(app.services.starts.webhookDeliveries, starts)).toBe(1);
     expect(await resultOf(env, app, orphan.id)).toBe('delivered');
     expect(await found(new Date(Date.now() + MIN))).toEqual([]);
@@ -192,7 +192,7 @@ describe('webhook queue workflow (time-skipping)', () => {
       workflowId: webhookQueueWorkflowId(webhook.id),
       taskQueue: app.config.temporal.taskQueue,
       args: [input],
-      typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+      typedSearchAttributes: queueSearchAttributes({ userId: tenant.userId, webhookId: webhook.id }),
     });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {

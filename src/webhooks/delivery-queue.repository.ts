@@ -5,7 +5,7 @@ import { query, sql } from '../db/sql';
 // record of a batch of attempts in a few set-based statements.
 
 /** The webhook a queue pass works for. */
-export interface QueueWebhook {
+export interface DeliveryQueueWebhook {
   id: string;
   url: string;
   enabled: boolean;
@@ -27,7 +27,7 @@ export interface QueuedDelivery {
 }
 
 /** One attempt and what it leaves on its delivery. */
-export interface BatchRecord {
+export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
   url: string;
@@ -44,7 +44,7 @@ export interface BatchRecord {
 }
 
 // Rows travel as one JSON parameter (json_to_recordset): a statement per batch, not per delivery.
-const asJson = (records: BatchRecord[]) =>
+const asJson = (records: AttemptRecord[]) =>
   JSON.stringify(
     records.map((r) => ({
       delivery_id: r.deliveryId,
@@ -67,9 +67,9 @@ const RECORD_COLUMNS = sql`delivery_id uuid, attempt int, url text, ok boolean, 
   started_at timestamptz, duration_ms int, status text, next_attempt_at timestamptz, delivered_at timestamptz,
   abandoned_at timestamptz`;
 
-export const queueRepository = {
-  async webhook(em: EntityManager, webhookId: string): Promise<QueueWebhook | undefined> {
-    const [row] = await query<QueueWebhook>(
+export const deliveryQueueRepository = {
+  async webhook(em: EntityManager, webhookId: string): Promise<DeliveryQueueWebhook | undefined> {
+    const [row] = await query<DeliveryQueueWebhook>(
       em,
       sql`select id, url, enabled, deleted_at from webhooks where id = ${webhookId}`,
     );
@@ -103,7 +103,7 @@ export const queueRepository = {
   },
 
   /** Inserts the attempts once per (delivery, attempt number); returns the deliveries whose attempt it inserted. */
-  async insertAttempts(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<Set<string>> {
+  async insertAttempts(tx: EntityManager, webhookId: string, records: AttemptRecord[]): Promise<Set<string>> {
     const inserted = await query<{ deliveryId: string }>(
       tx,
       sql`insert into webhook_attempts
@@ -117,8 +117,8 @@ export const queueRepository = {
   },
 
   /** The webhook's counters and last times, for a batch of attempts at once. */
-  async countOnWebhook(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<void> {
-    const latest = (rs: BatchRecord[]) =>
+  async countOnWebhook(tx: EntityManager, webhookId: string, records: AttemptRecord[]): Promise<void> {
+    const latest = (rs: AttemptRecord[]) =>
       rs.length ? new Date(Math.max(...rs.map((r) => r.startedAt.getTime()))) : null;
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
@@ -137,7 +137,7 @@ export const queueRepository = {
    * attempt of a delivery still open moves it, and a success also closes one that a pause or delete
    * abandoned while the request was in flight.
    */
-  async recordOnDeliveries(tx: EntityManager, records: BatchRecord[]): Promise<void> {
+  async recordOnDeliveries(tx: EntityManager, records: AttemptRecord[]): Promise<void> {
     await query(
       tx,
       sql`update webhook_deliveries d

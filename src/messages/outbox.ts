@@ -1,5 +1,5 @@
-// Where a phone's messages stand in its queue: each message's stale deadline is the time it should
-// have been sent (its sendable time + its position in the phone's queue × the time per message) +
+// Where a phone's messages stand in its outbox: each message's stale deadline is the time it should
+// have been sent (its sendable time + its position in the phone's outbox × the time per message) +
 // STALE_WINDOW, and the batch's estimated completion is when its last message should have been sent.
 //
 // The time per message is the phone's pause (send_delay_seconds, plus half its jitter on average)
@@ -105,7 +105,7 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
  * placement() for a send that takes its places in the same statement that writes it, on a phone
  * without a send window: the first stale deadline and the estimate as SQL of `ahead` (an SQL
  * expression), by the same float arithmetic as placement(), so the same instants to the millisecond
- * (test/messages/queue-sql.test.ts compares the two).
+ * (test/messages/outbox-sql.test.ts compares the two).
  */
 export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
   if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
