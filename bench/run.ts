@@ -22,7 +22,7 @@ import {
   printTable,
   type Run,
 } from './sections/common';
-import { memoryAtRest } from './sections/rest-start';
+import { memoryAtRest } from './sections/memory';
 import { physicalBaselines } from './sections/baselines';
 import { idleStack } from './sections/idle';
 import { fillTables } from './sections/filling';
@@ -30,7 +30,6 @@ import { atScale } from './sections/at-scale';
 import { phoneSide } from './sections/phone';
 import { queryPlans } from './sections/plans';
 import { throughput } from './sections/throughput';
-import { memoryAfterLoad } from './sections/rest-end';
 import { health } from './sections/health';
 
 async function main() {
@@ -81,7 +80,7 @@ async function main() {
   const get = (account: Account, path: string) => http.expect(200, 'GET', path, { headers: keyAuth(account) });
 
   const run: Run = { pgLog, db, smtp, service, components, temporal, apiComponent, http, bench, history, send, get };
-  await memoryAtRest(run);
+  await memoryAtRest(run, 'start');
   await physicalBaselines(run);
   await idleStack(run);
   const fill = await fillTables(run);
@@ -89,7 +88,7 @@ async function main() {
   await phoneSide(run, fill);
   await queryPlans(run, fill);
   await throughput(run);
-  await memoryAfterLoad(run);
+  await memoryAtRest(run, 'load');
   await health(run);
   printTable();
 }

@@ -81,6 +81,4 @@ export async function atScale(run: Run, fill: Filled): Promise<void> {
     unit: 'ms',
     target: { op: '<=', value: 6 },
   });
-
-  // ---------------------------------------------------------------------------------------------
 }

@@ -38,7 +38,5 @@ export async function fillTables(run: Run): Promise<Filled> {
   console.log(
     `queue: ${int(queued)} recipients in ${chunks.length} sends of ≤1,000 to the queue phone in ${((performance.now() - queueStarted) / 1000).toFixed(1)} s; messages table now ${int(tableRows)} rows`,
   );
-
-  // ---------------------------------------------------------------------------------------------
   return { queueBatches, tableRows };
 }

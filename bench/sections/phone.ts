@@ -125,6 +125,4 @@ export async function phoneSide(run: Run, fill: Filled): Promise<void> {
       target: { op: '>=', value: 2000 },
     });
   }
-
-  // ---------------------------------------------------------------------------------------------
 }

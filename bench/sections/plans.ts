@@ -21,6 +21,4 @@ export async function queryPlans(run: Run, fill: Filled): Promise<void> {
     ['POST /v1/messages, 1 recipient (queue phone)', () => send(bench, bench.phones.queue, 1)],
   ];
   for (const [label, action] of planned) printPlans(label, await capturePlans(db, pgLog, action), /^api/);
-
-  // ---------------------------------------------------------------------------------------------
 }

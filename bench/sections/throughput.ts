@@ -130,6 +130,4 @@ export async function throughput(run: Run): Promise<void> {
     unit: 'MiB',
     target: { op: '<=', value: 32 },
   });
-
-  // ---------------------------------------------------------------------------------------------
 }
