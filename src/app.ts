@@ -25,6 +25,7 @@ import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { MOBILE_API, smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
+import { integratorRoutes } from './compat/smsgate/integrator.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
 import { metricsRoutes } from './metrics/metrics.routes';
@@ -91,7 +92,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(bodyParser({ ...parserOptions, jsonLimit: deps.config.bodyLimit }));
   app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps)];
+  const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps), integratorRoutes(deps)];
   // GET /metrics on the API port only for holders of METRICS_TOKEN (else it is METRICS_PORT's alone).
   if (config.metrics.token) routers.unshift(metricsRoutes(services));
   // OPTIONS, 405 and Allow by the route a path names, not by every pattern it happens to match.

@@ -42,6 +42,7 @@ import { createAttemptsService } from './webhooks/attempts.service';
 import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
+import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -208,6 +209,8 @@ export function buildServices(deps: ServiceDeps) {
     metrics: metrics.sends,
   });
   const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events, metrics: metrics.phone });
+  // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.
+  const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
   const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
@@ -261,6 +264,7 @@ export function buildServices(deps: ServiceDeps) {
     optOuts,
     messages,
     phoneMessages,
+    smsgateIntegrator,
     batchProgress,
     failover,
     reconciler,

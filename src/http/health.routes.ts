@@ -28,6 +28,15 @@ async function check(probe: () => Promise<unknown>, timeoutMs = 2000): Promise<'
  * orchestrator restarts the process only when the process itself is stuck, never during an outage.
  * /readyz: it can reach Postgres and Temporal (503 otherwise): take it out of the load balancer.
  */
+/** Whether Postgres and Temporal answer, each check's result by name. */
+export async function readiness({ orm, temporal }: HealthDeps) {
+  const [postgres, temporalStatus] = await Promise.all([
+    check(() => query(orm.em.fork(), sql`select 1`)),
+    check(() => temporal.workflowService.getSystemInfo({})),
+  ]);
+  return { ready: postgres === 'ok' && temporalStatus === 'ok', checks: { postgres, temporal: temporalStatus } };
+}
+
 export function healthRoutes({ orm, temporal }: HealthDeps): Router {
   const router = new Router();
   const live: RouterMiddleware = (ctx) => {
@@ -36,13 +45,9 @@ export function healthRoutes({ orm, temporal }: HealthDeps): Router {
   router.get('/livez', live);
   router.get('/healthz', live);
   router.get('/readyz', async (ctx) => {
-    const [postgres, temporalStatus] = await Promise.all([
-      check(() => query(orm.em.fork(), sql`select 1`)),
-      check(() => temporal.workflowService.getSystemInfo({})),
-    ]);
-    const ready = postgres === 'ok' && temporalStatus === 'ok';
+    const { ready, checks } = await readiness({ orm, temporal });
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { postgres, temporal: temporalStatus } };
+    ctx.body = { status: ready ? 'ok' : 'unavailable', checks };
   });
   return router;
 }

@@ -2,6 +2,7 @@ import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { toDate } from '../db/sql';
 import { Message, type MessageStatus } from './message.entity';
+import { query, sql } from '../db/sql';
 
 // Reading messages: one, a batch's, and the keyset-paginated lists; and the message row's mapping,
 // shared by the statements of the other messages repositories (send, outbox, reports, failover,
@@ -85,5 +86,39 @@ export const messagesRepository = {
       (where as Record<string, unknown>)[text] = { $ilike: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
     }
     return findPage(em, Message, where, page);
+  },
+
+  /**
+   * The last `days` calendar days in `timezone` up to `now`'s, oldest first, each with the account's
+   * outbound texts created that day by outcome (on messages_user_idx: one range of created_at).
+   */
+  async dailyCounts(
+    em: EntityManager,
+    userId: string,
+    now: Date,
+    days: number,
+    timezone: string,
+  ): Promise<Array<{ date: string; sent: number; delivered: number; failed: number }>> {
+    const today = sql`(${now}::timestamptz at time zone ${timezone})::date`;
+    return query(
+      em,
+      sql`with days as (
+            select day::date as day
+              from generate_series(${today} - ${days - 1}::int, ${today}, interval '1 day') as day
+          ), counted as (
+            select (m.created_at at time zone ${timezone})::date as day,
+                   count(*) filter (where m.sent_at is not null or m.status = 'delivered')::int as sent,
+                   count(*) filter (where m.status = 'delivered')::int as delivered,
+                   count(*) filter (where m.status = 'failed')::int as failed
+              from messages m
+             where m.user_id = ${userId} and m.direction = 'outbound'
+               and m.created_at >= ((select min(day) from days)::timestamp at time zone ${timezone})
+             group by 1
+          )
+          select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(c.sent, 0) as sent,
+                 coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed
+            from days d left join counted c on c.day = d.day
+           order by d.day`,
+    );
   },
 };

@@ -7,7 +7,7 @@ import { pathId } from '../lib/fields';
 import { countRefusals } from '../metrics/http-metrics';
 import type { Metrics } from '../metrics/metrics';
 import type { MessagesService } from './messages.service';
-import { listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
+import { dailyStatsQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
 import { batchView, messageView } from './messages.views';
 
 export function messagesRoutes({
@@ -60,6 +60,11 @@ export function messagesRoutes({
 
   router.get('/stats', auth.scope('read'), async (ctx) => {
     ctx.body = await messages.stats(callerOf(ctx).userId);
+  });
+
+  router.get('/stats/daily', auth.scope('read'), async (ctx) => {
+    const { query } = await validate(ctx, { query: dailyStatsQuery });
+    ctx.body = await messages.dailyStats(callerOf(ctx).userId, query);
   });
 
   return router;

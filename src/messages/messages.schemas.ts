@@ -1,6 +1,7 @@
 import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
 import { int, text, timestamp, trimmedText, uuid } from '../lib/fields';
+import { canonicalTimezone } from '../devices/send-window';
 import { PRIORITIES } from './batch.entity';
 import { MESSAGE_STATUSES } from './message.entity';
 
@@ -65,3 +66,18 @@ export const listMessagesQuery = yup.object({
   order: yup.string().oneOf(['asc', 'desc']).default('desc'),
 });
 export type ListMessagesQuery = yup.InferType<typeof listMessagesQuery>;
+
+/** The longest span GET /v1/stats/daily covers. */
+export const DAILY_STATS_MAX_DAYS = 90;
+
+/** GET /v1/stats/daily: the last `days` calendar days (today included) in `timezone`. */
+export const dailyStatsQuery = yup.object({
+  days: int(1, DAILY_STATS_MAX_DAYS).default(14),
+  timezone: trimmedText(64)
+    .default('UTC')
+    .transform((value: unknown) => (typeof value === 'string' ? (canonicalTimezone(value) ?? value) : value))
+    .test('timezone', '${path} must be an IANA time zone such as Europe/Berlin', (value) =>
+      value === undefined ? true : canonicalTimezone(value) !== null,
+    ),
+});
+export type DailyStatsQuery = yup.InferType<typeof dailyStatsQuery>;

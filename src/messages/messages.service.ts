@@ -4,7 +4,7 @@ import { conflict, notFound } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Batch } from './batch.entity';
 import type { Message } from './message.entity';
-import type { ListMessagesQuery } from './messages.schemas';
+import type { DailyStatsQuery, ListMessagesQuery } from './messages.schemas';
 import { messagesRepository } from './messages.repository';
 import { batchesRepository } from './batches.repository';
 import { reportsRepository } from './reports.repository';
@@ -86,6 +86,12 @@ export function createMessagesService(deps: MessagesDeps) {
 
     /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
     stats: (userId: string) => devicesRepository.statsOf(em(), userId),
+
+    /** GET /v1/stats/daily: the account's outbound texts of each of the last days, by outcome. */
+    dailyStats: async (userId: string, query: DailyStatsQuery) => ({
+      timezone: query.timezone,
+      days: await messagesRepository.dailyCounts(em(), userId, clock.now(), query.days, query.timezone),
+    }),
   };
 }
 

@@ -135,6 +135,19 @@ export const operations: Operation[] = [
     ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
     op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
+    op(
+      'GET /v1/stats/daily',
+      read,
+      'Texts sent, delivered and failed per day',
+      { 200: ref('DailyStats') },
+      {
+        query: messages.dailyStatsQuery,
+        description:
+          'One entry per calendar day in `timezone`, oldest first, today last, days without texts included. ' +
+          'A day counts the outbound texts created on it: `sent` those that reached the carrier (sent or ' +
+          'delivered), `delivered` those with a delivery report, `failed` those that failed.',
+      },
+    ),
   ]),
 
   ...tagged('Opt-outs', [

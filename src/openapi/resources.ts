@@ -286,6 +286,13 @@ export const resources: Record<string, JsonSchema> = {
   ),
   UsageView: object({ received_this_month: int, received_today: int, sent_this_month: int, sent_today: int }),
   Stats: object({ devices: int, received: int, sent: int }),
+  DailyStats: object({
+    timezone: str,
+    days: {
+      type: 'array',
+      items: object({ date: { ...str, format: 'date' }, sent: int, delivered: int, failed: int }),
+    },
+  }),
   FieldError: object({
     field: { ...str, description: 'Location such as body.to[0].' },
     message: str,

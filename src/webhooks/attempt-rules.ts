@@ -3,7 +3,8 @@ import type { DeliveryAttemptOutcome } from '../../workflows/definitions';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secret-box';
 import { attemptsRepository } from './attempts.repository';
-import { signatureHeader } from './signature';
+import { signatureHeader, smsgateSignature } from './signature';
+import type { WebhookFormat } from './webhook.entity';
 import { webhooksRepository } from './webhooks.repository';
 
 // What an attempt's answer means for its delivery and its webhook, shared by the queue
@@ -48,11 +49,19 @@ export const outcomeOf = (row: { status: string; error: string | null } | undefi
 
 /** The headers of one attempt, signed with the delivery's secret at the wall clock's time. */
 export function signedHeaders(
-  row: { id: string; event: string; body: string; secret: string },
+  row: { id: string; event: string; body: string; secret: string; format: WebhookFormat },
   secretBox: SecretBox,
 ): Record<string, string> {
   // The signature's time is the wall clock's: receivers compare it with theirs (5 minutes).
   const unixSeconds = Math.floor(Date.now() / 1000);
+  if (row.format === 'smsgate') {
+    return {
+      'Content-Type': 'application/json',
+      'User-Agent': 'phone-gateway-webhooks/1',
+      'X-Service-Delivery': row.id,
+      ...smsgateSignature(secretBox.open(row.secret), row.body, unixSeconds),
+    };
+  }
   return {
     'Content-Type': 'application/json',
     'User-Agent': 'phone-gateway-webhooks/1',

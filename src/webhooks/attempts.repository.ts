@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
+import type { WebhookFormat } from './webhook.entity';
 
 // The SQL of `webhook_attempts`, and what recording an attempt changes on its delivery and webhook.
 
@@ -16,6 +17,7 @@ export interface AttemptTarget {
   enabled: boolean;
   deletedAt: string | null;
   secret: string | null;
+  format: WebhookFormat;
 }
 
 export interface NewAttempt {
@@ -51,7 +53,7 @@ export const attemptsRepository = {
   async target(em: EntityManager, deliveryId: string): Promise<AttemptTarget | undefined> {
     const [row] = await query<AttemptTarget>(
       em,
-      sql`select d.id, d.webhook_id, d.status, d.error, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret
+      sql`select d.id, d.webhook_id, d.status, d.error, d.attempt_count, d.event, d.body, w.url, w.enabled, w.deleted_at, s.secret, w.format
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version

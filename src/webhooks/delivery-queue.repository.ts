@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
+import type { WebhookFormat } from './webhook.entity';
 
 // The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
 // record of a batch of attempts in a few set-based statements.
@@ -22,6 +23,7 @@ export interface QueuedDelivery {
   /** When the attempt about to be made was due (null for the first one). */
   nextAttemptAt: string | null;
   secret: string | null;
+  format: WebhookFormat;
   /** The trace that queued it (tracing on). */
   traceParent: string | null;
 }
@@ -80,8 +82,9 @@ export const deliveryQueueRepository = {
   due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
     return query<QueuedDelivery>(
       em,
-      sql`select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent
+      sql`select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent, w.format
          from webhook_deliveries d
+         join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
         where d.webhook_id = ${webhookId} and d.via_queue and d.status in ('pending', 'retrying')
           and (d.status = 'pending' or d.next_attempt_at <= ${now})

@@ -2,6 +2,10 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, id, timestamp, updatedAt } from '../db/base.entity';
 import type { EventName } from '../events/event.entity';
 
+/** How deliveries are written and signed: ours, or the SMSGate app's (src/compat/smsgate). */
+export const WEBHOOK_FORMATS = ['service', 'smsgate'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 export const Webhook = defineEntity({
   name: 'Webhook',
   tableName: 'webhooks',
@@ -12,6 +16,7 @@ export const Webhook = defineEntity({
     name: p.string().nullable(),
     events: p.array<EventName>(),
     enabled: p.boolean().default(true),
+    format: p.string().$type<WebhookFormat>().default('service'),
     disabledReason: p.string().nullable(),
     // The version of webhook_secrets that deliveries queued from now on sign with.
     secretVersion: p.integer().default(1),

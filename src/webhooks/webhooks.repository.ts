@@ -1,5 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EventName } from '../events/event.entity';
+import type { WebhookFormat } from './webhook.entity';
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
 import { query, sql } from '../db/sql';
@@ -12,6 +13,7 @@ export interface Target {
   url: string;
   secretVersion: number;
   events: EventName[];
+  format: WebhookFormat;
 }
 
 export interface NewDelivery {
@@ -56,7 +58,7 @@ export const webhooksRepository = {
   enabledOf: (tx: EntityManager, userIds: string[]) =>
     query<Target>(
       tx,
-      sql`select id, user_id, url, secret_version, events from webhooks
+      sql`select id, user_id, url, secret_version, events, format from webhooks
            where user_id = any(${userIds}::uuid[]) and enabled and deleted_at is null`,
     ),
 
@@ -64,7 +66,7 @@ export const webhooksRepository = {
   liveOne: (tx: EntityManager, userId: string, webhookId: string) =>
     query<Target>(
       tx,
-      sql`select id, user_id, url, secret_version, events from webhooks
+      sql`select id, user_id, url, secret_version, events, format from webhooks
            where id = ${webhookId} and user_id = ${userId} and deleted_at is null`,
     ),
 
@@ -72,7 +74,7 @@ export const webhooksRepository = {
   async lockForRedelivery(tx: EntityManager, userId: string, webhookId: string) {
     const [row] = await query<Target & { enabled: boolean; deletedAt: string | null }>(
       tx,
-      sql`select id, user_id, url, secret_version, events, enabled, deleted_at from webhooks
+      sql`select id, user_id, url, secret_version, events, format, enabled, deleted_at from webhooks
            where id = ${webhookId} and user_id = ${userId} for share`,
     );
     return row as (Target & { enabled: boolean; deletedAt: string | null }) | undefined;

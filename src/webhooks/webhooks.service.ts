@@ -13,7 +13,7 @@ import type { PlansService } from '../plans/plans.service';
 import { WebhookDelivery } from './delivery.entity';
 import { urlProblem } from './outbound';
 import { newSecret } from './signature';
-import { Webhook } from './webhook.entity';
+import { Webhook, type WebhookFormat } from './webhook.entity';
 import type { SecretBox } from '../lib/secret-box';
 import { activeTraceParent } from '../traces/tracing';
 import { webhooksRepository, type DeliveryFilter, type NewDelivery, type Target } from './webhooks.repository';
@@ -35,7 +35,13 @@ export interface CreateWebhookInput {
   url: string;
   events: EventName[];
   name?: string | null;
+  /** Another format's webhook (set by the compat API that registers it), signed with its given secret. */
+  format?: WebhookFormat;
+  secret?: string;
 }
+
+/** Writes the body of a delivery of `event` to a webhook of another format. */
+export type BodyWriter = (tx: EntityManager, event: Event, target: Target) => Promise<string>;
 
 export interface UpdateWebhookInput {
   url?: string;
@@ -50,6 +56,11 @@ export const deliveryBody = (event: Event) =>
 
 export function createWebhooksService(deps: WebhooksDeps) {
   const { em, clock } = deps;
+  const writers = new Map<WebhookFormat, BodyWriter>();
+  const bodyFor = (tx: EntityManager, event: Event, target: Target) => {
+    const writer = target.format === 'service' ? undefined : writers.get(target.format);
+    return writer ? writer(tx, event, target) : Promise.resolve(deliveryBody(event));
+  };
 
   async function owned(userId: string, id: string, tx = em()): Promise<Webhook> {
     const webhook = await tx.findOne(Webhook, { id, userId, deletedAt: null });
@@ -72,7 +83,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     const deliveries: NewDelivery[] = [];
     // With tracing on, the attempts continue the trace of what emitted the events.
     const traceParent = activeTraceParent();
-    const add = (event: Event, target: Target) =>
+    const add = async (event: Event, target: Target) =>
       deliveries.push({
         id: randomUUID(),
         userId: event.userId,
@@ -82,19 +93,19 @@ export function createWebhooksService(deps: WebhooksDeps) {
         url: target.url,
         messageId: event.messageId ?? null,
         deviceId: event.deviceId ?? null,
-        body: deliveryBody(event),
+        body: await bodyFor(tx, event, target),
         secretVersion: target.secretVersion,
         createdAt: event.createdAt,
         traceParent,
       });
     // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
     for (const { event, input } of explicit)
-      for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) add(event, target);
+      for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) await add(event, target);
     if (broadcast.length > 0) {
       const targets = await webhooksRepository.enabledOf(tx, [...new Set(broadcast.map((e) => e.event.userId))]);
       for (const { event } of broadcast)
         for (const target of targets)
-          if (target.userId === event.userId && target.events.includes(event.name)) add(event, target);
+          if (target.userId === event.userId && target.events.includes(event.name)) await add(event, target);
     }
     if (deliveries.length === 0) return;
     await webhooksRepository.insertDeliveries(tx, deliveries);
@@ -108,6 +119,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
   deps.events.subscribe(fanOut);
 
   return {
+    /** How deliveries to webhooks of `format` are written (the compat API that registers them says). */
+    writeBodies(format: Exclude<WebhookFormat, 'service'>, writer: BodyWriter): void {
+      writers.set(format, writer);
+    },
+
     list: (userId: string) =>
       em().find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
 
@@ -116,7 +132,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** The secret is returned here once. */
     async create(userId: string, input: CreateWebhookInput): Promise<{ webhook: Webhook; secret: string }> {
       await assertUsableUrl(input.url);
-      const secret = newSecret();
+      const secret = input.secret ?? newSecret();
       const webhook = await em().transactional(async (tx) => {
         await deps.plans.admitOneMore(tx, userId, 'webhooks', () => tx.count(Webhook, { userId, deletedAt: null }));
         const now = clock.now();
@@ -125,6 +141,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           url: input.url,
           name: input.name ?? null,
           events: [...new Set(input.events)],
+          format: input.format ?? 'service',
           secretVersion: 1,
           createdAt: now,
           updatedAt: now,
@@ -170,9 +187,12 @@ export function createWebhooksService(deps: WebhooksDeps) {
       });
     },
 
-    /** A new secret for deliveries queued from now on; those already queued keep theirs. */
-    async rotateSecret(userId: string, id: string): Promise<string> {
-      const secret = newSecret();
+    /**
+     * A new secret for deliveries queued from now on; those already queued keep theirs. `given` is
+     * a secret the caller chose (a compat API whose clients set their own signing key).
+     */
+    async rotateSecret(userId: string, id: string, given?: string): Promise<string> {
+      const secret = given ?? newSecret();
       await em().transactional(async (tx) => {
         const webhook = await owned(userId, id, tx);
         const version = await webhooksRepository.nextSecretVersion(tx, webhook.id, clock.now());

@@ -174,6 +174,34 @@ describe('the dashboard for keyboard and screen reader users', () => {
     expect((await focused(page)).outline).toBeGreaterThanOrEqual(2);
   });
 
+  it('keeps a confirmation named while it fades out', async () => {
+    const page = await signedIn();
+    await page.goto('/account');
+    await settled(page);
+    await page.getByRole('button', { name: 'Sign out others' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Sign out everywhere else?' });
+    await shown(confirm);
+    // Every frame until the dialog is gone: the title its aria-labelledby points to.
+    const names = page.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [];
+          const sample = () => {
+            const dialog = document.querySelector('[role="dialog"]');
+            if (!dialog) return resolve(seen);
+            const title = document.getElementById(dialog.getAttribute('aria-labelledby') ?? '');
+            seen.push(title?.textContent ?? '');
+            requestAnimationFrame(sample);
+          };
+          sample();
+        }),
+    );
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    const sampled = await names;
+    expect(sampled.length).toBeGreaterThan(1);
+    expect(new Set(sampled)).toEqual(new Set(['Sign out everywhere else?']));
+  });
+
   it('logged no console errors on any page', () => {
     expect(contexts.consoleErrors()).toEqual([]);
   });

@@ -13,9 +13,10 @@ import {
 } from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
 import { PASSWORD, sessionCookie } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
+import { SimulatedPhone } from '../../tools/phone/phone';
 
 export const root = path.resolve(__dirname, '..', '..');
 
@@ -121,6 +122,9 @@ export function buildDashboard(): void {
  * are refused.
  */
 export async function startDashboardApp(options: { mailer?: Mailer } = {}): Promise<TestApp> {
+  // Loaded here: the test app reads vitest's shared setup, which web/scripts/screenshots.ts (using
+  // this file's stack and browser outside vitest) does not have.
+  const { startTestApp } = await import('../support/app.js');
   buildDashboard();
   const port = await freePort();
   return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
@@ -303,4 +307,93 @@ export async function startStack(label: string, env: Record<string, string> = {}
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return { base, otherOrigin, smtp, output: () => output, stop };
+}
+
+export interface SceneOptions {
+  viewport?: { width: number; height: number };
+  colorScheme?: 'light' | 'dark';
+}
+
+/**
+ * What most dashboard files need, set up once: the `npm start` stack, a browser, a verified account
+ * with an all-scopes API key, simulated phones paired to it (speaking the public /v1/device API) and
+ * pages signed in to it. stop() ends them all.
+ */
+export interface Scene {
+  stack: Stack;
+  email: string;
+  key: string;
+  contexts: Contexts;
+  /** The API with the account's key; throws on any answer but 2xx. */
+  call(method: string, path: string, body?: unknown): Promise<any>;
+  /** A simulated phone paired with a code from the API, running. */
+  pair(name: string, options?: { failureRatio?: number; deliveredAfterMs?: number }): Promise<SimulatedPhone>;
+  /** A batch's messages once each has reached `status`. */
+  reached(batchId: string, status: string): Promise<Array<{ id: string; status: string }>>;
+  /** A new browser context signed in to the account, on the Overview. */
+  signedIn(options?: SceneOptions): Promise<Page>;
+  stop(): Promise<void>;
+}
+
+export async function startScene(label: string, env: Record<string, string> = {}): Promise<Scene> {
+  const stack = await startStack(label, env);
+  const browser = await launchBrowser();
+  const contexts = new Contexts(() => browser);
+  const email = `${label}-${process.pid}-${Date.now().toString(36)}@example.test`;
+  const key = await verifiedAccountKey(stack, email);
+  const phones: SimulatedPhone[] = [];
+  const call: Scene['call'] = async (method, path, body) => {
+    const res = await fetch(`${stack.base}${path}`, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? undefined : res.json();
+  };
+  return {
+    stack,
+    email,
+    key,
+    contexts,
+    call,
+    async pair(name, { failureRatio = 0, deliveredAfterMs = 300 } = {}) {
+      const { code } = await call('POST', '/v1/devices/pairing-codes', {});
+      const phone = new SimulatedPhone({
+        server: stack.base,
+        code,
+        name,
+        heartbeatSeconds: 15,
+        pollSeconds: 1,
+        settingsSeconds: 1,
+        sentAfterMs: 100,
+        deliveredAfterMs,
+        failureRatio,
+        log: () => undefined,
+      });
+      phones.push(phone);
+      await phone.start();
+      return phone;
+    },
+    async reached(batchId, status) {
+      const messages = async () =>
+        (await call('GET', `/v1/batches/${batchId}`)).messages as Array<{ id: string; status: string }>;
+      const deadline = Date.now() + 60_000;
+      while (!(await messages()).every((m) => m.status === status)) {
+        if (Date.now() > deadline) throw new Error(`batch ${batchId} did not reach ${status} in 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      return messages();
+    },
+    async signedIn({ viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {}) {
+      const page = await contexts.page({ baseURL: stack.base, viewport, colorScheme, locale: 'en-US' });
+      return signInOn(page, email, PASSWORD);
+    },
+    async stop() {
+      for (const phone of phones) await phone.stop();
+      await contexts.close();
+      await browser.close();
+      await stack.stop();
+    },
+  };
 }

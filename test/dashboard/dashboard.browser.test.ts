@@ -8,25 +8,13 @@ import { createFakeApp } from '../compat/smsgate/fake-app';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import {
-  axeViolations,
-  CHECK_SHOTS,
-  launchBrowser,
-  root,
-  SCREENS,
-  startStack,
-  watchConsole,
-  type Stack,
-} from './browser';
+import { axeViolations, CHECK_SHOTS, launchBrowser, SCREENS, startStack, watchConsole, type Stack } from './browser';
 
 // The dashboard in a real Chromium against the real `npm start` stack (embedded Postgres, Temporal
 // dev server, api, worker), with mail to a local SMTP server, a simulated phone speaking the public
 // /v1/device API and a local HTTPS webhook receiver. One stack and one browser for the whole file;
 // the journey's account is reused by the per-screen tests that follow it.
 
-const SHOTS = process.env.UPDATE_SCREENSHOTS
-  ? path.join(root, 'docs')
-  : path.join(root, '.test-data', 'dashboard-shots');
 const PUBLIC_SCREENS = ['/sign-in', '/sign-up', '/reset-password'];
 
 const shown = (locator: Locator, timeout = 15_000) => locator.first().waitFor({ state: 'visible', timeout });
@@ -86,7 +74,6 @@ describe('the dashboard in a real browser', () => {
   };
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     mkdirSync(CHECK_SHOTS, { recursive: true });
     receiver = await startReceiver();
     // Business plan: room for a second phone (make default, unpair) and webhooks beside the journey's.
@@ -206,7 +193,7 @@ describe('the dashboard in a real browser', () => {
     await shown(page.getByTestId('batch-row').or(page.getByRole('link', { name: 'All batches' })));
     expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ [\d,]+$/);
     expect(await page.getByTestId('phones-online').textContent()).toBe('1 / 1');
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-overview.png') });
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'dashboard-overview.png') });
 
     // Sign out: the session is gone for the API too.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -314,7 +301,7 @@ describe('the dashboard in a real browser', () => {
     }
     await go(page, '/', 'Overview');
     await shown(page.getByTestId('phones-online'));
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-overview-375.png'), fullPage: true });
+    await page.screenshot({ path: path.join(CHECK_SHOTS, 'dashboard-overview-375.png'), fullPage: true });
 
     const visitor = await newPage({ width: 375, height: 812 });
     for (const href of PUBLIC_SCREENS) {

@@ -1,20 +1,8 @@
 /// <reference lib="dom" />
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimulatedPhone } from '../../tools/phone/phone';
-import { PASSWORD, uniqueEmail } from '../support/accounts';
+import type { SimulatedPhone } from '../../tools/phone/phone';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import {
-  axeViolations,
-  checkShot,
-  Contexts,
-  launchBrowser,
-  startStack,
-  signInOn,
-  shown,
-  verifiedAccountKey,
-  type Stack,
-} from './browser';
+import { axeViolations, checkShot, shown, startScene, type Scene } from './browser';
 
 // A message's own screen, in a real Chromium against the real `npm start` stack: two simulated phones
 // speaking the public /v1/device API (one delivers, one fails every text), and a local HTTPS webhook
@@ -23,75 +11,29 @@ import {
 const SECOND_PRECISION = /\d{1,2}:\d{2}:\d{2}\s[AP]M \S+/;
 
 describe('the message detail screen', () => {
-  let stack: Stack;
-  let browser: Browser;
+  let scene: Scene;
   let receiver: Receiver;
-  const phones: SimulatedPhone[] = [];
-  const contexts = new Contexts(() => browser);
-  const email = uniqueEmail('detail');
-  let key: string;
   let good: SimulatedPhone;
   let failing: SimulatedPhone;
   let quiet: SimulatedPhone;
 
-  async function call(path: string, body?: unknown) {
-    const res = await fetch(`${stack.base}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  }
-  async function pair(name: string, failureRatio: number, deliveredAfterMs = 300): Promise<SimulatedPhone> {
-    const { code } = await call('/v1/devices/pairing-codes', {});
-    const phone = new SimulatedPhone({
-      server: stack.base,
-      code,
-      name,
-      heartbeatSeconds: 15,
-      pollSeconds: 1,
-      settingsSeconds: 1,
-      sentAfterMs: 100,
-      deliveredAfterMs,
-      failureRatio,
-      log: () => undefined,
-    });
-    phones.push(phone);
-    await phone.start();
-    return phone;
-  }
-  /** The batch's messages once each has reached `status`. */
-  async function reached(batchId: string, status: string) {
-    const messages = async () =>
-      (await call(`/v1/batches/${batchId}`)).messages as Array<{ id: string; status: string }>;
-    await expect.poll(async () => (await messages()).every((m) => m.status === status), { timeout: 60_000 }).toBe(true);
-    return messages();
-  }
-  const signedIn = async () =>
-    signInOn(
-      await contexts.page({ baseURL: stack.base, viewport: { width: 1280, height: 900 }, locale: 'en-US' }),
-      email,
-      PASSWORD,
-    );
+  /** GET, or POST when there is a body, with the account's key. */
+  const call = (path: string, body?: unknown) => scene.call(body === undefined ? 'GET' : 'POST', path, body);
+  const reached = (batchId: string, status: string) => scene.reached(batchId, status);
+  const signedIn = () => scene.signedIn();
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    stack = await startStack('message-detail', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
-    browser = await launchBrowser();
-    key = await verifiedAccountKey(stack, email);
-    good = await pair('Good phone', 0);
-    failing = await pair('Failing phone', 1);
+    scene = await startScene('message-detail', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
+    good = await scene.pair('Good phone');
+    failing = await scene.pair('Failing phone', { failureRatio: 1 });
     // Sends, then reports no delivery within the test: its texts stay "sent".
-    quiet = await pair('Quiet phone', 0, 3_600_000);
+    quiet = await scene.pair('Quiet phone', { deliveredAfterMs: 3_600_000 });
     await call('/v1/webhooks', { url: receiver.url, events: ['message.sent', 'message.delivered', 'message.failed'] });
   }, 240_000);
 
   afterAll(async () => {
-    for (const phone of phones) await phone.stop();
-    await contexts.close();
-    await browser?.close();
-    await stack?.stop();
+    await scene?.stop();
     await receiver?.close();
   }, 90_000);
 
@@ -275,6 +217,6 @@ describe('the message detail screen', () => {
   }, 60_000);
 
   it('logged no console errors on any page', () => {
-    expect(contexts.consoleErrors()).toEqual([]);
+    expect(scene.contexts.consoleErrors()).toEqual([]);
   });
 });

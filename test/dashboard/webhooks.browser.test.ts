@@ -1,52 +1,23 @@
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Locator } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import {
-  axeViolations,
-  checkShot,
-  Contexts,
-  launchBrowser,
-  startStack,
-  signInOn,
-  shown,
-  verifiedAccountKey,
-  type Stack,
-} from './browser';
+import { axeViolations, checkShot, shown, startScene, type Scene } from './browser';
 
 // The Webhooks screen when receivers misbehave, in a real Chromium against the real `npm start`
 // stack: a local HTTPS receiver answering 500 (its deliveries retry), and one whose certificate is
 // self-signed (the worker's TLS check refuses it, as it would a real misconfigured server).
 
 describe('the Webhooks screen when a receiver fails', () => {
-  let stack: Stack;
-  let browser: Browser;
+  let scene: Scene;
   let refusing: Receiver;
   let selfSigned: Server;
   let selfSignedUrl: string;
-  const contexts = new Contexts(() => browser);
-  const email = uniqueEmail('hooks');
-  let key: string;
-
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${stack.base}${path}`, {
-      method,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  }
-  const signedIn = async () =>
-    signInOn(
-      await contexts.page({ baseURL: stack.base, viewport: { width: 1280, height: 900 }, locale: 'en-US' }),
-      email,
-      PASSWORD,
-    );
+  const call = (method: string, path: string, body?: unknown) => scene.call(method, path, body);
+  const signedIn = () => scene.signedIn();
   /** Whether a badge shows its whole word (Mantine cuts it with an ellipsis when squeezed). */
   const whole = (badge: Locator) =>
     badge.evaluate((el) => {
@@ -60,9 +31,7 @@ describe('the Webhooks screen when a receiver fails', () => {
     selfSigned = createServer({ key: pems.private, cert: pems.cert }, (_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => selfSigned.listen(0, '127.0.0.1', resolve));
     selfSignedUrl = `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/hook`;
-    stack = await startStack('webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
-    browser = await launchBrowser();
-    key = await verifiedAccountKey(stack, email);
+    scene = await startScene('webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
     await call('POST', '/v1/webhooks', { url: refusing.url, name: 'Refusing receiver', events: ['message.received'] });
     await call('POST', '/v1/webhooks', {
       url: selfSignedUrl,
@@ -72,9 +41,7 @@ describe('the Webhooks screen when a receiver fails', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await contexts.close();
-    await browser?.close();
-    await stack?.stop();
+    await scene?.stop();
     await refusing?.close();
     await new Promise((resolve) => selfSigned?.close(resolve));
   }, 90_000);
@@ -153,6 +120,6 @@ describe('the Webhooks screen when a receiver fails', () => {
   }, 60_000);
 
   it('logged no console errors on any page', () => {
-    expect(contexts.consoleErrors()).toEqual([]);
+    expect(scene.contexts.consoleErrors()).toEqual([]);
   });
 });

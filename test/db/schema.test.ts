@@ -19,6 +19,8 @@ const WITHOUT_ENTITY = [
   'idempotency_keys', // idempotency.repository: stored answers, sealed like secrets
   'rate_limit_windows', // http/rate-limit.repository: fixed-window counters
   'smsgate_devices', // compat/smsgate/smsgate.repository: each SMSGate app's sealed signing key
+  'smsgate_ids', // compat/smsgate/integrator.repository: ids SMSGate clients chose, and our rows they name
+  'smsgate_accounts', // compat/smsgate/integrator.repository: each account's sealed SMSGate signing key
 ];
 
 /** The kind of a column type, so that `text` and `varchar(255)`, `int4` and `int` compare equal. */

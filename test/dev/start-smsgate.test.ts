@@ -2,9 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts';
+import { json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { exited, freeStartPorts, spawnStart, waitFor } from '../support/start-command';
+import { exited, freeStartPorts, signUpFromLog, spawnStart, waitFor } from '../support/start-command';
 import { expectSigned } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { createAppTime } from '../compat/smsgate/app-time';
@@ -56,18 +56,8 @@ describe('the SMSGate app against a fresh npm start', () => {
     });
     const api = (pathname: string, init: RequestInit) => fetch(`${publicUrl}${pathname}`, init);
 
-    // Sign up; without SMTP_URL the verification mail is written to the log (src/accounts/mailer.ts).
-    const email = uniqueEmail('smsgate');
-    const registered = await api('/v1/auth/register', json('POST', { email, password: PASSWORD }));
-    expect(registered.status).toBe(201);
-    const cookie = sessionCookie(registered);
-    const mailed = new RegExp(`"mail_to":"${email}".*Your verification code is (\\d{6})`);
-    await expect.poll(() => mailed.test(output())).toBe(true);
-    const verified = await api('/v1/auth/verify-email', json('POST', { code: output().match(mailed)![1] }, { cookie }));
-    expect(verified.status).toBe(200);
-    const keyRes = await api('/v1/api-keys', json('POST', { name: 'integration' }, { cookie }));
-    expect(keyRes.status).toBe(201);
-    const { key } = await readJson(keyRes);
+    // Sign up, verify with the code from the log, and make a key.
+    const { key } = await signUpFromLog(publicUrl, output, 'smsgate');
     const call = (method: string, pathname: string, body?: unknown) =>
       api(pathname, json(method, body, { 'x-api-key': key }));
 

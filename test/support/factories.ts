@@ -44,6 +44,11 @@ export async function messageRow(orm: Orm, messageId: string): Promise<Message> 
   return orm.em.fork().findOneOrFail(Message, { id: messageId });
 }
 
+/** Moves a message's creation time (the day it counts for in GET /v1/stats/daily). */
+export async function backdateMessage(orm: Orm, messageId: string, createdAt: Date): Promise<void> {
+  await orm.em.fork().nativeUpdate(Message, { id: messageId }, { createdAt });
+}
+
 /** Changes stored device fields without telling the phone or its liveness workflow. */
 export async function updateDeviceRow(
   orm: Orm,

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { json, PASSWORD, sessionCookie, uniqueEmail } from './accounts';
+import { readJson } from './http';
 import { freePort } from './net';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -78,4 +81,28 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null
     ? Promise.resolve(child.exitCode)
     : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/**
+ * An account signed up on a started service, verified with the code its log shows (without
+ * SMTP_URL the mail is written to the log: src/accounts/mailer.ts), and an API key of it.
+ */
+export async function signUpFromLog(
+  publicUrl: string,
+  output: () => string,
+  name: string,
+): Promise<{ email: string; cookie: string; key: string }> {
+  const api = (pathname: string, init: RequestInit) => fetch(`${publicUrl}${pathname}`, init);
+  const email = uniqueEmail(name);
+  const registered = await api('/v1/auth/register', json('POST', { email, password: PASSWORD }));
+  expect(registered.status).toBe(201);
+  const cookie = sessionCookie(registered);
+  const mailed = new RegExp(`"mail_to":"${email}".*Your verification code is (\\d{6})`);
+  await expect.poll(() => mailed.test(output())).toBe(true);
+  const verified = await api('/v1/auth/verify-email', json('POST', { code: output().match(mailed)![1] }, { cookie }));
+  expect(verified.status).toBe(200);
+  const keyRes = await api('/v1/api-keys', json('POST', { name: 'integration' }, { cookie }));
+  expect(keyRes.status).toBe(201);
+  const { key } = await readJson(keyRes);
+  return { email, cookie, key };
 }

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { build } from 'vite';
 import { generateSchema, SCHEMA_FILE } from './generate-api';
 
 const web = path.resolve(__dirname, '..');
@@ -45,6 +44,8 @@ async function main() {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(web, 'tsconfig.json')], {
     stdio: 'inherit',
   });
+  // vite is an ES module only: imported here, not required at the top of this CommonJS script.
+  const { build } = await import('vite');
   await build({ configFile: path.join(web, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
   writeFileSync(stamp, hash);
 }

@@ -17,6 +17,7 @@ import { BatchDetail } from './pages/batch-detail';
 import { Messages } from './pages/messages';
 import { MessageDetail } from './pages/message-detail';
 import { Inbox } from './pages/inbox';
+import { Thread } from './pages/thread';
 import { Webhooks } from './pages/webhooks';
 import { OptOuts } from './pages/opt-outs';
 import { ApiKeys } from './pages/api-keys';
@@ -52,6 +53,7 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/messages', () => <Messages />],
   ['/messages/:id', (p) => <MessageDetail id={p.id} />],
   ['/inbox', () => <Inbox />],
+  ['/inbox/:number', (p) => <Thread number={p.number} />],
   ['/webhooks', () => <Webhooks />],
   ['/opt-outs', () => <OptOuts />],
   ['/api-keys', () => <ApiKeys />],

@@ -22,7 +22,7 @@ const theme = createTheme({
   primaryShade: 8,
   components: {
     Alert: Alert.extend({
-      styles: { title: { color: 'var(--mantine-color-black)' }, message: { color: 'var(--mantine-color-black)' } },
+      styles: { title: { color: 'var(--pg-alert-text)' }, message: { color: 'var(--pg-alert-text)' } },
     }),
     // A link inside text must show without its colour (WCAG 1.4.1): underlined.
     Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
@@ -34,20 +34,39 @@ const theme = createTheme({
     }),
   },
 });
-// Mantine's dimmed grey is below 4.5:1 on white; one shade darker passes WCAG AA for small text.
+// The colours of words that carry a meaning (an error, a success, a warning, a badge's label), per
+// scheme, each above 4.5:1 on its background (WCAG AA for small text): the darkest shades on white,
+// light ones on Mantine's dark body.
 const resolver: CSSVariablesResolver = () => ({
   variables: {},
-  // Red error text as Mantine draws it (red 6) is 3.3:1 on white; red 9 is above 4.5:1.
+  // Mantine's dimmed grey is below 4.5:1 on white; one shade darker passes. Red error text as Mantine
+  // draws it (red 6) is 3.3:1 on white; red 9 is above 4.5:1.
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-error': 'var(--mantine-color-red-9)',
+    '--pg-danger': 'var(--mantine-color-red-9)',
+    '--pg-ok': 'var(--mantine-color-teal-9)',
+    '--pg-warn': 'var(--mantine-color-orange-9)',
+    '--pg-badge-text': 'var(--mantine-color-dark-9)',
+    '--pg-alert-text': 'var(--mantine-color-black)',
+    '--pg-focus': 'var(--mantine-color-indigo-8)',
   },
-  dark: {},
+  dark: {
+    // Dimmed text as Mantine draws it (dark 2) is below 4.5:1 on a card (dark 6); dark 1 is above.
+    '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    '--mantine-color-error': 'var(--mantine-color-red-4)',
+    '--pg-danger': 'var(--mantine-color-red-3)',
+    '--pg-ok': 'var(--mantine-color-teal-3)',
+    '--pg-warn': 'var(--mantine-color-orange-3)',
+    '--pg-badge-text': 'var(--mantine-color-gray-0)',
+    '--pg-alert-text': 'var(--mantine-color-gray-0)',
+    '--pg-focus': 'var(--mantine-color-indigo-3)',
+  },
 });
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={resolver}>
+    <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={resolver}>
       <RouterProvider>
         <ConfirmProvider>
           <App />

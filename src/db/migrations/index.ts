@@ -15,6 +15,7 @@ import { Migration20261124200000Pacing } from './Migration20261124200000Pacing';
 import { Migration20261124300000Failover } from './Migration20261124300000Failover';
 import { Migration20261125100000CredentialChanges } from './Migration20261125100000CredentialChanges';
 import { Migration20261125200000WebhookQueue } from './Migration20261125200000WebhookQueue';
+import { Migration20261126200000SmsGateIntegrators } from './Migration20261126200000SmsGateIntegrators';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124300000Failover', class: Migration20261124300000Failover },
   { name: 'Migration20261125100000CredentialChanges', class: Migration20261125100000CredentialChanges },
   { name: 'Migration20261125200000WebhookQueue', class: Migration20261125200000WebhookQueue },
+  { name: 'Migration20261126200000SmsGateIntegrators', class: Migration20261126200000SmsGateIntegrators },
 ];

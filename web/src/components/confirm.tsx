@@ -12,24 +12,28 @@ const ConfirmContext = createContext<Confirm>(async () => false);
 
 /** Every destructive action goes through confirm(): a modal with the consequence spelled out. */
 export function ConfirmProvider({ children }: { children: ReactNode }) {
+  // The last question stays while the dialog fades out: clearing it there would leave a nameless
+  // dialog on screen for a moment.
   const [ask, setAsk] = useState<Ask | null>(null);
+  const [opened, setOpened] = useState(false);
   const resolveRef = useRef<(answer: boolean) => void>(() => undefined);
   const confirm = useCallback<Confirm>(
     (next) =>
       new Promise<boolean>((resolve) => {
         resolveRef.current = resolve;
         setAsk(next);
+        setOpened(true);
       }),
     [],
   );
   const answer = (value: boolean) => {
-    setAsk(null);
+    setOpened(false);
     resolveRef.current(value);
   };
   return (
     <ConfirmContext.Provider value={confirm}>
       {children}
-      <Modal opened={ask !== null} onClose={() => answer(false)} title={ask?.title} centered>
+      <Modal opened={opened} onClose={() => answer(false)} title={ask?.title} centered>
         <Stack>
           <Text size="sm">{ask?.message}</Text>
           <Group justify="flex-end">

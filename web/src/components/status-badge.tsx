@@ -34,7 +34,7 @@ export function StatusBadge({ status }: { status: string }) {
       autoContrast
       styles={{ root: { flexShrink: 0, minWidth: 'max-content' }, label: { overflow: 'visible' } }}
     >
-      <span style={{ color: 'var(--mantine-color-dark-9)' }}>{status}</span>
+      <span style={{ color: 'var(--pg-badge-text)' }}>{status}</span>
     </Badge>
   );
 }

@@ -39,7 +39,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: num
       live = false;
       if (timer) window.clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps array stands for load's inputs
+    // The caller's deps array stands for load's inputs (load itself is read from a ref).
   }, [...deps, tick, pollMs]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);

@@ -1,5 +1,5 @@
-import { Alert, Button, Card, Group, PasswordInput, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
-import { TableScroll } from '../components/table-scroll';
+import { Alert, Button, Card, Group, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { DataTable } from '../components/data-table';
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
@@ -40,7 +40,7 @@ function Profile() {
     }
   }
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Profile">
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Profile">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Profile
@@ -57,7 +57,7 @@ function Profile() {
         />
         <FormError error={error} />
         {saved && (
-          <Text size="sm" c="teal.9" role="status">
+          <Text size="sm" c="var(--pg-ok)" role="status">
             Saved.
           </Text>
         )}
@@ -82,45 +82,27 @@ function Plans() {
         </Text>
         <Load state={state}>
           {(plans) => (
-            <TableScroll label="Plans table" minWidth={560}>
-              <Table aria-label="Plans">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Plan</Table.Th>
-                    <Table.Th>Texts a day</Table.Th>
-                    <Table.Th>Texts a month</Table.Th>
-                    <Table.Th>Recipients a send</Table.Th>
-                    <Table.Th>Phones</Table.Th>
-                    <Table.Th>Webhooks</Table.Th>
-                    <Table.Th>Price</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {plans.map((p) => {
-                    const current = p.name === me.limits.plan_name;
-                    return (
-                      <Table.Tr
-                        key={p.id}
-                        data-testid="plan-row"
-                        aria-current={current ? 'true' : undefined}
-                        fw={current ? 700 : undefined}
-                      >
-                        <Table.Td>
-                          {p.name}
-                          {current && ' (yours)'}
-                        </Table.Td>
-                        <Table.Td>{count(p.daily_limit)}</Table.Td>
-                        <Table.Td>{count(p.monthly_limit)}</Table.Td>
-                        <Table.Td>{count(p.batch_limit)}</Table.Td>
-                        <Table.Td>{count(p.device_limit)}</Table.Td>
-                        <Table.Td>{count(p.webhook_limit)}</Table.Td>
-                        <Table.Td>{price(p.monthly_price_cents)}</Table.Td>
-                      </Table.Tr>
-                    );
-                  })}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+            <DataTable
+              label="Plans"
+              rows={plans}
+              rowKey={(p) => p.id}
+              rowTestId="plan-row"
+              minWidth={560}
+              current={(p) => p.name === me.limits.plan_name}
+              columns={[
+                {
+                  label: 'Plan',
+                  card: 'title',
+                  cell: (p) => `${p.name}${p.name === me.limits.plan_name ? ' (yours)' : ''}`,
+                },
+                { label: 'Texts a day', cell: (p) => count(p.daily_limit) },
+                { label: 'Texts a month', cell: (p) => count(p.monthly_limit) },
+                { label: 'Recipients a send', cell: (p) => count(p.batch_limit) },
+                { label: 'Phones', cell: (p) => count(p.device_limit) },
+                { label: 'Webhooks', cell: (p) => count(p.webhook_limit) },
+                { label: 'Price', cell: (p) => price(p.monthly_price_cents) },
+              ]}
+            />
           )}
         </Load>
       </Stack>
@@ -198,7 +180,7 @@ function Password() {
     );
   }
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Password">
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Password">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Change password
@@ -261,14 +243,16 @@ function Sessions() {
           <Button
             variant="default"
             size="xs"
-            onClick={async () => {
-              const yes = await confirm({
-                title: 'Sign out everywhere else?',
-                message: 'Every other browser signed in to this account is signed out.',
-                confirmLabel: 'Sign out others',
-              });
-              if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
-            }}
+            onClick={() =>
+              void (async () => {
+                const yes = await confirm({
+                  title: 'Sign out everywhere else?',
+                  message: 'Every other browser signed in to this account is signed out.',
+                  confirmLabel: 'Sign out others',
+                });
+                if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
+              })()
+            }
           >
             Sign out others
           </Button>
@@ -276,53 +260,54 @@ function Sessions() {
         <FormError error={error} />
         <Load state={state}>
           {(sessions) => (
-            <TableScroll label="Sessions table" minWidth={480}>
-              <Table aria-label="Sessions">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Browser</Table.Th>
-                    <Table.Th>IP</Table.Th>
-                    <Table.Th>Last seen</Table.Th>
-                    <Table.Th>Actions</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {sessions.map((s) => (
-                    <Table.Tr key={s.id} data-testid="session-row">
-                      <Table.Td maw={260}>
-                        <Text size="xs" truncate title={s.user_agent ?? ''}>
-                          {s.current ? 'This browser · ' : ''}
-                          {s.user_agent ?? 'unknown'}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>{s.ip ?? '—'}</Table.Td>
-                      <Table.Td title={when(s.last_seen_at)}>{ago(s.last_seen_at)}</Table.Td>
-                      <Table.Td>
-                        {!s.current && (
-                          <Button
-                            size="compact-xs"
-                            variant="default"
-                            onClick={async () => {
-                              const yes = await confirm({
-                                title: 'Sign out this session?',
-                                message: 'That browser is signed out.',
-                                confirmLabel: 'Sign out',
-                              });
-                              if (yes)
-                                await act(() =>
-                                  ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
-                                );
-                            }}
-                          >
-                            Sign out
-                          </Button>
-                        )}
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+            <DataTable
+              label="Sessions"
+              rows={sessions}
+              rowKey={(s) => s.id}
+              rowTestId="session-row"
+              minWidth={480}
+              columns={[
+                {
+                  label: 'Browser',
+                  card: 'title',
+                  maw: 260,
+                  cell: (s) => (
+                    <Text size="xs" truncate title={s.user_agent ?? ''}>
+                      {s.current ? 'This browser · ' : ''}
+                      {s.user_agent ?? 'unknown'}
+                    </Text>
+                  ),
+                },
+                { label: 'IP', cell: (s) => s.ip ?? '—' },
+                { label: 'Last seen', cell: (s) => <span title={when(s.last_seen_at)}>{ago(s.last_seen_at)}</span> },
+                {
+                  label: 'Actions',
+                  card: 'actions',
+                  cell: (s) =>
+                    !s.current && (
+                      <Button
+                        size="compact-xs"
+                        variant="default"
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Sign out this session?',
+                              message: 'That browser is signed out.',
+                              confirmLabel: 'Sign out',
+                            });
+                            if (yes)
+                              await act(() =>
+                                ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
+                              );
+                          })()
+                        }
+                      >
+                        Sign out
+                      </Button>
+                    ),
+                },
+              ]}
+            />
           )}
         </Load>
       </Stack>

@@ -1,5 +1,5 @@
-import { Button, Checkbox, Group, Modal, Stack, Table, TextInput } from '@mantine/core';
-import { TableScroll } from '../components/table-scroll';
+import { Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core';
+import { DataTable } from '../components/data-table';
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
@@ -55,85 +55,74 @@ export function ApiKeys() {
           keys.length === 0 ? (
             <Empty title="No API keys yet">Create one to send texts from your own code.</Empty>
           ) : (
-            <TableScroll label="API keys table" minWidth={640}>
-              <Table aria-label="API keys">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Key</Table.Th>
-                    <Table.Th>Scopes</Table.Th>
-                    <Table.Th>Used</Table.Th>
-                    <Table.Th>Expires</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Actions</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {keys.map((k) => (
-                    <Table.Tr key={k.id} data-testid="api-key-row">
-                      <Table.Td>{k.name}</Table.Td>
-                      <Table.Td>
-                        <code>{k.prefix}…</code>
-                      </Table.Td>
-                      <Table.Td>{k.scopes.join(', ')}</Table.Td>
-                      <Table.Td>
-                        {k.use_count}× · {ago(k.last_used_at)}
-                      </Table.Td>
-                      <Table.Td>{k.expires_at ? when(k.expires_at) : 'never'}</Table.Td>
-                      <Table.Td>
-                        <StatusBadge status={keyStatus(k)} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={4} wrap="nowrap">
-                          <Button
-                            size="compact-xs"
-                            variant="default"
-                            onClick={() => setRenaming(k)}
-                            aria-label={`Rename ${k.name}`}
-                          >
-                            Rename
-                          </Button>
-                          {!k.revoked_at && (
-                            <Button
-                              size="compact-xs"
-                              variant="default"
-                              aria-label={`Revoke ${k.name}`}
-                              onClick={async () => {
-                                const yes = await confirm({
-                                  title: `Revoke ${k.name}?`,
-                                  message:
-                                    'Requests with this key are refused from now on. It stays listed as revoked.',
-                                  confirmLabel: 'Revoke',
-                                });
-                                if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
-                              }}
-                            >
-                              Revoke
-                            </Button>
-                          )}
-                          <Button
-                            size="compact-xs"
-                            variant="light"
-                            color="red"
-                            aria-label={`Delete ${k.name}`}
-                            onClick={async () => {
+            <DataTable
+              label="API keys"
+              rows={keys}
+              rowKey={(k) => k.id}
+              rowTestId="api-key-row"
+              minWidth={640}
+              columns={[
+                { label: 'Name', card: 'title', cell: (k) => k.name },
+                { label: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+                { label: 'Scopes', cell: (k) => k.scopes.join(', ') },
+                { label: 'Used', cell: (k) => `${k.use_count}× · ${ago(k.last_used_at)}` },
+                { label: 'Expires', cell: (k) => (k.expires_at ? when(k.expires_at) : 'never') },
+                { label: 'Status', card: 'status', cell: (k) => <StatusBadge status={keyStatus(k)} /> },
+                {
+                  label: 'Actions',
+                  card: 'actions',
+                  cell: (k) => (
+                    <>
+                      <Button
+                        size="compact-xs"
+                        variant="default"
+                        onClick={() => setRenaming(k)}
+                        aria-label={`Rename ${k.name}`}
+                      >
+                        Rename
+                      </Button>
+                      {!k.revoked_at && (
+                        <Button
+                          size="compact-xs"
+                          variant="default"
+                          aria-label={`Revoke ${k.name}`}
+                          onClick={() =>
+                            void (async () => {
                               const yes = await confirm({
-                                title: `Delete ${k.name}?`,
-                                message: 'The key stops working and disappears from this list.',
-                                confirmLabel: 'Delete',
+                                title: `Revoke ${k.name}?`,
+                                message: 'Requests with this key are refused from now on. It stays listed as revoked.',
+                                confirmLabel: 'Revoke',
                               });
-                              if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
-                            }}
-                          >
-                            <span style={{ color: 'var(--mantine-color-red-9)' }}>Delete</span>
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+                              if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
+                            })()
+                          }
+                        >
+                          Revoke
+                        </Button>
+                      )}
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        color="red"
+                        aria-label={`Delete ${k.name}`}
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: `Delete ${k.name}?`,
+                              message: 'The key stops working and disappears from this list.',
+                              confirmLabel: 'Delete',
+                            });
+                            if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
+                          })()
+                        }
+                      >
+                        <span style={{ color: 'var(--pg-danger)' }}>Delete</span>
+                      </Button>
+                    </>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Load>
@@ -187,7 +176,7 @@ function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: str
 
   return (
     <Modal opened onClose={onClose} title="Create an API key">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="Name"
@@ -239,7 +228,7 @@ function RenameKey({ apiKey, onClose, onSaved }: { apiKey: Schemas['APIKey']; on
   }
   return (
     <Modal opened onClose={onClose} title={`Rename ${apiKey.name}`}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="New name"

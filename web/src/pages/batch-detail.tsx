@@ -68,7 +68,7 @@ export function BatchDetail({ id }: { id: string }) {
                   Completion: {estimate(batch)}
                 </Text>
                 {batch.error && (
-                  <Text size="sm" c="red.9">
+                  <Text size="sm" c="var(--pg-danger)">
                     {batch.error}
                   </Text>
                 )}

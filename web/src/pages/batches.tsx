@@ -1,5 +1,5 @@
-import { Anchor, Button, Group, Stack, Table, Text } from '@mantine/core';
-import { TableScroll } from '../components/table-scroll';
+import { Anchor, Button, Group, Stack, Text } from '@mantine/core';
+import { DataTable } from '../components/data-table';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { batchOutcome, BatchProgress } from '../components/batch-progress';
@@ -45,47 +45,41 @@ export function Batches() {
             );
           return (
             <Stack>
-              <TableScroll label="Batches table" minWidth={640}>
-                <Table>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Created</Table.Th>
-                      <Table.Th>Message</Table.Th>
-                      <Table.Th>Status</Table.Th>
-                      <Table.Th>Progress</Table.Th>
-                      <Table.Th>Done by</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {rows.map((b) => (
-                      <Table.Tr key={b.id} data-testid="batch-row">
-                        <Table.Td>
-                          <Anchor component={Link} href={`/batches/${b.id}`} size="sm">
-                            {when(b.created_at)}
-                          </Anchor>
-                        </Table.Td>
-                        <Table.Td maw={240}>
-                          <Text size="sm" truncate>
-                            {b.body}
-                          </Text>
-                          <Text size="xs" c="dimmed">
-                            {b.recipient_preview}
-                          </Text>
-                        </Table.Td>
-                        <Table.Td>
-                          <StatusBadge status={batchOutcome(b)} />
-                        </Table.Td>
-                        <Table.Td miw={160}>
-                          <BatchProgress batch={b} />
-                        </Table.Td>
-                        <Table.Td>
-                          <Text size="sm">{estimate(b)}</Text>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </TableScroll>
+              <DataTable
+                label="Batches"
+                rows={rows}
+                rowKey={(b) => b.id}
+                rowTestId="batch-row"
+                minWidth={640}
+                columns={[
+                  {
+                    label: 'Created',
+                    card: 'title',
+                    cell: (b) => (
+                      <Anchor component={Link} href={`/batches/${b.id}`} size="sm">
+                        {when(b.created_at)}
+                      </Anchor>
+                    ),
+                  },
+                  {
+                    label: 'Message',
+                    maw: 240,
+                    cell: (b) => (
+                      <>
+                        <Text size="sm" truncate component="span" display="block">
+                          {b.body}
+                        </Text>
+                        <Text size="xs" c="dimmed" component="span" display="block">
+                          {b.recipient_preview}
+                        </Text>
+                      </>
+                    ),
+                  },
+                  { label: 'Status', card: 'status', cell: (b) => <StatusBadge status={batchOutcome(b)} /> },
+                  { label: 'Progress', miw: 160, cell: (b) => <BatchProgress batch={b} /> },
+                  { label: 'Done by', cell: (b) => estimate(b) },
+                ]}
+              />
               <FormError error={error} />
               {next && (
                 <Group>

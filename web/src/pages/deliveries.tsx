@@ -1,5 +1,5 @@
-import { Button, Code, Group, Modal, Select, Stack, Table, Text } from '@mantine/core';
-import { TableScroll } from '../components/table-scroll';
+import { Button, Code, Group, Modal, Select, Stack, Text } from '@mantine/core';
+import { DataTable } from '../components/data-table';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
@@ -95,51 +95,50 @@ export function Deliveries({
               <Empty title="No deliveries yet">Send a test ping to see one here.</Empty>
             )
           ) : (
-            <TableScroll label="Deliveries table" minWidth={560}>
-              <Table aria-label="Deliveries">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Created</Table.Th>
-                    <Table.Th>Event</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Attempts</Table.Th>
-                    <Table.Th>Answer</Table.Th>
-                    <Table.Th>Actions</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rows.map((d) => (
-                    <Table.Tr key={d.id} data-testid="delivery-row">
-                      <Table.Td>
-                        <Button variant="subtle" size="compact-sm" onClick={() => setOpen(d)}>
-                          {when(d.created_at)}
-                        </Button>
-                      </Table.Td>
-                      <Table.Td>{d.event}</Table.Td>
-                      <Table.Td>
-                        <StatusBadge status={d.status} />
-                      </Table.Td>
-                      <Table.Td>{d.attempt_count}</Table.Td>
-                      <Table.Td maw={260} title={d.error ?? undefined}>
-                        <Text size="sm" data-testid="delivery-answer">
-                          {deliveryAnswer(d)}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Button
-                          variant="default"
-                          size="compact-sm"
-                          loading={redelivering === d.id}
-                          onClick={() => void redeliver(d)}
-                        >
-                          Redeliver
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+            <DataTable
+              label="Deliveries"
+              rows={rows}
+              rowKey={(d) => d.id}
+              rowTestId="delivery-row"
+              minWidth={560}
+              columns={[
+                {
+                  label: 'Created',
+                  card: 'title',
+                  cell: (d) => (
+                    <Button variant="subtle" size="compact-sm" onClick={() => setOpen(d)}>
+                      {when(d.created_at)}
+                    </Button>
+                  ),
+                },
+                { label: 'Event', card: 'title', cell: (d) => d.event },
+                { label: 'Status', card: 'status', cell: (d) => <StatusBadge status={d.status} /> },
+                { label: 'Attempts', cell: (d) => d.attempt_count },
+                {
+                  label: 'Answer',
+                  maw: 260,
+                  cell: (d) => (
+                    <Text size="sm" component="span" data-testid="delivery-answer" title={d.error ?? undefined}>
+                      {deliveryAnswer(d)}
+                    </Text>
+                  ),
+                },
+                {
+                  label: 'Actions',
+                  card: 'actions',
+                  cell: (d) => (
+                    <Button
+                      variant="default"
+                      size="compact-sm"
+                      loading={redelivering === d.id}
+                      onClick={() => void redeliver(d)}
+                    >
+                      Redeliver
+                    </Button>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Load>

@@ -68,7 +68,7 @@ export function DeviceSettings({
   const sims = simsOf(device);
   return (
     <Modal opened onClose={onClose} title={`Settings of ${device.name}`}>
-      <form onSubmit={save} noValidate>
+      <form onSubmit={(event) => void save(event)} noValidate>
         <Stack>
           <TextInput
             label="Name"
@@ -143,7 +143,7 @@ export function DeviceSettings({
                 </Group>
               </Chip.Group>
               {field('send_window.days') && (
-                <Text size="xs" c="red">
+                <Text size="xs" c="var(--pg-danger)">
                   {field('send_window.days')}
                 </Text>
               )}

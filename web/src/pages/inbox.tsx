@@ -1,10 +1,11 @@
-import { Badge, Card, Group, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Card, Group, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { LIVE_MS } from '../lib/use-load';
 import { api, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { ago, when } from '../lib/format';
+import { Link } from '../lib/router';
 
 /**
  * Inbound texts, newest first. The first page is the latest 50; after that the screen asks only for
@@ -58,7 +59,7 @@ export function Inbox() {
       live = false;
       window.clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once: the poll reads the newest text from a ref
+    // Runs once: the poll reads the newest text from a ref.
   }, []);
 
   return (
@@ -86,6 +87,16 @@ export function Inbox() {
             <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
               {m.body}
             </Text>
+            {m.sender && (
+              <Anchor
+                component={Link}
+                href={`/inbox/${encodeURIComponent(m.sender)}`}
+                size="sm"
+                aria-label={`Reply to ${m.sender}`}
+              >
+                Reply
+              </Anchor>
+            )}
           </Card>
         ))}
       </Stack>

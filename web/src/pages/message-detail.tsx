@@ -81,7 +81,7 @@ export function MessageDetail({ id }: { id: string }) {
                   </Group>
                   <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
                   {(m.error_code || m.error_message) && (
-                    <Text size="sm" c="red.9" data-testid="message-error">
+                    <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
                       {[m.error_code, m.error_message].filter(Boolean).join(': ')}
                     </Text>
                   )}

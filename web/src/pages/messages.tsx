@@ -1,15 +1,38 @@
-import { Anchor, Button, Group, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Anchor, Button, Collapse, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
+import { NARROW } from '../components/data-table';
 import { MessagesTable } from '../components/messages-table';
 import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
-import { localInputToIso, timeZone } from '../lib/format';
+import { toCsv } from '../lib/csv';
+import { localInputToIso, plural, timeZone } from '../lib/format';
 import { Link, navigate, useLocation } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import type { paths } from '../api/schema';
 
 const STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'unknown', 'received'] as const;
+const EXPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'direction',
+  'status',
+  'sender',
+  'recipient',
+  'body',
+  'segments',
+  'encoding',
+  'device_id',
+  'sim_subscription_id',
+  'batch_id',
+  'sent_at',
+  'delivered_at',
+  'failed_at',
+  'received_at',
+  'error_code',
+  'error_message',
+] as const satisfies ReadonlyArray<keyof Schemas['Message']>;
 type Query = NonNullable<paths['/v1/messages']['get']['parameters']['query']>;
 
 /** Every filter of GET /v1/messages, kept in the URL so a filtered view can be shared and reloaded. */
@@ -42,6 +65,10 @@ export function Messages() {
   const first = useLoad(() => ok(api.GET('/v1/messages', { params: { query } })), [key], LIVE_MS);
   const [more, setMore] = useState<{ key: string; rows: Schemas['Message'][]; cursor?: string }>({ key, rows: [] });
   const [error, setError] = useState<unknown>(null);
+  const narrow = useMediaQuery(NARROW, false, { getInitialValueInEffect: false });
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const active = Object.entries(filters).filter(([k, v]) => v && !(k === 'order' && v === 'desc')).length;
+  const [exporting, setExporting] = useState<string | null>(null);
   const extra = more.key === key ? more : { key, rows: [], cursor: undefined };
 
   function apply(next: typeof filters) {
@@ -59,97 +86,157 @@ export function Messages() {
     }
   }
 
+  /** Every message the filters match, page after page of the API's list, saved as a CSV file. */
+  async function exportCsv() {
+    setError(null);
+    setExporting('Exporting…');
+    try {
+      const all: Schemas['Message'][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await ok(api.GET('/v1/messages', { params: { query: { ...query, limit: 200, cursor } } }));
+        all.push(...page.data);
+        cursor = page.next_cursor ?? undefined;
+        setExporting(`Exporting… ${plural(all.length, 'message')}`);
+      } while (cursor);
+      const csv = toCsv(
+        EXPORT_COLUMNS,
+        all.map((m) => EXPORT_COLUMNS.map((c) => m[c])),
+      );
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      link.download = `messages-${new Date().toISOString().slice(0, 10)}.csv`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+      setExporting(`${plural(all.length, 'message')} exported to ${link.download}.`);
+    } catch (e) {
+      setExporting(null);
+      setError(e);
+    }
+  }
+
   const set = (k: keyof typeof filters) => (v: string | null) => setDraft((d) => ({ ...d, [k]: v ?? '' }));
   return (
-    <Page title="Messages">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          apply(draft);
-        }}
-        aria-label="Filters"
-      >
-        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
-          <Select
-            label="Direction"
-            data={[
-              { value: '', label: 'Both' },
-              { value: 'outbound', label: 'Outbound' },
-              { value: 'inbound', label: 'Inbound' },
-            ]}
-            value={draft.direction}
-            onChange={set('direction')}
-            allowDeselect={false}
-          />
-          <Select
-            label="Status"
-            data={[{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: s }))]}
-            value={draft.status}
-            onChange={set('status')}
-            allowDeselect={false}
-          />
-          <Select
-            label="Phone"
-            data={[
-              { value: '', label: 'Any phone' },
-              ...(devices.data ?? []).map((d) => ({ value: d.id, label: d.name })),
-            ]}
-            value={draft.device}
-            onChange={set('device')}
-            allowDeselect={false}
-          />
-          <TextInput label="Search text or number" value={draft.q} onChange={(e) => set('q')(e.currentTarget.value)} />
-          <TextInput
-            type="datetime-local"
-            label={`From (${timeZone})`}
-            value={draft.from}
-            onChange={(e) => set('from')(e.currentTarget.value)}
-          />
-          <TextInput
-            type="datetime-local"
-            label={`To (${timeZone})`}
-            value={draft.to}
-            onChange={(e) => set('to')(e.currentTarget.value)}
-          />
-          <TextInput
-            label="Batch id"
-            value={draft.batch}
-            onChange={(e) => set('batch')(e.currentTarget.value.trim())}
-          />
-          <Select
-            label="Order"
-            data={[
-              { value: 'desc', label: 'Newest first' },
-              { value: 'asc', label: 'Oldest first' },
-            ]}
-            value={draft.order}
-            onChange={set('order')}
-            allowDeselect={false}
-          />
-        </SimpleGrid>
-        <Group mt="sm">
-          <Button type="submit">Apply filters</Button>
+    <Page
+      title="Messages"
+      actions={
+        <Button variant="default" onClick={() => void exportCsv()} loading={exporting === 'Exporting…'}>
+          Export CSV
+        </Button>
+      }
+    >
+      {exporting && exporting !== 'Exporting…' && (
+        <Text size="sm" role="status">
+          {exporting}
+        </Text>
+      )}
+      {narrow && (
+        <Group>
           <Button
             variant="default"
-            onClick={() => {
-              const cleared = {
-                direction: '',
-                status: '',
-                device: '',
-                batch: '',
-                q: '',
-                from: '',
-                to: '',
-                order: 'desc',
-              };
-              setDraft(cleared);
-              apply(cleared);
-            }}
+            aria-expanded={filtersOpen}
+            aria-controls="message-filters"
+            onClick={() => setFiltersOpen((o) => !o)}
           >
-            Clear
+            {filtersOpen ? 'Hide filters' : 'Filters'}
+            {active > 0 && ` (${active} on)`}
           </Button>
         </Group>
-      </form>
+      )}
+      <Collapse expanded={!narrow || filtersOpen} id="message-filters">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            apply(draft);
+          }}
+          aria-label="Filters"
+        >
+          <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+            <Select
+              label="Direction"
+              data={[
+                { value: '', label: 'Both' },
+                { value: 'outbound', label: 'Outbound' },
+                { value: 'inbound', label: 'Inbound' },
+              ]}
+              value={draft.direction}
+              onChange={set('direction')}
+              allowDeselect={false}
+            />
+            <Select
+              label="Status"
+              data={[{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: s }))]}
+              value={draft.status}
+              onChange={set('status')}
+              allowDeselect={false}
+            />
+            <Select
+              label="Phone"
+              data={[
+                { value: '', label: 'Any phone' },
+                ...(devices.data ?? []).map((d) => ({ value: d.id, label: d.name })),
+              ]}
+              value={draft.device}
+              onChange={set('device')}
+              allowDeselect={false}
+            />
+            <TextInput
+              label="Search text or number"
+              value={draft.q}
+              onChange={(e) => set('q')(e.currentTarget.value)}
+            />
+            <TextInput
+              type="datetime-local"
+              label={`From (${timeZone})`}
+              value={draft.from}
+              onChange={(e) => set('from')(e.currentTarget.value)}
+            />
+            <TextInput
+              type="datetime-local"
+              label={`To (${timeZone})`}
+              value={draft.to}
+              onChange={(e) => set('to')(e.currentTarget.value)}
+            />
+            <TextInput
+              label="Batch id"
+              value={draft.batch}
+              onChange={(e) => set('batch')(e.currentTarget.value.trim())}
+            />
+            <Select
+              label="Order"
+              data={[
+                { value: 'desc', label: 'Newest first' },
+                { value: 'asc', label: 'Oldest first' },
+              ]}
+              value={draft.order}
+              onChange={set('order')}
+              allowDeselect={false}
+            />
+          </SimpleGrid>
+          <Group mt="sm">
+            <Button type="submit">Apply filters</Button>
+            <Button
+              variant="default"
+              onClick={() => {
+                const cleared = {
+                  direction: '',
+                  status: '',
+                  device: '',
+                  batch: '',
+                  q: '',
+                  from: '',
+                  to: '',
+                  order: 'desc',
+                };
+                setDraft(cleared);
+                apply(cleared);
+              }}
+            >
+              Clear
+            </Button>
+          </Group>
+        </form>
+      </Collapse>
       <Load state={first}>
         {(page) => {
           const rows = [...page.data, ...extra.rows];

@@ -1,10 +1,10 @@
-import { Anchor, Button, Card, Group, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Card, Group, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
-import { TableScroll } from '../components/table-scroll';
+import { DataTable } from '../components/data-table';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
@@ -72,7 +72,7 @@ export function OptOuts() {
         No send reaches a number on this list: its message is created failed (opted out) and not counted against the
         plan. A text of STOP to one of your phones adds its sender; START takes it off.
       </Text>
-      <Card withBorder component="form" onSubmit={add} noValidate aria-label="Add a number">
+      <Card withBorder component="form" onSubmit={(event) => void add(event)} noValidate aria-label="Add a number">
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Number to add"
@@ -84,7 +84,7 @@ export function OptOuts() {
           <Button type="submit">Add to the list</Button>
         </Group>
         {added && (
-          <Text size="sm" c="teal.9" role="status" mt="xs">
+          <Text size="sm" c="var(--pg-ok)" role="status" mt="xs">
             {added} is on the list.
           </Text>
         )}
@@ -95,37 +95,32 @@ export function OptOuts() {
           rows.length === 0 ? (
             <Empty title="No opted-out numbers">Numbers that text STOP appear here.</Empty>
           ) : (
-            <TableScroll label="Opt-outs table" minWidth={520}>
-              <Table aria-label="Opt-outs">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Number</Table.Th>
-                    <Table.Th>Why</Table.Th>
-                    <Table.Th>Since</Table.Th>
-                    <Table.Th>Actions</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rows.map((o) => (
-                    <Table.Tr key={o.phone_number} data-testid="opt-out-row">
-                      <Table.Td>{o.phone_number}</Table.Td>
-                      <Table.Td>{why(o)}</Table.Td>
-                      <Table.Td>{when(o.created_at)}</Table.Td>
-                      <Table.Td>
-                        <Button
-                          size="compact-xs"
-                          variant="default"
-                          aria-label={`Take off ${o.phone_number}`}
-                          onClick={() => void remove(o.phone_number)}
-                        >
-                          Take off
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+            <DataTable
+              label="Opt-outs"
+              rows={rows}
+              rowKey={(o) => o.phone_number}
+              rowTestId="opt-out-row"
+              minWidth={520}
+              columns={[
+                { label: 'Number', card: 'title', cell: (o) => o.phone_number },
+                { label: 'Why', cell: why },
+                { label: 'Since', cell: (o) => when(o.created_at) },
+                {
+                  label: 'Actions',
+                  card: 'actions',
+                  cell: (o) => (
+                    <Button
+                      size="compact-xs"
+                      variant="default"
+                      aria-label={`Take off ${o.phone_number}`}
+                      onClick={() => void remove(o.phone_number)}
+                    >
+                      Take off
+                    </Button>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Load>

@@ -1,10 +1,11 @@
-import { Anchor, Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
-import { TableScroll } from '../components/table-scroll';
+import { Anchor, Card, Group, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
+import { DataTable } from '../components/data-table';
 import { api, ok } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
+import { DailyChart } from '../components/daily-chart';
 import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
-import { count, plural, when } from '../lib/format';
+import { count, plural, timeZone, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 
@@ -34,12 +35,13 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
 export function Overview() {
   const state = useLoad(
     async () => {
-      const [me, devices, batches] = await Promise.all([
+      const [me, devices, batches, daily] = await Promise.all([
         ok(api.GET('/v1/auth/me')),
         ok(api.GET('/v1/devices')),
         ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
+        ok(api.GET('/v1/stats/daily', { params: { query: { days: 14, timezone: timeZone } } })),
       ]);
-      return { me, devices: devices.data, batches: batches.data };
+      return { me, devices: devices.data, batches: batches.data, daily: daily.days };
     },
     [],
     LIVE_MS,
@@ -48,7 +50,7 @@ export function Overview() {
   return (
     <Page title="Overview">
       <Load state={state}>
-        {({ me, devices, batches }) => {
+        {({ me, devices, batches, daily }) => {
           const online = devices.filter((d) => d.online).length;
           return (
             <Stack>
@@ -81,6 +83,7 @@ export function Overview() {
                   </Text>
                 </Card>
               </SimpleGrid>
+              <DailyChart days={daily} />
               <Group justify="space-between">
                 <Text fw={600} component="h2">
                   Recent sends
@@ -109,32 +112,25 @@ export function Overview() {
                   )}
                 </Empty>
               ) : (
-                <TableScroll label="Recent sends table" minWidth={320}>
-                  <Table>
-                    <Table.Thead>
-                      <Table.Tr>
-                        <Table.Th>Sent</Table.Th>
-                        <Table.Th>To</Table.Th>
-                        <Table.Th>Progress</Table.Th>
-                      </Table.Tr>
-                    </Table.Thead>
-                    <Table.Tbody>
-                      {batches.map((b) => (
-                        <Table.Tr key={b.id}>
-                          <Table.Td>
-                            <Anchor component={Link} href={`/batches/${b.id}`} size="sm">
-                              {when(b.created_at)}
-                            </Anchor>
-                          </Table.Td>
-                          <Table.Td>{b.recipient_preview}</Table.Td>
-                          <Table.Td miw={140}>
-                            <BatchProgress batch={b} />
-                          </Table.Td>
-                        </Table.Tr>
-                      ))}
-                    </Table.Tbody>
-                  </Table>
-                </TableScroll>
+                <DataTable
+                  label="Recent sends"
+                  rows={batches}
+                  rowKey={(b) => b.id}
+                  minWidth={320}
+                  columns={[
+                    {
+                      label: 'Sent',
+                      card: 'title',
+                      cell: (b) => (
+                        <Anchor component={Link} href={`/batches/${b.id}`} size="sm">
+                          {when(b.created_at)}
+                        </Anchor>
+                      ),
+                    },
+                    { label: 'To', card: 'title', cell: (b) => b.recipient_preview },
+                    { label: 'Progress', miw: 140, cell: (b) => <BatchProgress batch={b} /> },
+                  ]}
+                />
               )}
             </Stack>
           );

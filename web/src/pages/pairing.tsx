@@ -84,8 +84,8 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
         </Text>
         {!pairing && (
           <Text size="sm" c="dimmed">
-            Phones send through the SMSGate Android app (SMS Gateway for Android). Create a code: this card then
-            shows what to type into the app, step by step.
+            Phones send through the SMSGate Android app (SMS Gateway for Android). Create a code: this card then shows
+            what to type into the app, step by step.
           </Text>
         )}
         {pairing && paired && (
@@ -126,7 +126,8 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
                 </Text>
                 <CopyValue label="Private Token" value={pairing.code} testId="pairing-code" />
                 <Text size="sm">
-                  <Ui>Notification channel</Ui>: <Ui>SSE Only</Ui> (with Auto the app waits for pushes this service cannot send)
+                  <Ui>Notification channel</Ui>: <Ui>SSE Only</Ui> (with Auto the app waits for pushes this service
+                  cannot send)
                 </Text>
               </Stack>
             </List.Item>

@@ -117,7 +117,7 @@ export function Phones() {
                         </dd>
                       </dl>
                       {d.push_token_invalid_reason && (
-                        <Text size="xs" c="red.9">
+                        <Text size="xs" c="var(--pg-danger)">
                           Push disabled: {d.push_token_invalid_reason}
                         </Text>
                       )}
@@ -139,7 +139,7 @@ export function Phones() {
                           </Button>
                         )}
                         <Button size="xs" color="red" variant="light" onClick={() => void unpair(d)}>
-                          <span style={{ color: 'var(--mantine-color-red-9)' }}>Unpair</span>
+                          <span style={{ color: 'var(--pg-danger)' }}>Unpair</span>
                         </Button>
                       </Group>
                     </Stack>

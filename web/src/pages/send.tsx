@@ -1,4 +1,17 @@
-import { Anchor, Badge, Button, Card, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  FileButton,
+  Group,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { countSegments } from '../../../src/messages/segments';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
@@ -6,6 +19,7 @@ import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
 import { count, localInputToIso, plural, timeZone } from '../lib/format';
 import type { Me } from '../lib/session';
+import { numbersFromCsv } from '../lib/csv';
 import { checkRecipients } from '../lib/recipients';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
@@ -56,6 +70,15 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const [at, setAt] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [imported, setImported] = useState<string | null>(null);
+
+  /** A CSV file's numbers join the typed ones, one a line, and go through the same checks. */
+  async function importCsv(file: File | null) {
+    if (!file) return;
+    const numbers = numbersFromCsv(await file.text());
+    setTo((typed) => [typed.trim(), ...numbers].filter(Boolean).join('\n'));
+    setImported(`${plural(numbers.length, 'number')} added from ${file.name}.`);
+  }
 
   const checks = useMemo(() => checkRecipients(to), [to]);
   const valid = checks.filter((c) => c.e164 && c.duplicateOf === undefined);
@@ -101,7 +124,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const blocked =
     tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
   return (
-    <Card withBorder component="form" onSubmit={submit} noValidate maw={720}>
+    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate maw={720}>
       <Stack>
         <Textarea
           label="Recipients"
@@ -112,6 +135,20 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
           value={to}
           onChange={(e) => setTo(e.currentTarget.value)}
         />
+        <Group gap="sm">
+          <FileButton onChange={(file) => void importCsv(file)} accept=".csv,text/csv,text/plain">
+            {(props) => (
+              <Button variant="default" size="xs" {...props}>
+                Add numbers from a CSV file
+              </Button>
+            )}
+          </FileButton>
+          {imported && (
+            <Text size="sm" role="status">
+              {imported}
+            </Text>
+          )}
+        </Group>
         {checks.length > 0 && (
           <div aria-live="polite">
             <Text size="sm" data-testid="recipient-summary">
@@ -134,7 +171,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
                     color={c.error ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
                     title={c.error ?? (c.duplicateOf !== undefined ? 'duplicate' : c.e164)}
                   >
-                    <span style={{ color: 'var(--mantine-color-dark-9)', textTransform: 'none' }}>
+                    <span style={{ color: 'var(--pg-badge-text)', textTransform: 'none' }}>
                       {c.raw}
                       {c.error ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
                     </span>
@@ -143,7 +180,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
               ))}
             </Group>
             {invalid.length > 0 && (
-              <Text size="xs" c="red.9" role="alert">
+              <Text size="xs" c="var(--pg-danger)" role="alert">
                 {invalid[0].raw} is {invalid[0].error}
               </Text>
             )}
@@ -205,7 +242,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
         )}
         <FormError error={error} />
         {tooMany ? (
-          <Text size="sm" c="red.9" data-testid="send-allowance">
+          <Text size="sm" c="var(--pg-danger)" data-testid="send-allowance">
             {tooMany}
           </Text>
         ) : (

@@ -103,7 +103,7 @@ export function Webhooks() {
                       {w.url}
                     </Text>
                     {!w.enabled && w.disabled_reason && (
-                      <Text size="sm" c="orange.9" data-testid="pause-reason">
+                      <Text size="sm" c="var(--pg-warn)" data-testid="pause-reason">
                         Paused: {w.disabled_reason}
                       </Text>
                     )}
@@ -143,19 +143,23 @@ export function Webhooks() {
                       <Button
                         size="xs"
                         variant="default"
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: 'Rotate the signing secret?',
-                            message:
-                              'Deliveries are signed with the new secret at once; receivers checking the old one will reject them.',
-                            confirmLabel: 'Rotate',
-                          });
-                          if (yes)
-                            await act(async () => {
-                              const { secret: value } = await ok(api.POST('/v1/webhooks/{id}/rotate-secret', path(w)));
-                              setSecret({ label: `New signing secret of ${w.name ?? w.url}`, value });
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Rotate the signing secret?',
+                              message:
+                                'Deliveries are signed with the new secret at once; receivers checking the old one will reject them.',
+                              confirmLabel: 'Rotate',
                             });
-                        }}
+                            if (yes)
+                              await act(async () => {
+                                const { secret: value } = await ok(
+                                  api.POST('/v1/webhooks/{id}/rotate-secret', path(w)),
+                                );
+                                setSecret({ label: `New signing secret of ${w.name ?? w.url}`, value });
+                              });
+                          })()
+                        }
                       >
                         Rotate secret
                       </Button>
@@ -163,16 +167,18 @@ export function Webhooks() {
                         size="xs"
                         color="red"
                         variant="light"
-                        onClick={async () => {
-                          const yes = await confirm({
-                            title: 'Delete this webhook?',
-                            message: `${w.url} stops receiving events. Pending deliveries are abandoned.`,
-                            confirmLabel: 'Delete',
-                          });
-                          if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
-                        }}
+                        onClick={() =>
+                          void (async () => {
+                            const yes = await confirm({
+                              title: 'Delete this webhook?',
+                              message: `${w.url} stops receiving events. Pending deliveries are abandoned.`,
+                              confirmLabel: 'Delete',
+                            });
+                            if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
+                          })()
+                        }
                       >
-                        <span style={{ color: 'var(--mantine-color-red-9)' }}>Delete</span>
+                        <span style={{ color: 'var(--pg-danger)' }}>Delete</span>
                       </Button>
                     </Group>
                     {pings[w.id] && <PingResult key={pings[w.id]} deliveryId={pings[w.id]} />}
@@ -234,7 +240,7 @@ function PingResult({ deliveryId }: { deliveryId: string }) {
     <Text
       size="sm"
       role="status"
-      c={d?.status === 'delivered' ? 'teal.9' : d && d.status !== 'pending' ? 'red.9' : undefined}
+      c={d?.status === 'delivered' ? 'var(--pg-ok)' : d && d.status !== 'pending' ? 'var(--pg-danger)' : undefined}
       data-testid="ping-result"
     >
       {text}
@@ -282,7 +288,7 @@ function WebhookForm({
 
   return (
     <Modal opened onClose={onClose} title={webhook ? 'Edit webhook' : 'Add a webhook'}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <TextInput
             label="URL"

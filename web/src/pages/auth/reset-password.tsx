@@ -61,7 +61,7 @@ export function ResetPassword() {
   }
 
   return (
-    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={(event) => void submit(event)} noValidate>
       <Stack>
         <Title order={1} size="h2">
           Reset your password

@@ -29,7 +29,7 @@ export function SignIn() {
   }
 
   return (
-    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={(event) => void submit(event)} noValidate>
       <Stack>
         <Title order={1} size="h2">
           Sign in

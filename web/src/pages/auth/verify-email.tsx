@@ -55,7 +55,7 @@ export function VerifyEmail() {
   }
   return (
     <Page title="Verify your email">
-      <Paper withBorder p="lg" maw={440} component="form" onSubmit={submit} noValidate>
+      <Paper withBorder p="lg" maw={440} component="form" onSubmit={(event) => void submit(event)} noValidate>
         <Stack>
           <Text size="sm">
             We sent a six-digit code to <strong>{me.user.email}</strong>. It expires in 10 minutes.
@@ -70,7 +70,7 @@ export function VerifyEmail() {
           />
           <FormError error={error} />
           {resent && (
-            <Text size="sm" role="status" c="teal.9">
+            <Text size="sm" role="status" c="var(--pg-ok)">
               A new code is on its way.
             </Text>
           )}

@@ -1,0 +1,191 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Scope } from '../../api-keys/api-key.entity';
+import { callerOf } from '../../http/auth';
+import { apiErrorOf } from '../../http/error-handler';
+import { ApiError, unauthenticated } from '../../http/errors';
+import { readiness, type HealthDeps } from '../../http/health.routes';
+import { validate } from '../../http/validate';
+import type { Services } from '../../services';
+import { SMSGATE_PREFIX } from './smsgate.routes';
+import { deviceView } from './smsgate.views';
+import { exportBody, listQuery, logsQuery, sendMessageBody, sendQuery, settingsBody, webhookBody } from './integrator.schemas';
+
+/** Where SMSGate's clients point their base URL (their default is `https://api.sms-gate.app/3rdparty/v1`). */
+export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
+
+/**
+ * Their errors are `{message}` (client-go ErrorResponse; the server's fiber handler writes
+ * err.Error() there) and a body that fails validation is 400, not 422; our code and field errors
+ * go along in `data`. Every error under the prefix is answered here.
+ */
+const theirErrors: Middleware = async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && (ctx.body === undefined || ctx.body === null)) {
+      throw new ApiError(404, 'not_found', `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`);
+    }
+  } catch (error) {
+    let apiError = apiErrorOf(error);
+    // Their server answers a message id used before with 409 (messages ErrMessageAlreadyExists).
+    if (apiError.code === 'idempotency_key_reused') {
+      apiError = new ApiError(409, apiError.code, 'A message with this id already exists, with another content.');
+    }
+    if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
+    const status = apiError.status === 422 ? 400 : apiError.status;
+    ctx.status = status;
+    const body = apiError.toBody() as { code: string; errors?: unknown };
+    ctx.body = { message: apiError.message, data: { code: body.code, ...(body.errors ? { errors: body.errors } : {}) } };
+    for (const [name, value] of Object.entries(apiError.headers ?? {})) ctx.set(name, value);
+  }
+};
+
+/**
+ * Their clients send `Authorization: Basic base64(login:password)`: here the password is one of
+ * the account's API keys and the login is not read (a key names its account). A Bearer token is an
+ * API key too. Either becomes the key our one auth middleware checks, scopes as on /v1.
+ */
+function basicAsKey(ctx: Context): void {
+  const match = /^Basic\s+(\S+)$/i.exec(ctx.get('Authorization'));
+  if (!match) return;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0 || colon === decoded.length - 1) throw unauthenticated('Basic credentials need an API key as the password.');
+  delete ctx.request.headers.authorization;
+  ctx.request.headers['x-api-key'] = decoded.slice(colon + 1);
+}
+
+const notServed = (status: number, message: string) => () => {
+  throw new ApiError(status, status === 501 ? 'not_implemented' : 'not_supported', message);
+};
+
+/**
+ * SMSGate's integrator API (its server's internal/sms-gateway/handlers/3rdparty.go and the
+ * controllers it mounts) on our services, so its published clients work by changing the base URL.
+ */
+export function integratorRoutes({ services, orm, temporal }: { services: Services } & HealthDeps): Router {
+  const { auth, idempotency, smsgateIntegrator: integrator } = services;
+  const router = new Router({ prefix: INTEGRATOR_API });
+  router.use(theirErrors);
+  const as = (scope: Scope): Middleware[] => [
+    async (ctx, next) => {
+      basicAsKey(ctx);
+      await next();
+    },
+    auth.scope(scope),
+  ];
+  const userOf = (ctx: Context) => callerOf(ctx).userId;
+
+  // Their health is outside authentication (handlers/health.go; client-go HealthResponse).
+  const health = async (ctx: Context) => {
+    const { ready, checks } = await readiness({ orm, temporal });
+    ctx.status = ready ? 200 : 503;
+    ctx.body = {
+      status: ready ? 'pass' : 'fail',
+      checks: Object.fromEntries(
+        Object.entries(checks).map(([name, state]) => [
+          name,
+          { status: state === 'ok' ? 'pass' : 'fail', description: `${name} ${state}`, observedValue: state === 'ok' ? 1 : 0 },
+        ]),
+      ),
+    };
+  };
+  // Their probes (live, ready, startup) all answer readiness here: one process serves them.
+  for (const path of ['/health', '/health/live', '/health/ready', '/health/startup']) router.get(path, health);
+
+  // The server mounts its messages controller under /message (older) and /messages.
+  for (const base of ['/message', '/messages']) {
+    router.post(
+      base,
+      ...as('send'),
+      async (ctx, next) => {
+        // A client-chosen id is the send's idempotency key: the same id and body get the first answer.
+        const id = (ctx.request.body as { id?: unknown } | undefined)?.id;
+        if (typeof id === 'string' && id.length > 0 && id.length <= 36) ctx.request.headers['idempotency-key'] = `smsgate:${id}`;
+        await next();
+      },
+      idempotency.key(),
+      async (ctx) => {
+        const { body } = await validate(ctx, { body: sendMessageBody, query: sendQuery });
+        const state = await integrator.send(userOf(ctx), body);
+        ctx.status = 202;
+        ctx.set('Location', `${INTEGRATOR_API}/messages/${encodeURIComponent(state.id)}`);
+        ctx.body = state;
+      },
+    );
+    router.get(base, ...as('read'), async (ctx) => {
+      const { query } = await validate(ctx, { query: listQuery });
+      const { items, total } = await integrator.list(userOf(ctx), query);
+      ctx.set('X-Total-Count', String(total));
+      ctx.body = items;
+    });
+    router.get(`${base}/:id`, ...as('read'), async (ctx) => {
+      ctx.body = await integrator.state(userOf(ctx), ctx.params.id);
+    });
+    router.delete(
+      `${base}/:id`,
+      ...as('send'),
+      notServed(501, 'Cancelling one message is not served here: cancel its send with POST /v1/batches/{id}/cancel.'),
+    );
+    router.post(`${base}/inbox/export`, ...as('webhooks'), async (ctx) => {
+      const { body } = await validate(ctx, { body: exportBody });
+      await integrator.exportInbox(userOf(ctx), body);
+      ctx.status = 202;
+    });
+  }
+
+  for (const path of ['/inbox/export', '/inbox/refresh']) {
+    router.post(path, ...as('webhooks'), async (ctx) => {
+      const { body } = await validate(ctx, { body: exportBody });
+      await integrator.exportInbox(userOf(ctx), body);
+      ctx.status = 202;
+    });
+  }
+  router.get('/inbox', ...as('read'), notServed(501, 'The inbox list is not served here: use GET /v1/messages?direction=inbound.'));
+
+  for (const base of ['/device', '/devices']) {
+    router.get(base, ...as('devices'), async (ctx) => {
+      ctx.body = (await integrator.devices(userOf(ctx))).map(deviceView);
+    });
+    router.delete(`${base}/:id`, ...as('devices'), async (ctx) => {
+      await integrator.removeDevice(userOf(ctx), ctx.params.id);
+      ctx.status = 204;
+    });
+  }
+
+  router.get('/settings', ...as('devices'), async (ctx) => {
+    ctx.body = await integrator.settings(userOf(ctx));
+  });
+  for (const method of ['patch', 'put'] as const) {
+    router[method]('/settings', ...as('devices'), async (ctx) => {
+      const { body } = await validate(ctx, { body: settingsBody });
+      ctx.body = await integrator.changeSettings(userOf(ctx), body as Record<string, unknown>);
+    });
+  }
+
+  router.get('/webhooks', ...as('webhooks'), async (ctx) => {
+    ctx.body = await integrator.listWebhooks(userOf(ctx));
+  });
+  router.post('/webhooks', ...as('webhooks'), async (ctx) => {
+    const { body } = await validate(ctx, { body: webhookBody });
+    ctx.status = 201;
+    ctx.body = await integrator.registerWebhook(userOf(ctx), body);
+  });
+  router.delete('/webhooks/:id', ...as('webhooks'), async (ctx) => {
+    await integrator.removeWebhook(userOf(ctx), ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.get('/logs', ...as('read'), async (ctx) => {
+    const { query } = await validate(ctx, { query: logsQuery });
+    ctx.body = await integrator.logs(userOf(ctx), query);
+  });
+
+  // Their JWT endpoints: our API keys are made on the dashboard or with POST /v1/api-keys.
+  router.all(
+    '/auth/*rest',
+    notServed(501, 'Tokens are not issued here: use an API key (dashboard or POST /v1/api-keys) as the Bearer token or Basic password.'),
+  );
+  router.all('/*rest', notServed(404, 'This SMSGate integrator API call is not served by this server.'));
+  return router;
+}

@@ -1,0 +1,338 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DevicesService, SettingsPatch } from '../../devices/devices.service';
+import type { Event, EventName } from '../../events/event.entity';
+import type { EventsService } from '../../events/events.service';
+import { transaction } from '../../db/transaction';
+import { ApiError, badRequest, conflict, notFound, validationFailed } from '../../http/errors';
+import type { Clock } from '../../lib/clock';
+import { randomToken } from '../../lib/crypto';
+import type { SecretBox } from '../../lib/secret-box';
+import type { MessagesService } from '../../messages/messages.service';
+import { messageView } from '../../messages/messages.views';
+import type { WebhooksService } from '../../webhooks/webhooks.service';
+import type { Target } from '../../webhooks/webhooks.repository';
+import { integratorRepository as repo } from './integrator.repository';
+import type { SendMessageBody } from './integrator.schemas';
+import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
+
+export interface IntegratorDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  messages: MessagesService;
+  devices: DevicesService;
+  webhooks: WebhooksService;
+  events: EventsService;
+  secretBox: SecretBox;
+}
+
+export const unsupported = (message: string) => new ApiError(400, 'not_supported', message);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Their webhook events and ours; the others (data SMS, MMS, app:started) are not ours to send. */
+const OUR_EVENT: Record<string, EventName> = {
+  'sms:received': 'message.received',
+  'sms:sent': 'message.sent',
+  'sms:delivered': 'message.delivered',
+  'sms:failed': 'message.failed',
+  'system:ping': 'ping',
+};
+const THEIR_EVENT = Object.fromEntries(Object.entries(OUR_EVENT).map(([theirs, ours]) => [ours, theirs]));
+
+/** A message's data as our events carry it (messages.views messageView). */
+type MessageData = ReturnType<typeof messageView>;
+
+/** The payload of their event (client-go dto_webhooks.go Sms*Payload) from our event's message. */
+function payloadOf(event: Event, messageId: string): Record<string, unknown> {
+  if (event.name === 'ping') return {};
+  const m = event.data as MessageData;
+  const base = {
+    messageId,
+    phoneNumber: (m.direction === 'inbound' ? m.sender : m.recipient) ?? '',
+    ...(m.sim_subscription_id !== null && m.sim_subscription_id !== undefined ? { simNumber: m.sim_subscription_id } : {}),
+  };
+  switch (event.name) {
+    case 'message.received':
+      return { ...base, sender: m.sender ?? '', message: m.body, receivedAt: m.received_at ?? m.created_at };
+    case 'message.sent':
+      return { ...base, sentAt: m.sent_at ?? event.createdAt.toISOString() };
+    case 'message.delivered':
+      return { ...base, deliveredAt: m.delivered_at ?? event.createdAt.toISOString() };
+    default:
+      return {
+        ...base,
+        failedAt: m.failed_at ?? event.createdAt.toISOString(),
+        reason: m.error_message ?? m.error_code ?? 'failed',
+      };
+  }
+}
+
+/** The keys of each settings section we map; everything else is refused (see settings()). */
+const CAMEL = /[A-Z]/g;
+const snake = (key: string) => key.replace(CAMEL, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * SMSGate's integrator API on our services: one SMSGate message is one of our sends (batch), its
+ * webhooks are ours in its format, its settings are our phones' settings. No rule lives here that
+ * /v1 does not share.
+ */
+export function createIntegratorService(deps: IntegratorDeps) {
+  const { em, clock } = deps;
+
+  async function signingKey(userId: string): Promise<string> {
+    const sealed = await repo.sealedKey(em(), userId, () => deps.secretBox.seal(randomToken(24)), clock.now());
+    return deps.secretBox.open(sealed);
+  }
+
+  /** Our send that an SMSGate message id names: a client-chosen id, or the send's own. */
+  async function batchIdOf(userId: string, id: string): Promise<string> {
+    const named = await repo.ourId(em(), userId, 'message', id);
+    if (named) return named;
+    if (UUID.test(id)) return id;
+    throw notFound('message');
+  }
+
+  async function stateOf(userId: string, id: string, withContent = true) {
+    const batchId = await batchIdOf(userId, id);
+    const { batch, messages } = await deps.messages.getBatch(userId, batchId);
+    return messageStateView(id, batch, messages, withContent);
+  }
+
+  async function smsgateWebhooks(userId: string) {
+    const all = await deps.webhooks.list(userId);
+    const ours = all.filter((webhook) => webhook.format === 'smsgate');
+    const names = await repo.extIds(em(), ours.map((webhook) => webhook.id));
+    return ours.map((webhook) => ({ webhook, id: names.get(webhook.id) ?? webhook.id }));
+  }
+
+  /** Writes deliveries to SMSGate-format webhooks: the app's envelope (its WebHookEventDTO.kt). */
+  async function writeBody(tx: EntityManager, event: Event, target: Target): Promise<string> {
+    const data = event.data as Partial<MessageData>;
+    const sendId = data.batch_id ?? null;
+    const names = await repo.extIds(tx, [target.id, ...(sendId ? [sendId] : [])]);
+    const messageId = sendId ? (names.get(sendId) ?? sendId) : (event.messageId ?? data.id ?? '');
+    return JSON.stringify({
+      id: event.id,
+      webhookId: names.get(target.id) ?? target.id,
+      deviceId: event.deviceId ?? data.device_id ?? null,
+      event: THEIR_EVENT[event.name] ?? event.name,
+      payload: payloadOf(event, messageId),
+    });
+  }
+  deps.webhooks.writeBodies('smsgate', writeBody);
+
+  return {
+    signingKey,
+
+    /**
+     * POST /message(s): one send (batch) to every phone number. A client-chosen `id` names it from
+     * now on; the route runs this under that id as its idempotency key.
+     */
+    async send(userId: string, body: SendMessageBody) {
+      if (body.isEncrypted) throw unsupported('Encrypted messages are not supported: send the text itself.');
+      if (body.dataMessage) throw unsupported('Data SMS (dataMessage) are not supported: send a textMessage.');
+      if (body.mmsMessage) throw unsupported('MMS (mmsMessage) are not supported: send a textMessage.');
+      const text = body.textMessage?.text ?? body.message;
+      if (!text) throw badRequest('No message content provided: set textMessage.text (or message).');
+      if (body.ttl != null && body.validUntil != null) throw badRequest('ttl and validUntil conflict: set one.');
+      if (body.deviceId && !UUID.test(body.deviceId)) throw badRequest('deviceId names no phone of this account.');
+      // A repeat within the idempotency window got the first answer already; later, it is theirs: 409.
+      if (body.id && (await repo.ourId(em(), userId, 'message', body.id))) {
+        throw conflict('message_exists', 'A message with this id already exists.');
+      }
+      const ttl =
+        body.ttl ?? (body.validUntil ? Math.ceil((body.validUntil.getTime() - clock.now().getTime()) / 1000) : null);
+      if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');
+      const { batch } = await deps.messages.send(userId, {
+        body: text,
+        to: body.phoneNumbers,
+        device_id: body.deviceId || null,
+        sim_subscription_id: body.simNumber ?? null,
+        ttl_seconds: ttl,
+        scheduled_at: body.scheduleAt ?? null,
+        // Their priority ≥ 100 skips the phone's limits and delays; ours puts it first in the queue.
+        priority: (body.priority ?? 0) >= 100 ? 'high' : 'normal',
+      });
+      if (body.id) await repo.name(em(), userId, 'message', body.id, batch.id, clock.now());
+      return stateOf(userId, body.id || batch.id, false);
+    },
+
+    state: (userId: string, id: string) => stateOf(userId, id),
+
+    async list(
+      userId: string,
+      query: { from?: Date; to?: Date; state?: string; deviceId?: string; limit: number; offset: number; includeContent: boolean; sort: string },
+    ) {
+      const { ids, total } = await repo.batches(em(), {
+        userId,
+        from: query.from,
+        to: query.to,
+        state: query.state,
+        deviceId: query.deviceId,
+        // Their bounds (server params.go): 1..100, offset from 0.
+        limit: Math.max(1, Math.min(query.limit, 100)),
+        offset: Math.max(0, query.offset),
+        order: query.sort === 'created_at' ? 'asc' : 'desc',
+      });
+      // One after another: they share the request's connection.
+      const batches = await repo.sendsOf(em(), userId, ids);
+      const messages = await repo.messagesOf(em(), userId, ids);
+      const names = await repo.extIds(em(), ids);
+      const byId = new Map(batches.map((batch) => [batch.id, batch]));
+      const items = ids.map((id) =>
+        messageStateView(
+          names.get(id) ?? id,
+          byId.get(id)!,
+          messages.filter((m) => m.batchId === id),
+          query.includeContent,
+        ),
+      );
+      return { items, total };
+    },
+
+    /** GET /devices: paired phones (client-go Device). */
+    devices: (userId: string) => deps.devices.list(userId),
+
+    async removeDevice(userId: string, id: string) {
+      if (!UUID.test(id)) throw notFound('device');
+      await deps.devices.unpair(userId, id);
+    },
+
+    async listWebhooks(userId: string) {
+      const rows = await smsgateWebhooks(userId);
+      return rows.map(({ webhook, id }) => webhookView(id, THEIR_EVENT[webhook.events[0]] ?? webhook.events[0], webhook.url, null));
+    },
+
+    /** POST /webhooks: a webhook of ours in their format; the same id again replaces it (as theirs does). */
+    async registerWebhook(userId: string, input: { id?: string; url: string; event: string; deviceId?: string | null }) {
+      const ours = OUR_EVENT[input.event];
+      if (!ours) throw unsupported(`${input.event} events are not sent by this server.`);
+      if (input.deviceId) throw unsupported('Webhooks here are for the whole account: leave deviceId out.');
+      const existing = input.id ? (await smsgateWebhooks(userId)).find((row) => row.id === input.id) : undefined;
+      if (existing) {
+        await deps.webhooks.update(userId, existing.webhook.id, { url: input.url, events: [ours] });
+        return webhookView(existing.id, input.event, input.url, null);
+      }
+      const { webhook } = await deps.webhooks.create(userId, {
+        url: input.url,
+        events: [ours],
+        name: `SMSGate ${input.event}`,
+        format: 'smsgate',
+        secret: await signingKey(userId),
+      });
+      if (input.id) await repo.name(em(), userId, 'webhook', input.id, webhook.id, clock.now());
+      return webhookView(input.id || webhook.id, input.event, webhook.url, null);
+    },
+
+    /** DELETE /webhooks/{id}: their server answers 204 whether or not the id named one. */
+    async removeWebhook(userId: string, id: string) {
+      const found = (await smsgateWebhooks(userId)).find((row) => row.id === id);
+      if (!found) return;
+      await deps.webhooks.remove(userId, found.webhook.id);
+      await repo.forget(em(), found.webhook.id);
+    },
+
+    /** GET /settings: the default phone's settings (their settings are the account's). */
+    async settings(userId: string) {
+      const [device] = await deps.devices.list(userId);
+      return settingsView(device);
+    },
+
+    /**
+     * PATCH/PUT /settings: what maps onto our phone settings is applied to every paired phone of the
+     * account; anything else is refused with its name, nothing applied.
+     */
+    async changeSettings(userId: string, body: Record<string, unknown>) {
+      const patch: SettingsPatch = {};
+      const refused: string[] = [];
+      let newKey: string | undefined;
+      for (const [name, section] of Object.entries(body)) {
+        if (section === null || section === undefined) continue;
+        for (const [rawKey, value] of Object.entries(section as Record<string, unknown>)) {
+          const key = `${name}.${snake(rawKey)}`;
+          if (value === null || value === undefined) continue;
+          const n = typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+          if (key === 'messages.send_interval_min' && n !== undefined) patch.sendDelaySeconds = n;
+          else if (key === 'messages.send_interval_max' && n !== undefined) patch.sendDelayJitterSeconds = n;
+          else if (key === 'messages.limit_period' && value === 'Disabled') {
+            patch.maxSendsPerMinute = null;
+            patch.maxSendsPerHour = null;
+          } else if (key === 'messages.limit_period' && (value === 'PerMinute' || value === 'PerHour')) {
+            const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
+            if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) refused.push(`${key} without a limit_value`);
+            else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
+            else Object.assign(patch, { maxSendsPerHour: limit, maxSendsPerMinute: null });
+          } else if (key === 'messages.limit_value' && n !== undefined) continue;
+          else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
+          else if (key === 'messages.processing_order' && value === 'FIFO') continue;
+          else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
+            newKey = value;
+          }
+          else if (key === 'ping.interval_seconds' && n !== undefined && n >= 60) {
+            patch.heartbeatIntervalMinutes = Math.round(n / 60);
+          } else refused.push(key);
+        }
+      }
+      if (refused.length > 0) {
+        throw validationFailed(
+          refused.map((key) => ({ field: `body.${key}`, message: `${key}: this value is not supported by this server` })),
+        );
+      }
+      // The max is the longest pause: ours is the pause plus its jitter.
+      if (patch.sendDelayJitterSeconds !== undefined) {
+        const min = patch.sendDelaySeconds ?? 0;
+        if (patch.sendDelayJitterSeconds < min) throw badRequest('send_interval_max must not be below send_interval_min.');
+        patch.sendDelayJitterSeconds -= min;
+      }
+      const phones = await deps.devices.list(userId);
+      for (const phone of phones) await deps.devices.update(userId, phone.id, patch, 'api');
+      if (newKey) {
+        // The account's SMSGate webhooks sign with it from their next delivery on (queued ones keep theirs).
+        await repo.setKey(em(), userId, deps.secretBox.seal(newKey), clock.now());
+        for (const { webhook } of await smsgateWebhooks(userId)) await deps.webhooks.rotateSecret(userId, webhook.id, newKey);
+      }
+      return this.settings(userId);
+    },
+
+    /**
+     * POST /inbox/export: the phone's received texts in the range, sent again to the account's
+     * SMSGate sms:received webhooks as new deliveries (logged and retried like any other).
+     */
+    async exportInbox(userId: string, input: { deviceId?: string; since: Date; until: Date }) {
+      const [first] = await deps.devices.list(userId);
+      const deviceId = input.deviceId ?? first?.id;
+      if (!deviceId || !UUID.test(deviceId)) throw badRequest('deviceId names no phone of this account.');
+      await deps.devices.get(userId, deviceId);
+      const texts = await repo.received(em(), userId, deviceId, input.since, input.until);
+      const targets = (await smsgateWebhooks(userId)).filter(({ webhook }) =>
+        webhook.events.includes('message.received'),
+      );
+      if (texts.length === 0 || targets.length === 0) return;
+      await transaction(em(), (tx) =>
+        deps.events.emitMany(
+          tx,
+          targets.flatMap(({ webhook }) =>
+            texts.map((text) => ({
+              userId,
+              name: 'message.received' as const,
+              data: messageView(text),
+              messageId: text.id,
+              deviceId: text.deviceId,
+              webhookId: webhook.id,
+            })),
+          ),
+        ),
+      );
+    },
+
+    /** GET /logs: the account's events in the range (the last 24 hours unless given), 500 at most. */
+    async logs(userId: string, range: { from?: Date; to?: Date }) {
+      const to = range.to ?? clock.now();
+      const from = range.from ?? new Date(to.getTime() - 86_400_000);
+      const events = await repo.events(em(), userId, from, to, 500);
+      return events.map(logEntryView);
+    },
+  };
+}
+
+export type IntegratorService = ReturnType<typeof createIntegratorService>;

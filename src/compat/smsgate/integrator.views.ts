@@ -1,0 +1,122 @@
+import type { Device } from '../../devices/device.entity';
+import type { Event } from '../../events/event.entity';
+import type { Batch } from '../../messages/batch.entity';
+import type { Message, MessageStatus } from '../../messages/message.entity';
+import type { ProcessingState } from './integrator.schemas';
+
+// Our resources in the shapes of SMSGate's integrator API (client-go smsgateway types named
+// beside each); Go's `omitempty` fields are left out when empty, as their server does.
+
+/**
+ * A message's state in their words. `unknown` (no outcome within the stale window) is Processed: the
+ * phone had it and has not said what became of it; a late report still moves it on.
+ */
+const STATE_OF: Record<MessageStatus, ProcessingState> = {
+  queued: 'Pending',
+  dispatched: 'Processed',
+  unknown: 'Processed',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  // Inbound texts are no sends; listed for completeness of the type only.
+  received: 'Delivered',
+};
+const ORDER: ProcessingState[] = ['Pending', 'Processed', 'Sent', 'Delivered'];
+
+/** The time a message reached each state it passed through. */
+function timesOf(message: Message): Partial<Record<ProcessingState, Date>> {
+  return {
+    Pending: message.createdAt,
+    ...(message.dispatchedAt ? { Processed: message.dispatchedAt } : {}),
+    ...(message.sentAt ? { Sent: message.sentAt } : {}),
+    ...(message.deliveredAt ? { Delivered: message.deliveredAt } : {}),
+    ...(message.failedAt ? { Failed: message.failedAt } : {}),
+  };
+}
+
+/** The send's state: Failed when every recipient failed, else the least advanced of the others. */
+export function stateOf(messages: Message[]): ProcessingState {
+  const live = messages.map((m) => STATE_OF[m.status]).filter((state) => state !== 'Failed');
+  if (live.length === 0) return 'Failed';
+  return ORDER[Math.min(...live.map((state) => ORDER.indexOf(state)))];
+}
+
+/**
+ * client-go MessageState. Each state's time is when the last recipient that reached it did
+ * (Failed: the last failure), so `states` reads as the send's history.
+ */
+export function messageStateView(id: string, batch: Batch, messages: Message[], withContent: boolean) {
+  const state = stateOf(messages);
+  const states: Partial<Record<ProcessingState, string>> = {};
+  for (const key of [...ORDER, 'Failed'] as ProcessingState[]) {
+    const times = messages.map((m) => timesOf(m)[key]).filter((at): at is Date => Boolean(at));
+    if (times.length > 0) states[key] = new Date(Math.max(...times.map((at) => at.getTime()))).toISOString();
+  }
+  return {
+    id,
+    deviceId: batch.deviceId,
+    state,
+    isHashed: false,
+    isEncrypted: false,
+    recipients: messages.map((m) => ({
+      phoneNumber: m.recipient ?? '',
+      state: STATE_OF[m.status],
+      ...(m.status === 'failed' || m.status === 'unknown'
+        ? { error: m.errorMessage ?? m.errorCode ?? 'No outcome was reported in time.' }
+        : {}),
+    })),
+    states,
+    ...(withContent ? { textMessage: { text: batch.body } } : {}),
+  };
+}
+
+/** client-go Webhook. */
+export const webhookView = (id: string, event: string, url: string, deviceId: string | null) => ({
+  id,
+  deviceId,
+  url,
+  event,
+});
+
+/**
+ * client-go domain_settings.go DeviceSettings, as our phone settings give them. The webhooks'
+ * signing key is never shown: the account sets its own (changeSettings).
+ */
+export function settingsView(device: Device | undefined) {
+  const messages: Record<string, unknown> = { sim_selection_mode: 'OSDefault', processing_order: 'FIFO' };
+  if (device) {
+    const longest = device.sendDelaySeconds + (device.sendDelayJitterSeconds ?? 0);
+    if (device.sendDelaySeconds > 0) messages.send_interval_min = device.sendDelaySeconds;
+    if (longest > 0) messages.send_interval_max = longest;
+    const limit = device.maxSendsPerMinute
+      ? { limit_period: 'PerMinute', limit_value: device.maxSendsPerMinute }
+      : device.maxSendsPerHour
+        ? { limit_period: 'PerHour', limit_value: device.maxSendsPerHour }
+        : { limit_period: 'Disabled' };
+    Object.assign(messages, limit);
+  }
+  return {
+    messages,
+    ...(device ? { ping: { interval_seconds: device.heartbeatIntervalMinutes * 60 } } : {}),
+  };
+}
+
+const PRIORITY: Record<string, string> = {
+  'message.failed': 'ERROR',
+  'message.unknown': 'WARN',
+  'device.offline': 'WARN',
+};
+
+/** client-go domain_logs.go LogEntry: `id` is its place in the answer, the event's own id is in the context. */
+export const logEntryView = (event: Event, index: number) => ({
+  id: index + 1,
+  priority: PRIORITY[event.name] ?? 'INFO',
+  module: event.name.split('.')[0],
+  message: event.name,
+  context: {
+    event_id: event.id,
+    ...(event.messageId ? { message_id: event.messageId } : {}),
+    ...(event.deviceId ? { device_id: event.deviceId } : {}),
+  },
+  createdAt: event.createdAt.toISOString(),
+});

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebHookEventType } from 'android-sms-gateway';
+import { createKey } from '../../support/accounts';
+import type { TestApp } from '../../support/app';
+import { readJson } from '../../support/http';
+import type { WorkflowStack } from '../../support/temporal';
+import { startReceiver, type Receiver } from '../../webhooks/receiver';
+import { smsReceived, statePatch, type PendingMessage } from './fake-app';
+import { registeredApp, startSmsGateStack, tenant } from './helpers';
+import { INTEGRATOR_API, integratorClient, refusal, smsgateSignatureValid } from './integrator-client';
+
+// SMSGate's integrator API (src/compat/smsgate/integrator.routes.ts) driven by its published npm
+// client `android-sms-gateway` 3.0.0, against SMSGate's phone app (the fake app) paired with us.
+// Shapes as in android-sms-gateway/server@22074dda internal/sms-gateway/handlers/*/3rdparty.go and
+// android-sms-gateway/client-go@9b599876 smsgateway/*.go.
+
+describe('SMSGate’s integrator API with its npm client', () => {
+  let stack: WorkflowStack;
+  let app: TestApp;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    stack = await startSmsGateStack('smsgate-integrator', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    ({ app } = stack);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.close();
+  });
+
+  /** The phone takes what is pending and reports each Sent, then Delivered. */
+  async function deliverAll(phone: Awaited<ReturnType<typeof registeredApp>>) {
+    const pending = (await readJson(await phone.getMessages('fifo'))) as PendingMessage[];
+    const at = (s: number) => new Date(app.clock.now().getTime() + s * 1000);
+    for (const message of pending) {
+      expect((await phone.patchMessages([statePatch(message, 'Sent', { Processed: at(1), Sent: at(2) })])).status).toBe(204);
+      const delivered = statePatch(message, 'Delivered', { Processed: at(1), Sent: at(2), Delivered: at(3) });
+      expect((await phone.patchMessages([delivered])).status).toBe(204);
+    }
+    return pending;
+  }
+
+  it('sends, follows the state until delivered, and signs its webhooks as SMSGate does', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const client = integratorClient(app.url, key);
+
+    // Webhooks registered through the client (one before and one after the account sets its own
+    // signing key: both sign with it), the key never shown back.
+    const sent = await client.registerWebhook({ url: receiver.url, event: WebHookEventType.SmsSent });
+    const signingKey = 'integrator-chosen-signing-key-42';
+    await client.patchSettings({ webhooks: { signingKey } });
+    expect(JSON.stringify(await client.getSettings())).not.toContain(signingKey);
+    const delivered = await client.registerWebhook({ id: 'my-delivered-hook', url: receiver.url, event: WebHookEventType.SmsDelivered });
+    expect(delivered).toEqual({ id: 'my-delivered-hook', deviceId: null, url: receiver.url, event: 'sms:delivered' });
+    expect((await client.getWebhooks()).map((w) => w.event).sort()).toEqual(['sms:delivered', 'sms:sent']);
+
+    // One SMSGate message to two numbers is one send of ours; the client's id names it.
+    const state = await client.send({ id: 'order-1234', message: 'Your code is 1234', phoneNumbers: ['+14155550101', '+14155550102'] });
+    expect(state).toMatchObject({
+      id: 'order-1234',
+      deviceId: phone.state.registration!.id,
+      state: 'Pending',
+      recipients: [
+        { phoneNumber: '+14155550101', state: 'Pending' },
+        { phoneNumber: '+14155550102', state: 'Pending' },
+      ],
+    });
+    // The same id and body again: the first answer, not a second send.
+    expect((await client.send({ id: 'order-1234', message: 'Your code is 1234', phoneNumbers: ['+14155550101', '+14155550102'] })).id).toBe('order-1234');
+
+    // The same id with another text is another message: 409, as on their server.
+    expect((await refusal(client.send({ id: 'order-1234', message: 'Another text', phoneNumbers: ['+14155550101'] }))).status).toBe(409);
+
+    const pending = await deliverAll(phone);
+    expect(pending).toHaveLength(2);
+    const done = await client.getState('order-1234');
+    expect(done.state).toBe('Delivered');
+    expect(done.recipients.map((r) => r.state)).toEqual(['Delivered', 'Delivered']);
+    expect(Object.keys((done as unknown as { states: object }).states).sort()).toEqual(['Delivered', 'Pending', 'Processed', 'Sent']);
+
+    // Two sms:sent and two sms:delivered, in SMSGate's envelope, signed as it documents.
+    await expect.poll(() => receiver.requests.filter((r) => r.raw.includes('order-1234')).length, { timeout: 20_000 }).toBe(4);
+    const calls = receiver.requests.filter((r) => r.raw.includes('order-1234'));
+    for (const call of calls) {
+      expect(smsgateSignatureValid(call, signingKey)).toBe(true);
+      expect(smsgateSignatureValid(call, 'another key')).toBe(false);
+      const body = JSON.parse(call.raw) as Record<string, unknown>;
+      expect(Object.keys(body).sort()).toEqual(['deviceId', 'event', 'id', 'payload', 'webhookId']);
+      expect(body.webhookId).toBe(body.event === 'sms:sent' ? sent.id : 'my-delivered-hook');
+      expect(body.payload).toMatchObject({ messageId: 'order-1234' });
+    }
+    expect(calls.map((c) => (JSON.parse(c.raw) as { event: string }).event).sort()).toEqual([
+      'sms:delivered',
+      'sms:delivered',
+      'sms:sent',
+      'sms:sent',
+    ]);
+
+    // They are our deliveries: in the delivery log, redeliverable.
+    const log = await readJson(await app.fetch('/v1/webhooks/deliveries?limit=10', { headers: { 'x-api-key': key } }));
+    expect(log.data.length).toBeGreaterThanOrEqual(4);
+    const again = await app.fetch(`/v1/webhooks/deliveries/${log.data[0].id}/redeliver`, { method: 'POST', headers: { 'x-api-key': key } });
+    expect(again.status).toBeLessThan(300);
+
+    // The list, with their filters and X-Total-Count.
+    const list = await app.fetch(`${INTEGRATOR_API}/messages?state=Delivered&limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('x-total-count')).toBe('1');
+    expect((await readJson(list))[0]).toMatchObject({ id: 'order-1234', state: 'Delivered' });
+
+    // Registering the same id again replaces the webhook.
+    await client.registerWebhook({ id: 'my-delivered-hook', url: `${receiver.url}?v=2`, event: WebHookEventType.SmsDelivered });
+    expect((await client.getWebhooks()).filter((w) => w.id === 'my-delivered-hook').map((w) => w.url)).toEqual([`${receiver.url}?v=2`]);
+    await client.deleteWebhook(sent.id!);
+    expect((await client.getWebhooks()).map((w) => w.id)).toEqual(['my-delivered-hook']);
+  });
+
+  it('answers every other public method of the client, or refuses it plainly', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const client = integratorClient(app.url, key);
+    const deviceId = phone.state.registration!.id;
+
+    expect(await client.getHealth()).toMatchObject({ status: 'pass' });
+    expect((await client.getDevices()).map((d) => d.id)).toEqual([deviceId]);
+
+    // Settings map onto the phone's (their keys are snake_case, client-go domain_settings.go; the npm
+    // client's types are camelCase: both are read); what does not map is refused with its name.
+    await client.patchSettings({ messages: { sendIntervalMin: 5, sendIntervalMax: 8 } });
+    const settings = (await client.getSettings()) as unknown as { messages: Record<string, unknown> };
+    expect(settings.messages).toMatchObject({ send_interval_min: 5, send_interval_max: 8 });
+    const refused = await refusal(client.updateSettings({ encryption: { passphrase: 'secret' } }));
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('encryption.passphrase');
+
+    // A received text, exported again to the sms:received webhook.
+    await client.registerWebhook({ url: receiver.url, event: WebHookEventType.SmsReceived });
+    const at = new Date(app.clock.now().getTime() - 60_000);
+    const hooks = (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
+    const received = hooks.find((hook) => hook.event === 'sms:received')!;
+    const forwarded = await phone.sendWebhook(received, smsReceived({ sender: '+14155550199', text: 'export me please', receivedAt: at }));
+    expect(forwarded.status).toBeLessThan(300);
+    const before = receiver.requests.filter((r) => r.raw.includes('export me please')).length;
+    await client.exportInbox({ deviceId, since: new Date(at.getTime() - 60_000), until: app.clock.now() });
+    await expect.poll(() => receiver.requests.filter((r) => r.raw.includes('export me please')).length, { timeout: 20_000 }).toBeGreaterThan(before);
+
+    const logs = await client.getLogs(new Date(Date.now() - 3_600_000));
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs[0]).toMatchObject({ id: 1, module: expect.any(String), priority: expect.any(String) });
+
+    await client.deleteDevice(deviceId);
+    expect(await client.getDevices()).toEqual([]);
+  });
+
+  it('keeps accounts apart, refuses bad credentials and bad input with 4xx in SMSGate’s error shape', async () => {
+    const mine = await tenant(app);
+    await registeredApp(app, mine.key);
+    const theirs = await tenant(app);
+    const state = await integratorClient(app.url, mine.key).send({ message: 'hello', phoneNumbers: ['+14155550103'] });
+
+    const other = await refusal(integratorClient(app.url, theirs.key).getState(state.id));
+    expect(other.status).toBe(404);
+    expect(other.body.message).toEqual(expect.any(String));
+
+    expect((await refusal(integratorClient(app.url, 'sk_wrong').getDevices())).status).toBe(401);
+    // Scopes as on /v1: a key that may only read cannot list phones or send.
+    const readOnly = integratorClient(app.url, await createKey(app, mine.account, ['read']));
+    expect((await refusal(readOnly.getDevices())).status).toBe(403);
+    expect((await refusal(readOnly.send({ message: 'x', phoneNumbers: ['+14155550103'] }))).status).toBe(403);
+    expect((await readOnly.getState(state.id)).id).toBe(state.id);
+
+    const client = integratorClient(app.url, mine.key);
+    for (const bad of [
+      { message: 'x', phoneNumbers: [] },
+      { message: 'x', phoneNumbers: ['not a number'] },
+      { phoneNumbers: ['+14155550103'] },
+      { message: 'x', phoneNumbers: ['+14155550103'], simNumber: 9 },
+      { message: 'x', phoneNumbers: ['+14155550103'], ttl: 60, validUntil: new Date(Date.now() + 60_000).toISOString() },
+    ]) {
+      const error = await refusal(client.send(bad as never));
+      expect(error.status, JSON.stringify(bad)).toBe(400);
+      expect(error.body.message).toEqual(expect.any(String));
+    }
+    // Another account's phone and webhook: not found, and left alone.
+    const minePhone = (await integratorClient(app.url, mine.key).getDevices())[0].id;
+    expect((await refusal(integratorClient(app.url, theirs.key).deleteDevice(minePhone))).status).toBe(404);
+    const hook = await integratorClient(app.url, mine.key).registerWebhook({ url: 'https://127.0.0.1:9/x', event: WebHookEventType.SmsFailed });
+    await integratorClient(app.url, theirs.key).deleteWebhook(hook.id!);
+    expect((await integratorClient(app.url, mine.key).getWebhooks()).map((w) => w.id)).toEqual([hook.id]);
+    expect((await integratorClient(app.url, mine.key).getDevices()).map((d) => d.id)).toEqual([minePhone]);
+
+    // Malformed input anywhere is a 4xx in their shape, never a 500.
+    const bearer = { Authorization: `Bearer ${mine.key}`, 'content-type': 'application/json' };
+    for (const [method, pathname, body] of [
+      ['GET', '/messages?limit=abc', undefined],
+      ['GET', '/messages?state=Lost', undefined],
+      ['GET', '/messages?from=yesterday', undefined],
+      ['GET', `/messages/${'x'.repeat(300)}`, undefined],
+      ['POST', '/webhooks', { url: 'http://example.com/hook', event: 'sms:sent' }],
+      ['POST', '/webhooks', { url: 'https://127.0.0.1:9/x', event: 'sms:nothing' }],
+      ['PATCH', '/settings', { messages: 5 }],
+      ['PATCH', '/settings', { messages: { limit_period: 'PerDay', limit_value: 10 } }],
+      ['PUT', '/settings', [1, 2]],
+      ['POST', '/inbox/export', { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }],
+      ['POST', '/messages', '{"message": "x", "phoneNumbers": '],
+      ['GET', '/logs?to=never', undefined],
+    ] as const) {
+      const res = await app.fetch(`${INTEGRATOR_API}${pathname}`, {
+        method,
+        headers: bearer,
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      expect(res.status, `${method} ${pathname}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${method} ${pathname}`).toBeLessThan(500);
+      expect((await readJson(res)).message, `${method} ${pathname}`).toEqual(expect.any(String));
+    }
+
+    const unserved = await app.fetch(`${INTEGRATOR_API}/auth/token`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
+    expect(unserved.status).toBe(501);
+    expect((await readJson(unserved)).message).toMatch(/API key/);
+    const unknown = await app.fetch(`${INTEGRATOR_API}/no-such-thing`, { headers: { Authorization: `Bearer ${mine.key}` } });
+    expect(unknown.status).toBe(404);
+    expect((await readJson(unknown)).message).toMatch(/not served/);
+  });
+});

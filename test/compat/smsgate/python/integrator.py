@@ -1,0 +1,50 @@
+"""SMSGate's published Python client (PyPI android-sms-gateway 4.x) against this service.
+
+Usage: python integrator.py <base URL> <API key> <webhook URL>
+Runs the client's calls an integration makes and prints what they returned as one JSON object; a
+refused call is printed as {"status": ..., "message": ...} in place of its result.
+"""
+
+import json
+import sys
+
+from android_sms_gateway import client, domain
+from android_sms_gateway.enums import WebhookEvent
+
+
+def refused(call):
+    try:
+        return call()
+    except Exception as error:  # the client's HTTP errors carry the status and the JSON body
+        return {
+            "status": getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None),
+            "message": str(error),
+        }
+
+
+def main() -> None:
+    base_url, key, webhook_url = sys.argv[1:4]
+    out = {}
+    # Basic: the login is not read here, the password is the API key.
+    with client.APIClient("integrator@example.com", key, base_url=base_url) as api:
+        out["health"] = api.health_check().status.value
+        out["devices"] = [device.id for device in api.list_devices()]
+        hook = api.create_webhook(domain.Webhook(id="py-hook", url=webhook_url, event=WebhookEvent.SMS_SENT))
+        out["webhook"] = {"id": hook.id, "event": hook.event.value}
+        out["webhooks"] = [w.id for w in api.get_webhooks()]
+        state = api.send(domain.Message(phone_numbers=["+14155550170"], text_message=domain.TextMessage(text="Hello from Python"), id="py-1"))
+        out["sent"] = {"id": state.id, "state": state.state.value}
+        again = api.get_state("py-1")
+        out["state"] = {"id": again.id, "state": again.state.value, "recipients": [r.phone_number for r in again.recipients]}
+        out["list"] = [m.id for m in api.get_messages()]
+        out["unknown"] = refused(lambda: api.get_state("no-such-message"))
+        api.delete_webhook("py-hook")
+        out["webhooks_after"] = [w.id for w in api.get_webhooks()]
+    # Bearer: the API key alone.
+    with client.APIClient(None, key, base_url=base_url) as api:
+        out["bearer_devices"] = [device.id for device in api.list_devices()]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

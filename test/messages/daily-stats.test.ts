@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { json } from '../support/accounts';
+import { backdateMessage } from '../support/factories';
+import { readJson } from '../support/http';
+import { bearer } from '../devices/helpers';
+import { sendingTenant } from './helpers';
+
+const DAY = 86_400_000;
+/** The calendar day of an instant in a time zone, as YYYY-MM-DD. */
+const dayIn = (at: Date, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(at);
+
+describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app?.close());
+
+  /** Sends to `to`, has the phone fetch them and report each outcome given. */
+  async function sendWithOutcomes(t: Awaited<ReturnType<typeof sendingTenant>>, outcomes: string[]) {
+    const to = outcomes.map((_, i) => `+1415555060${i}`);
+    const sent = await readJson(await t.call('POST', '/v1/messages', { body: 'Counted', to }));
+    await app.fetch(`/v1/device/outbox?limit=${to.length}`, { headers: bearer(t.phone.token) });
+    const reports = (sent.message_ids as string[]).flatMap((id, i) =>
+      outcomes[i] === 'queued'
+        ? []
+        : outcomes[i] === 'failed'
+          ? [{ id, status: 'failed', error_code: 'RESULT_ERROR_NO_SERVICE' }]
+          : [{ id, status: outcomes[i] }],
+    );
+    const res = await app.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(t.phone.token)));
+    expect(res.status).toBe(200);
+    return sent.message_ids as string[];
+  }
+
+  it('counts the account’s own outbound texts on the day each was created, every day listed', async () => {
+    const mine = await sendingTenant(app);
+    const theirs = await sendingTenant(app);
+    const [, , , old] = await sendWithOutcomes(mine, ['delivered', 'failed', 'sent', 'delivered']);
+    await sendWithOutcomes(theirs, ['delivered', 'delivered']);
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY);
+    await backdateMessage(app.orm, old, twoDaysAgo);
+    // A received text is not a send.
+    await app.fetch(
+      '/v1/device/inbound',
+      json(
+        'POST',
+        { sender: '+14155550699', body: 'hi', received_at: new Date().toISOString() },
+        bearer(mine.phone.token),
+      ),
+    );
+
+    const res = await mine.call('GET', '/v1/stats/daily?days=3');
+    expect(res.status).toBe(200);
+    const body = await readJson(res);
+    expect(body).toEqual({
+      timezone: 'UTC',
+      days: [
+        { date: dayIn(twoDaysAgo, 'UTC'), sent: 1, delivered: 1, failed: 0 },
+        { date: dayIn(new Date(Date.now() - DAY), 'UTC'), sent: 0, delivered: 0, failed: 0 },
+        { date: dayIn(new Date(), 'UTC'), sent: 2, delivered: 1, failed: 1 },
+      ],
+    });
+    const fortnight = await readJson(await mine.call('GET', '/v1/stats/daily'));
+    expect(fortnight.days).toHaveLength(14);
+  });
+
+  it('draws the days’ lines in the time zone asked for', async () => {
+    const t = await sendingTenant(app);
+    const [id] = await sendWithOutcomes(t, ['sent']);
+    // 23:30 UTC yesterday is already today in Tokyo (UTC+9, no daylight saving).
+    const yesterday = new Date(Date.now() - DAY);
+    const late = new Date(`${dayIn(yesterday, 'UTC')}T23:30:00Z`);
+    await backdateMessage(app.orm, id, late);
+    const utc = await readJson(await t.call('GET', '/v1/stats/daily?days=2'));
+    const tokyo = await readJson(await t.call('GET', '/v1/stats/daily?days=2&timezone=asia/tokyo'));
+    expect(tokyo.timezone).toBe('Asia/Tokyo');
+    expect(utc.days.find((d: { date: string }) => d.date === dayIn(late, 'UTC')).sent).toBe(1);
+    expect(tokyo.days.find((d: { date: string }) => d.date === dayIn(late, 'Asia/Tokyo')).sent).toBe(1);
+    expect(dayIn(late, 'Asia/Tokyo')).not.toBe(dayIn(late, 'UTC'));
+  });
+
+  it('refuses a span or a time zone it cannot draw with the field’s error, and needs a key or session', async () => {
+    const t = await sendingTenant(app);
+    for (const [query, field] of [
+      ['days=0', 'days'],
+      ['days=91', 'days'],
+      ['days=two', 'days'],
+      ['timezone=Mars/Olympus', 'timezone'],
+    ]) {
+      const res = await t.call('GET', `/v1/stats/daily?${query}`);
+      expect({ query, status: res.status }).toEqual({ query, status: 422 });
+      const problem = await readJson(res);
+      expect(problem.errors.map((e: { field: string }) => e.field)).toContain(`query.${field}`);
+    }
+    expect((await app.fetch('/v1/stats/daily')).status).toBe(401);
+  });
+});
