@@ -286,12 +286,18 @@ export function createSendsService(deps: SendsDeps) {
       const scheduledAt = input.scheduled_at ?? null;
       // Not scheduled and not inside a larger transaction (an Idempotency-Key's): it may be written in
       // one statement, which also checks the suppression list; else it is asked beside the phone.
-      const oneStatement = !scheduledAt && !em().isInTransaction();
-      const [, device, suppressed] = await Promise.all([
-        deps.accounts.assertCanSend(userId),
-        devicesRepository.sendingDevice(em(), userId, input.device_id),
-        oneStatement ? undefined : deps.suppressed(userId, numbers),
-      ]);
+      const inTransaction = em().isInTransaction();
+      const oneStatement = !scheduledAt && !inTransaction;
+      // Outside a transaction each read takes a connection of its own and they run side by side;
+      // inside one they share its connection, which runs one statement at a time: one after another.
+      const reads = [
+        () => deps.accounts.assertCanSend(userId),
+        () => devicesRepository.sendingDevice(em(), userId, input.device_id),
+        () => (oneStatement ? undefined : deps.suppressed(userId, numbers)),
+      ] as const;
+      const [, device, suppressed] = inTransaction
+        ? [await reads[0](), await reads[1](), await reads[2]()]
+        : await Promise.all([reads[0](), reads[1](), reads[2]()]);
       if (!device) {
         throw noDevice(
           input.device_id
