@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
 import type { WebhookFormat } from './webhook.entity';
+import type { DeliveryRecord } from './attempts.repository';
 
 // The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
 // record of a batch of attempts in a few set-based statements.
@@ -28,22 +29,8 @@ export interface QueuedDelivery {
   traceParent: string | null;
 }
 
-/** One attempt and what it leaves on its delivery. */
-export interface AttemptRecord {
-  deliveryId: string;
-  attempt: number;
-  url: string;
-  ok: boolean;
-  httpStatus: number | null;
-  excerpt: string | null;
-  error: string | null;
-  startedAt: Date;
-  durationMs: number;
-  status: 'delivered' | 'retrying' | 'failed';
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  abandonedAt: Date | null;
-}
+/** One attempt (when it started, how long it took) and what it leaves on its delivery. */
+export type AttemptRecord = Omit<DeliveryRecord, 'lastAttemptAt'> & { startedAt: Date; durationMs: number };
 
 // Rows travel as one JSON parameter (json_to_recordset): a statement per batch, not per delivery.
 const asJson = (records: AttemptRecord[]) =>
