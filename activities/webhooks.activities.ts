@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { AttemptsService } from '../src/webhooks/attempts.service';
-import type { QueueService } from '../src/webhooks/queue.service';
+import type { DeliveryQueueService } from '../src/webhooks/delivery-queue.service';
 import type { DeliveryAttemptInput, DeliveryAttemptOutcome, QueuePass, QueuePassInput } from '../workflows/definitions';
 
 const HEARTBEAT_MS = 3000;
@@ -20,7 +20,7 @@ async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promi
   }
 }
 
-export function createWebhookActivities(attempts: AttemptsService, queue: QueueService) {
+export function createWebhookActivities(attempts: AttemptsService, queue: DeliveryQueueService) {
   return {
     /**
      * One pass over a webhook's queue: its due deliveries attempted and recorded. Throws only for

@@ -10,6 +10,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../src/config';
 import { openOrm } from '../src/db/orm';
+import { query, sql } from '../src/db/sql';
 import { listen } from '../src/http/server';
 import { systemClock } from '../src/lib/clock';
 import { createLogger } from '../src/lib/logger';
@@ -48,12 +49,11 @@ runMain(async () => {
     const registered = await post('/v1/auth/register', JSON.stringify({ email, password: 'correct horse battery' }));
     if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
     const cookie = registered.headers.getSetCookie()[0].split(';')[0];
-    await orm.em
-      .fork()
-      .execute(
-        `update users set plan_id = 'business', email_verified_at = ${verified ? 'now()' : 'null'} where email = ?`,
-        [email],
-      );
+    await query(
+      orm.em.fork(),
+      sql`update users set plan_id = 'business', email_verified_at = ${verified ? sql`now()` : sql`null`}
+           where email = ${email}`,
+    );
     const key = await post('/v1/api-keys', JSON.stringify({ name: 'bench' }), { cookie });
     return ((await key.json()) as { key: string }).key;
   }

@@ -39,7 +39,7 @@ import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
 import { createAttemptsService } from './webhooks/attempts.service';
-import { createQueueService } from './webhooks/queue.service';
+import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
@@ -141,7 +141,7 @@ export function buildServices(deps: ServiceDeps) {
     metrics: metrics.webhooks,
   };
   const attempts = createAttemptsService(attemptsDeps);
-  const webhookQueue = createQueueService({
+  const webhookQueue = createDeliveryQueueService({
     ...attemptsDeps,
     retryScheduleMs: config.webhooks.retryScheduleMs,
     tracer: deps.tracing?.tracer,

@@ -5,7 +5,10 @@
 // module imports nothing but @temporalio/common, so src/ may build start options from it.
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
-/** The account (users.id) a batch, delivery or phone belongs to. */
+/**
+ * The account a batch, delivery or phone belongs to: its `userId` (users.id). The attribute keeps the
+ * name it is registered under in Temporal's visibility store.
+ */
 export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
 /** The phone a batch is sent from, or whose liveness a workflow watches. */
 export const DeviceId = defineSearchAttributeKey('DeviceId', SearchAttributeType.KEYWORD);
@@ -46,33 +49,33 @@ export type LivenessStatusValue = (typeof LIVENESS_STATUSES)[number];
 
 /** What a batch workflow is started with. */
 export function batchSearchAttributes(batch: {
-  accountId: string;
+  userId: string;
   deviceId: string;
   scheduled: boolean;
 }): SearchAttributePair[] {
   const status: BatchStatusValue = batch.scheduled ? 'scheduled' : 'sending';
   return [
-    { key: AccountId, value: batch.accountId },
+    { key: AccountId, value: batch.userId },
     { key: DeviceId, value: batch.deviceId },
     { key: BatchStatus, value: status },
   ];
 }
 
 /** What a webhook's queue workflow is started with (by the signal of a new delivery). */
-export function queueSearchAttributes(delivery: { accountId: string; webhookId: string }): SearchAttributePair[] {
+export function queueSearchAttributes(delivery: { userId: string; webhookId: string }): SearchAttributePair[] {
   const status: DeliveryStatusValue = 'pending';
   return [
-    { key: AccountId, value: delivery.accountId },
+    { key: AccountId, value: delivery.userId },
     { key: WebhookId, value: delivery.webhookId },
     { key: DeliveryStatus, value: status },
   ];
 }
 
 /** What a liveness workflow is started with (by a heartbeat: the phone is online). */
-export function livenessSearchAttributes(device: { accountId: string; deviceId: string }): SearchAttributePair[] {
+export function livenessSearchAttributes(device: { userId: string; deviceId: string }): SearchAttributePair[] {
   const status: LivenessStatusValue = 'online';
   return [
-    { key: AccountId, value: device.accountId },
+    { key: AccountId, value: device.userId },
     { key: DeviceId, value: device.deviceId },
     { key: LivenessStatus, value: status },
   ];

@@ -66,8 +66,7 @@ export async function runStatement(
 }
 
 /** A connection of the ORM's pool held until `releaseConnection` (a listener's). */
-export const acquireConnection = (orm: MikroORM): Promise<PgConnection> =>
-  clientOf(knexOf(orm.em)).acquireConnection();
+export const acquireConnection = (orm: MikroORM): Promise<PgConnection> => clientOf(knexOf(orm.em)).acquireConnection();
 
 /** Gives a connection back; the pool replaces one that broke. */
 export const releaseConnection = (orm: MikroORM, connection: PgConnection): Promise<unknown> =>

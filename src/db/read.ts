@@ -1,5 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityName, FilterQuery } from '@mikro-orm/postgresql';
-import { execute } from './sql';
+import { mapEntities, queryRaw, sql, type Sql } from './sql';
 
 /**
  * Rows of `entity` matching `where`, as plain objects with the entity's property names, not managed
@@ -19,22 +19,21 @@ export async function readRows<T extends object>(
 ): Promise<T[]> {
   const meta = em.getMetadata().get(entity as never);
   const columns = columnsOf(meta);
-  const params: unknown[] = [];
-  const condition = compile(where as Filter, columns, params);
+  const condition = compile(where as Filter, columns);
   const order = Object.entries(options.orderBy).map(([prop, dir]) => {
     const column = columns.byProperty.get(prop);
-    return column && (dir === 'asc' || dir === 'desc') ? `"${column}" ${dir}` : null;
+    return column && (dir === 'asc' || dir === 'desc')
+      ? sql`${sql.identifier(column)} ${dir === 'asc' ? sql`asc` : sql`desc`}`
+      : null;
   });
   if (condition === null || order.includes(null)) return viaQueryBuilder(em, entity, where, options);
-  let sql = `select * from "${columns.table}" where ${condition} order by ${order.join(', ')}`;
-  if (options.limit !== undefined) {
-    sql += ' limit ?';
-    params.push(options.limit);
-  }
-  const rows = await execute<Record<string, unknown>[]>(em, sql, params);
+  const limit = options.limit === undefined ? sql.empty : sql` limit ${options.limit}`;
+  const rows = await queryRaw(
+    em,
+    sql`select * from ${sql.identifier(columns.table)} where ${condition} order by ${sql.join(order as Sql[])}${limit}`,
+  );
   // MikroORM's own compiled row mapper: property names, and dates parsed as the query builder does.
-  const map = em.getComparator().getResultMapper<T>(meta.className);
-  return rows.map((row) => map(row as never) as T);
+  return mapEntities(em, entity, rows);
 }
 
 /** The query builder's way, for filters `compile` does not know. */
@@ -75,43 +74,41 @@ function columnsOf(meta: EntityMetadata): Columns {
 }
 
 type Filter = Record<string, unknown>;
-const OPERATORS: Record<string, string> = { $lt: '<', $gt: '>', $lte: '<=', $gte: '>=', $ne: '<>' };
+const OPERATORS: Record<string, Sql> = { $lt: sql`<`, $gt: sql`>`, $lte: sql`<=`, $gte: sql`>=`, $ne: sql`<>` };
 
 const isPlain = (value: unknown): value is Filter =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /** Whether `readRows` writes the SQL of `where` itself (else the query builder does). */
 export function compiles<T extends object>(em: EntityManager, entity: EntityName<T>, where: FilterQuery<T>): boolean {
-  return compile(where as Filter, columnsOf(em.getMetadata().get(entity as never)), []) !== null;
+  return compile(where as Filter, columnsOf(em.getMetadata().get(entity as never))) !== null;
 }
 
-/** `where` as SQL with `?` placeholders (their values pushed to `params`), or null when it is not one we know. */
-function compile(where: Filter, columns: Columns, params: unknown[]): string | null {
+/** `where` as SQL, or null when it is not one we know. */
+function compile(where: Filter, columns: Columns): Sql | null {
   if (!isPlain(where) || Object.getOwnPropertySymbols(where).length > 0) return null;
-  const parts: string[] = [];
+  const parts: Sql[] = [];
   for (const [key, value] of Object.entries(where)) {
     if (key === '$and' || key === '$or') {
       if (!Array.isArray(value) || value.length === 0) return null;
-      const subs = value.map((sub) => compile(sub as Filter, columns, params));
+      const subs = value.map((sub) => compile(sub as Filter, columns));
       if (subs.includes(null)) return null;
-      parts.push(`(${subs.join(key === '$and' ? ' and ' : ' or ')})`);
+      parts.push(sql`(${sql.join(subs as Sql[], key === '$and' ? sql` and ` : sql` or `)})`);
       continue;
     }
     const column = columns.byProperty.get(key);
     if (!column || value === undefined) return null;
-    const ref = `"${column}"`;
+    const ref = sql.identifier(column);
     if (value === null) {
-      parts.push(`${ref} is null`);
+      parts.push(sql`${ref} is null`);
     } else if (isPlain(value)) {
       const ops = Object.entries(value);
       if (ops.length === 0) return null;
       for (const [op, operand] of ops) {
         if (op === '$in' && Array.isArray(operand) && operand.length > 0 && !operand.some((v) => v == null)) {
-          parts.push(`${ref} in (${operand.map(() => '?').join(', ')})`);
-          params.push(...operand);
+          parts.push(sql`${ref} in (${sql.join(operand.map((v) => sql`${v}`))})`);
         } else if (OPERATORS[op] && operand !== null && operand !== undefined && !isPlain(operand)) {
-          parts.push(`${ref} ${OPERATORS[op]} ?`);
-          params.push(operand);
+          parts.push(sql`${ref} ${OPERATORS[op]} ${operand}`);
         } else return null;
       }
     } else if (
@@ -120,9 +117,8 @@ function compile(where: Filter, columns: Columns, params: unknown[]): string | n
       typeof value === 'boolean' ||
       value instanceof Date
     ) {
-      parts.push(`${ref} = ?`);
-      params.push(value);
+      parts.push(sql`${ref} = ${value}`);
     } else return null;
   }
-  return parts.length > 0 ? parts.join(' and ') : 'true';
+  return parts.length > 0 ? sql.join(parts, sql` and `) : sql`true`;
 }

@@ -1,19 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
-import { execute, type SqlFragment } from '../db/sql';
+import { query, sql, type Sql } from '../db/sql';
 
-// The SQL other features need on `devices`: where a send goes, its place in the phone's queue, and
+// The SQL other features need on `devices`: where a send goes, its place in the phone's outbox, and
 // the counters that messages moving through the queue keep.
 
 export interface SendingDevice extends PacingRow {
   id: string;
-  preferred_sim_subscription_id: number | null;
+  preferredSimSubscriptionId: number | null;
   sims: Sim[] | null;
 }
 
-/** Per phone: messages that left its queue (of them, high-priority ones), and messages that reached the carrier. */
-export interface QueueSettlement {
+/** Per phone: messages that left its outbox (of them, high-priority ones), and messages that reached the carrier. */
+export interface OutboxSettlement {
   deviceId: string;
   left: number;
   leftHigh?: number;
@@ -22,79 +22,75 @@ export interface QueueSettlement {
 
 /** A phone's pace, as the outbox and the estimates read it. */
 export interface PacingRow {
-  send_delay_seconds: number;
-  send_delay_jitter_seconds: number;
-  max_sends_per_minute: number | null;
-  max_sends_per_hour: number | null;
-  send_window: SendWindow | null;
+  sendDelaySeconds: number;
+  sendDelayJitterSeconds: number;
+  maxSendsPerMinute: number | null;
+  maxSendsPerHour: number | null;
+  sendWindow: SendWindow | null;
 }
 
-/** Its place at the end of a phone's queue, and the phone's pace. */
-export interface QueuePlace extends PacingRow {
+/** Its place at the end of a phone's outbox, and the phone's pace. */
+export interface OutboxPlace extends PacingRow {
   ahead: number;
 }
 
-const PACING = 'send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window';
+const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window`;
 // Advisory lock class of a paced phone's outbox (the second key is the phone's): one fetch at a time
 // counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
 const PACED_OUTBOX_LOCK = 0x50414345;
 
-const SENDING = `select id, preferred_sim_subscription_id, sims, ${PACING} from devices
-                  where user_id = ? and unpaired_at is null and enabled`;
+const sending = (userId: string) => sql`select id, preferred_sim_subscription_id, sims, ${PACING} from devices
+                  where user_id = ${userId} and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
   /** What a phone's live channel compares between two looks: paired or not, its settings, receiving, its window. */
   channelStates: (em: EntityManager, deviceIds: string[]) =>
-    execute<{ id: string; live: boolean; settings: string; receiving: boolean; send_window: SendWindow | null }[]>(
+    query<{ id: string; live: boolean; settings: string; receiving: boolean; sendWindow: SendWindow | null }>(
       em,
-      `select id, unpaired_at is null and token_hash is not null as live, send_window,
+      sql`select id, unpaired_at is null and token_hash is not null as live, send_window,
               concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id,
                         send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text)
                 as settings,
               receive_enabled as receiving
-         from devices where id = any(string_to_array(?, ',')::uuid[])`,
-      [deviceIds.join(',')],
+         from devices where id = any(${deviceIds}::uuid[])`,
     ),
 
   /** The paired phone behind a device token's hash (runs on every phone request). */
   async byToken(em: EntityManager, tokenHash: string): Promise<{ userId: string; deviceId: string } | null> {
-    const [row] = await execute<{ id: string; user_id: string }[]>(
+    const [row] = await query<{ id: string; userId: string }>(
       em,
-      'select id, user_id from devices where token_hash = ? and unpaired_at is null',
-      [tokenHash],
+      sql`select id, user_id from devices where token_hash = ${tokenHash} and unpaired_at is null`,
     );
-    return row ? { userId: row.user_id, deviceId: row.id } : null;
+    return row ? { userId: row.userId, deviceId: row.id } : null;
   },
 
   /** device_id when given, else the default device, else the most recently online one; enabled and paired only. */
   async sendingDevice(em: EntityManager, userId: string, deviceId?: string | null): Promise<SendingDevice | undefined> {
     const [device] = deviceId
-      ? await execute<SendingDevice[]>(em, `${SENDING} and id = ?`, [userId, deviceId])
-      : await execute<SendingDevice[]>(
+      ? await query<SendingDevice>(em, sql`${sending(userId)} and id = ${deviceId}`)
+      : await query<SendingDevice>(
           em,
-          `${SENDING} order by is_default desc, online desc, last_heartbeat_at desc nulls last, created_at desc limit 1`,
-          [userId],
+          sql`${sending(userId)} order by is_default desc, online desc, last_heartbeat_at desc nulls last, created_at desc limit 1`,
         );
     return device;
   },
 
   /**
-   * Takes `count` places at the end of a phone's queue. Returns how many were ahead (for a
+   * Takes `count` places at the end of a phone's outbox. Returns how many were ahead (for a
    * high-priority send, only the high-priority ones) and the phone's pace, or nothing when the phone
    * was disabled or unpaired meanwhile. The row lock orders concurrent sends to one phone.
    */
-  async reserveQueue(
+  async reserveOutbox(
     tx: EntityManager,
     deviceId: string,
     count: number,
     high = false,
-  ): Promise<QueuePlace | undefined> {
-    const [row] = await execute<QueuePlace[]>(
+  ): Promise<OutboxPlace | undefined> {
+    const [row] = await query<OutboxPlace>(
       tx,
-      `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
-        where id = ? and enabled and unpaired_at is null
-       returning case when ? then queue_depth_high else queue_depth end - ? as ahead, ${PACING}`,
-      [count, high ? count : 0, deviceId, high, count],
+      sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high ? count : 0}
+        where id = ${deviceId} and enabled and unpaired_at is null
+       returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead, ${PACING}`,
     );
     return row;
   },
@@ -104,160 +100,142 @@ export const devicesRepository = {
    * without a send window and paced as `pace` says (what the send was placed by), and `guard` holds;
    * one row (its id), or none.
    */
-  lockForSend: (deviceId: string, pace: PacingRow, guard: SqlFragment): SqlFragment => ({
-    sql: `select id from devices
-           where id = ? and enabled and unpaired_at is null and send_window is null
-             and send_delay_seconds = ? and send_delay_jitter_seconds = ?
-             and max_sends_per_minute is not distinct from ? and max_sends_per_hour is not distinct from ?
-             and ${guard.sql}
-           for update`,
-    params: [
-      deviceId,
-      pace.send_delay_seconds,
-      pace.send_delay_jitter_seconds,
-      pace.max_sends_per_minute,
-      pace.max_sends_per_hour,
-      ...guard.params,
-    ],
-  }),
+  lockForSend: (deviceId: string, pace: PacingRow, guard: Sql): Sql =>
+    sql`select id from devices
+         where id = ${deviceId} and enabled and unpaired_at is null and send_window is null
+           and send_delay_seconds = ${pace.sendDelaySeconds} and send_delay_jitter_seconds = ${pace.sendDelayJitterSeconds}
+           and max_sends_per_minute is not distinct from ${pace.maxSendsPerMinute}::int
+           and max_sends_per_hour is not distinct from ${pace.maxSendsPerHour}::int
+           and ${guard}
+         for update`,
 
   /**
-   * reserveQueue as a step of a larger statement: the phone of the step `locked` takes `count`
+   * reserveOutbox as a step of a larger statement: the phone of the step `locked` takes `count`
    * places when `when` holds; returns `ahead`.
    */
-  takePlaces: (locked: string, count: number, high: boolean, when: string): SqlFragment => ({
-    sql: `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
-           where id = (select id from ${locked}) and ${when}
-          returning case when ? then queue_depth_high else queue_depth end - ? as ahead`,
-    params: [count, high ? count : 0, high, count],
-  }),
+  takePlaces: (locked: Sql, count: number, high: boolean, when: Sql): Sql =>
+    sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high ? count : 0}
+         where id = (select id from ${locked}) and ${when}
+        returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead`,
 
   /**
    * Where an offline phone's waiting messages go (failover): another paired, enabled, online phone of
    * the account, the default first, then the one heard from last. Locked until the move commits.
    */
   async failoverTarget(tx: EntityManager, userId: string, fromId: string): Promise<{ id: string } | undefined> {
-    const [row] = await execute<{ id: string }[]>(
+    const [row] = await query<{ id: string }>(
       tx,
-      `select id from devices
-        where user_id = ? and id <> ? and enabled and online and unpaired_at is null and token_hash is not null
+      sql`select id from devices
+        where user_id = ${userId} and id <> ${fromId} and enabled and online and unpaired_at is null and token_hash is not null
         order by is_default desc, last_heartbeat_at desc nulls last, created_at
         limit 1 for update`,
-      [userId, fromId],
     );
     return row;
   },
 
-  /** Moved messages join the end of a phone's queue: `count` places, `high` of them high priority. */
-  async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<QueuePlace | undefined> {
-    const [row] = await execute<QueuePlace[]>(
+  /** Moved messages join the end of a phone's outbox: `count` places, `high` of them high priority. */
+  async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<OutboxPlace | undefined> {
+    const [row] = await query<OutboxPlace>(
       tx,
-      `update devices set queue_depth = queue_depth + ?, queue_depth_high = queue_depth_high + ?
-        where id = ? returning queue_depth - ? as ahead, ${PACING}`,
-      [count, high, deviceId, count],
+      sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high}
+        where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}`,
     );
     return row;
   },
 
   /** A phone's pace, read by its outbox. */
   async pacingOf(tx: EntityManager, deviceId: string): Promise<PacingRow | undefined> {
-    const [row] = await execute<PacingRow[]>(tx, `select ${PACING} from devices where id = ?`, [deviceId]);
+    const [row] = await query<PacingRow>(tx, sql`select ${PACING} from devices where id = ${deviceId}`);
     return row;
   },
 
   /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */
   async lockPacedOutbox(tx: EntityManager, deviceId: string): Promise<void> {
-    await execute(tx, 'select pg_advisory_xact_lock(?, hashtext(?))', [PACED_OUTBOX_LOCK, deviceId]);
+    await query(tx, sql`select pg_advisory_xact_lock(${PACED_OUTBOX_LOCK}::int, hashtext(${deviceId}))`);
   },
 
   /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
-  async settle(tx: EntityManager, settlements: QueueSettlement[]): Promise<void> {
+  async settle(tx: EntityManager, settlements: OutboxSettlement[]): Promise<void> {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
     if (changed.length === 0) return;
-    await execute(
+    const values = changed.map(
+      (s) => sql`(${s.deviceId}::uuid, ${s.left}::int, ${s.leftHigh ?? 0}::int, ${s.sent}::int)`,
+    );
+    await query(
       tx,
-      `update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
+      sql`update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
               queue_depth_high = greatest(d.queue_depth_high - v.left_high_n, 0), sent_count = d.sent_count + v.sent_n
-         from (values ${changed.map(() => '(?::uuid, ?::int, ?::int, ?::int)').join(', ')})
-              as v (id, left_n, left_high_n, sent_n)
+         from (values ${sql.join(values)}) as v (id, left_n, left_high_n, sent_n)
         where d.id = v.id`,
-      changed.flatMap((s) => [s.deviceId, s.left, s.leftHigh ?? 0, s.sent]),
     );
   },
 
-  async receiver(tx: EntityManager, deviceId: string): Promise<{ user_id: string; receive_enabled: boolean }> {
-    const [row] = await execute<{ user_id: string; receive_enabled: boolean }[]>(
+  async receiver(tx: EntityManager, deviceId: string): Promise<{ userId: string; receiveEnabled: boolean }> {
+    const [row] = await query<{ userId: string; receiveEnabled: boolean }>(
       tx,
-      'select user_id, receive_enabled from devices where id = ?',
-      [deviceId],
+      sql`select user_id, receive_enabled from devices where id = ${deviceId}`,
     );
     return row;
   },
 
   async addReceived(tx: EntityManager, deviceId: string): Promise<void> {
-    await execute(tx, 'update devices set received_count = received_count + 1 where id = ?', [deviceId]);
+    await query(tx, sql`update devices set received_count = received_count + 1 where id = ${deviceId}`);
   },
 
   async pushTarget(em: EntityManager, deviceId: string) {
-    const [row] = await execute<{ id: string; push_token: string | null; push_token_invalid_reason: string | null }[]>(
+    const [row] = await query<{ id: string; pushToken: string | null; pushTokenInvalidReason: string | null }>(
       em,
-      'select id, push_token, push_token_invalid_reason from devices where id = ?',
-      [deviceId],
+      sql`select id, push_token, push_token_invalid_reason from devices where id = ${deviceId}`,
     );
-    return row && { id: row.id, pushToken: row.push_token, pushTokenInvalidReason: row.push_token_invalid_reason };
+    return row;
   },
 
   /** GET /v1/stats: paired phones, and texts received and sent (reached the carrier) over all phones, ever. */
   async statsOf(em: EntityManager, userId: string): Promise<{ devices: number; received: number; sent: number }> {
-    const [row] = await execute<{ devices: number; received: number; sent: number }[]>(
+    const [row] = await query<{ devices: number; received: number; sent: number }>(
       em,
-      `select count(*) filter (where unpaired_at is null)::int as devices,
+      sql`select count(*) filter (where unpaired_at is null)::int as devices,
               coalesce(sum(received_count), 0)::int as received,
               coalesce(sum(sent_count), 0)::int as sent
-         from devices where user_id = ?`,
-      [userId],
+         from devices where user_id = ${userId}`,
     );
     return row;
   },
 
   /** Only the token that was refused: a newer one the phone sent meanwhile stays valid. */
   async invalidatePushToken(em: EntityManager, deviceId: string, token: string, reason: string, at: Date) {
-    await execute(
+    await query(
       em,
-      `update devices set push_token_invalid_reason = ?, push_token_invalidated_at = ?
-        where id = ? and push_token = ? and push_token_invalid_reason is null`,
-      [reason, at, deviceId, token],
+      sql`update devices set push_token_invalid_reason = ${reason}, push_token_invalidated_at = ${at}
+        where id = ${deviceId} and push_token = ${token} and push_token_invalid_reason is null`,
     );
   },
 
   async markSignalled(em: EntityManager, ids: string[], at: Date): Promise<void> {
-    await execute(em, "update devices set last_signal_at = ? where id = any(string_to_array(?, ',')::uuid[])", [
-      at,
-      ids.join(','),
-    ]);
+    await query(em, sql`update devices set last_signal_at = ${at} where id = any(${ids}::uuid[])`);
   },
 
   /** Paired phones whose liveness workflow was never signalled. */
   unsignalled: (em: EntityManager, before: Date, limit: number) =>
-    execute<{ id: string; user_id: string; heartbeat_interval_minutes: number }[]>(
+    query<{ id: string; userId: string; heartbeatIntervalMinutes: number }>(
       em,
-      `select id, user_id, heartbeat_interval_minutes from devices
-        where unpaired_at is null and last_signal_at is null and paired_at < ? order by paired_at limit ?`,
-      [before, limit],
+      sql`select id, user_id, heartbeat_interval_minutes from devices
+        where unpaired_at is null and last_signal_at is null and paired_at < ${before} order by paired_at limit ${limit}`,
     ),
 
   /** Locks every paired phone of an account, in one order: changes of the default queue, never deadlock. */
   async lockAllOf(tx: EntityManager, userId: string): Promise<void> {
-    await execute(tx, 'select id from devices where user_id = ? and unpaired_at is null order by id for update', [
-      userId,
-    ]);
+    await query(
+      tx,
+      sql`select id from devices where user_id = ${userId} and unpaired_at is null order by id for update`,
+    );
   },
 
   async clearDefaultExcept(tx: EntityManager, userId: string, deviceId: string, at: Date): Promise<void> {
-    await execute(
+    await query(
       tx,
-      'update devices set is_default = false, updated_at = ? where user_id = ? and is_default and id <> ?',
-      [at, userId, deviceId],
+      sql`update devices set is_default = false, updated_at = ${at}
+           where user_id = ${userId} and is_default and id <> ${deviceId}`,
     );
   },
 
@@ -273,35 +251,33 @@ export const devicesRepository = {
     missed: number,
     at: Date,
   ): Promise<boolean> {
-    const rows = await execute<{ id: string }[]>(
+    const rows = await query<{ id: string }>(
       tx,
-      `update devices set online = false, updated_at = ?
-        where id = ? and online and unpaired_at is null
-          and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ?::timestamptz)
-              <= ?::timestamptz - make_interval(mins => heartbeat_interval_minutes * ?::int)
+      sql`update devices set online = false, updated_at = ${at}
+        where id = ${deviceId} and online and unpaired_at is null
+          and greatest(coalesce(last_heartbeat_at, '-infinity'::timestamptz), ${lastHeartbeatAt}::timestamptz)
+              <= ${now}::timestamptz - make_interval(mins => heartbeat_interval_minutes * ${missed}::int)
         returning id`,
-      [at, deviceId, lastHeartbeatAt, now, missed],
     );
     return rows.length > 0;
   },
 
   /** True when this call moved a paired, offline phone online. */
   async markOnline(tx: EntityManager, deviceId: string, at: Date): Promise<boolean> {
-    const rows = await execute<{ id: string }[]>(
+    const rows = await query<{ id: string }>(
       tx,
-      `update devices set online = true, updated_at = ?
-        where id = ? and not online and unpaired_at is null
+      sql`update devices set online = true, updated_at = ${at}
+        where id = ${deviceId} and not online and unpaired_at is null
         returning id`,
-      [at, deviceId],
     );
     return rows.length > 0;
   },
 
   /** Paired phones that are online, over every account (the metrics' gauge, read at scrape time). */
   async countOnline(em: EntityManager): Promise<number> {
-    const [row] = await execute<{ online: string }[]>(
+    const [row] = await query<{ online: string }>(
       em,
-      'select count(*) as online from devices where online and unpaired_at is null',
+      sql`select count(*) as online from devices where online and unpaired_at is null`,
     );
     return Number(row.online);
   },

@@ -55,7 +55,7 @@ export interface HeartbeatInput {
   telemetry?: Record<string, unknown>;
 }
 
-/** Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its queue. */
+/** Runs inside the transaction that stops a phone (disabled or unpaired): messaging fails its outbox. */
 export type DeviceStoppedHook = (tx: EntityManager, device: Device, why: 'disabled' | 'unpaired') => Promise<void>;
 
 /** The phones of an account: settings, default, unpairing, device-token auth and heartbeats. */

@@ -54,7 +54,7 @@ export function createLiveness({ temporal, config, em, clock, background, starte
   });
 
   const searchAttributes = (device: Watched) =>
-    livenessSearchAttributes({ accountId: device.userId, deviceId: device.id });
+    livenessSearchAttributes({ userId: device.userId, deviceId: device.id });
 
   const starts: StartKind<Watched> = {
     name: 'device-liveness',
@@ -71,8 +71,8 @@ export function createLiveness({ temporal, config, em, clock, background, starte
     unstarted: async (before, limit) =>
       (await devicesRepository.unsignalled(em(), before, limit)).map((row) => ({
         id: row.id,
-        userId: row.user_id,
-        heartbeatIntervalMinutes: row.heartbeat_interval_minutes,
+        userId: row.userId,
+        heartbeatIntervalMinutes: row.heartbeatIntervalMinutes,
       })),
   };
 

@@ -120,7 +120,7 @@ export function createPairingService(deps: PairingDeps) {
         device = await transaction(em(), async (tx) => {
           const code = await pairingRepository.consume(tx, hashCode(normalizeCode(input.code)), now);
           if (!code) throw invalidCode();
-          const userId = code.user_id;
+          const userId = code.userId;
           // Pairings of one account queue here, so two racing for one handset find one device.
           await plans.lockAccount(tx, userId);
           const { device, cameBack } = await deviceFor(tx, userId, input, now);

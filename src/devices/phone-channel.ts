@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
 import { devicesRepository } from './devices.repository';
 import { isOpen } from './send-window';
-import { messagesRepository } from '../messages/messages.repository';
+import { outboxRepository } from '../messages/outbox.repository';
 import type { Notifier } from '../events/notifier';
 import type { Logger } from '../lib/logger';
 
@@ -89,8 +89,8 @@ export function createPhoneChannel({
     const now = clock.now();
     const [rows, due, leases] = await Promise.all([
       devicesRepository.channelStates(em, deviceIds),
-      messagesRepository.newestDue(orm.em.fork(), deviceIds, now),
-      messagesRepository.leases(orm.em.fork(), deviceIds, now),
+      outboxRepository.newestDue(orm.em.fork(), deviceIds, now),
+      outboxRepository.leases(orm.em.fork(), deviceIds, now),
     ]);
     return new Map(
       rows.map((row) => [
@@ -100,7 +100,7 @@ export function createPhoneChannel({
           settings: row.settings,
           receiving: row.receiving,
           newestQueued: due.get(row.id) ?? null,
-          open: isOpen(row.send_window, now),
+          open: isOpen(row.sendWindow, now),
           leased: leases.get(row.id)?.leased ?? false,
           handedOutAt: leases.get(row.id)?.handedOutAt ?? null,
         },

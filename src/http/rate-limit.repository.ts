@@ -1,31 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../db/sql';
+import { query, sql } from '../db/sql';
 
 // The SQL of `rate_limit_windows`: one counter per key and fixed window.
 
 export const rateLimitRepository = {
   /** Counts one hit in the window and returns the window's hits so far. */
   async hit(em: EntityManager, key: string, windowStart: Date): Promise<number> {
-    const [row] = await execute<{ hits: number }[]>(
+    const [row] = await query<{ hits: number }>(
       em,
-      `insert into rate_limit_windows (key, window_start, hits) values (?, ?, 1)
-         on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
-         returning hits`,
-      [key, windowStart],
+      sql`insert into rate_limit_windows (key, window_start, hits) values (${key}, ${windowStart}, 1)
+            on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
+            returning hits`,
     );
     return row.hits;
   },
 
   async hits(em: EntityManager, key: string, windowStart: Date): Promise<number> {
-    const [row] = await execute<{ hits: number }[]>(
+    const [row] = await query<{ hits: number }>(
       em,
-      'select hits from rate_limit_windows where key = ? and window_start = ?',
-      [key, windowStart],
+      sql`select hits from rate_limit_windows where key = ${key} and window_start = ${windowStart}`,
     );
     return row?.hits ?? 0;
   },
 
   async dropBefore(em: EntityManager, before: Date): Promise<void> {
-    await execute(em, 'delete from rate_limit_windows where window_start < ?', [before]);
+    await query(em, sql`delete from rate_limit_windows where window_start < ${before}`);
   },
 };

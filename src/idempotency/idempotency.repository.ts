@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../db/sql';
+import { query, sql, toDate } from '../db/sql';
 
 // The SQL of `idempotency_keys`. Plain SQL rather than an entity: the stored answers may hold
 // secrets shown once (an API key, a webhook's signing secret), and an ORM error would print them.
@@ -8,10 +8,10 @@ import { execute } from '../db/sql';
 const LOCK_CLASS = 0x1de3;
 
 export interface StoredAnswer {
-  request_hash: string;
-  response_status: number;
-  response_body: string;
-  created_at: Date;
+  requestHash: string;
+  responseStatus: number;
+  responseBody: string;
+  createdAt: Date;
 }
 
 export interface NewKey {
@@ -29,45 +29,41 @@ export const idempotencyRepository = {
    * with the same key holds it (it is still running).
    */
   async tryLock(tx: EntityManager, userId: string, key: string): Promise<boolean> {
-    const [row] = await execute<{ locked: boolean }[]>(
+    const [row] = await query<{ locked: boolean }>(
       tx,
-      `select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(? || ':' || ?)) as locked`,
-      [userId, key],
+      sql`select pg_try_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${userId}::text || ':' || ${key}::text)) as locked`,
     );
     return row.locked;
   },
 
   async find(tx: EntityManager, userId: string, key: string): Promise<StoredAnswer | undefined> {
-    const [row] = await execute<StoredAnswer[]>(
+    const [row] = await query<StoredAnswer>(
       tx,
-      `select request_hash, response_status, response_body, created_at
-         from idempotency_keys where user_id = ? and key = ?`,
-      [userId, key],
+      sql`select request_hash, response_status, response_body, created_at
+            from idempotency_keys where user_id = ${userId} and key = ${key}`,
     );
-    return row ? { ...row, created_at: new Date(row.created_at) } : undefined;
+    return row ? { ...row, createdAt: toDate(row.createdAt)! } : undefined;
   },
 
   async remove(tx: EntityManager, userId: string, key: string): Promise<void> {
-    await execute(tx, 'delete from idempotency_keys where user_id = ? and key = ?', [userId, key]);
+    await query(tx, sql`delete from idempotency_keys where user_id = ${userId} and key = ${key}`);
   },
 
   async insert(tx: EntityManager, row: NewKey): Promise<void> {
-    await execute(
+    await query(
       tx,
-      `insert into idempotency_keys (user_id, key, request_hash, response_status, response_body, created_at)
-       values (?, ?, ?, ?, ?, ?)`,
-      [row.userId, row.key, row.requestHash, row.status, row.body, row.createdAt],
+      sql`insert into idempotency_keys (user_id, key, request_hash, response_status, response_body, created_at)
+          values (${row.userId}, ${row.key}, ${row.requestHash}, ${row.status}, ${row.body}, ${row.createdAt})`,
     );
   },
 
   /** Deletes up to `limit` keys created before `before`, oldest first; returns how many. */
   async removeExpired(em: EntityManager, before: Date, limit: number): Promise<number> {
-    const rows = await execute<{ user_id: string }[]>(
+    const rows = await query(
       em,
-      `delete from idempotency_keys where (user_id, key) in
-         (select user_id, key from idempotency_keys where created_at < ? order by created_at limit ?)
-       returning user_id`,
-      [before, limit],
+      sql`delete from idempotency_keys where (user_id, key) in
+            (select user_id, key from idempotency_keys where created_at < ${before} order by created_at limit ${limit})
+          returning user_id`,
     );
     return rows.length;
   },

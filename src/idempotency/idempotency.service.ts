@@ -84,12 +84,12 @@ export function createIdempotencyService(deps: IdempotencyDeps) {
         if (!(await idempotencyRepository.tryLock(tx, userId, key))) throw keyInUse();
         const now = clock.now();
         const stored = await idempotencyRepository.find(tx, userId, key);
-        if (stored && stored.created_at.getTime() > now.getTime() - IDEMPOTENCY_TTL_MS) {
-          if (stored.request_hash !== request.requestHash) throw keyReused();
+        if (stored && stored.createdAt.getTime() > now.getTime() - IDEMPOTENCY_TTL_MS) {
+          if (stored.requestHash !== request.requestHash) throw keyReused();
           replayed = true;
           return {
-            status: stored.response_status,
-            body: JSON.parse(deps.secretBox.open(stored.response_body)) as unknown,
+            status: stored.responseStatus,
+            body: JSON.parse(deps.secretBox.open(stored.responseBody)) as unknown,
           };
         }
         // Expired and not swept yet: the key starts over.

@@ -3,9 +3,9 @@ import { transaction } from '../db/transaction';
 import { devicesRepository } from '../devices/devices.repository';
 import type { Clock } from '../lib/clock';
 import type { BatchSweep } from '../../workflows/definitions';
-import { messagesRepository } from './messages.repository';
+import { batchesRepository } from './batches.repository';
 import type { OutcomesService } from './outcomes.service';
-import { NO_PACE, paceOf, placement } from './queue';
+import { NO_PACE, paceOf, placement } from './outbox';
 
 export interface BatchProgressDeps {
   em: () => EntityManager;
@@ -21,43 +21,44 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
   const { clock, outcomes } = deps;
 
   return {
-    /** A scheduled batch becomes sendable: its queued messages take their places in the phone's queue. */
+    /** A scheduled batch becomes sendable: its queued messages take their places in the phone's outbox. */
     async release(batchId: string): Promise<void> {
       await transaction(deps.em(), async (tx) => {
-        const batch = await messagesRepository.lockScheduled(tx, batchId);
+        const batch = await batchesRepository.lockScheduled(tx, batchId);
         if (!batch) return;
         const now = clock.now();
         // A phone disabled meanwhile has failed these messages already: none is left to place.
-        const queue =
+        const place =
           batch.queued > 0
-            ? await devicesRepository.reserveQueue(tx, batch.device_id, batch.queued, batch.priority === 'high')
+            ? await devicesRepository.reserveOutbox(tx, batch.deviceId, batch.queued, batch.priority === 'high')
             : undefined;
         const { estimate, ...deadlines } = placement({
           sendableAt: now,
-          ahead: queue?.ahead ?? 0,
-          count: queue ? batch.queued : 0,
-          pace: queue ? paceOf(queue) : NO_PACE,
+          ahead: place?.ahead ?? 0,
+          count: place ? batch.queued : 0,
+          pace: place ? paceOf(place) : NO_PACE,
           staleWindowMs: deps.staleWindowMs,
-          ttlSeconds: batch.ttl_seconds,
+          ttlSeconds: batch.ttlSeconds,
         });
-        await messagesRepository.place(tx, batchId, { sendableAt: now, deadlines, estimate });
+        await batchesRepository.place(tx, batchId, { sendableAt: now, deadlines, estimate });
         // Messages failed meanwhile (the phone was disabled) may already have made it final.
         await outcomes.settleBatch(tx, batchId);
       });
     },
 
     async wake(batchId: string): Promise<void> {
-      const batch = await messagesRepository.batchStatusAndDevice(deps.em(), batchId);
+      const batch = await batchesRepository.batchStatusAndDevice(deps.em(), batchId);
       // A send that is final already (every recipient opted out) gives the phone nothing to fetch.
-      if (batch && deps.wake && batch.status !== 'completed' && batch.status !== 'failed') await deps.wake(batch.device_id);
+      if (batch && deps.wake && batch.status !== 'completed' && batch.status !== 'failed')
+        await deps.wake(batch.deviceId);
     },
 
     /** Marks every lapsed message `unknown` (with message.unknown), settles the batch, and says when to look again. */
     async sweep(batchId: string): Promise<BatchSweep> {
       return transaction(deps.em(), async (tx): Promise<BatchSweep> => {
         await outcomes.markLapsed(tx, batchId);
-        const open = await messagesRepository.openDeadlines(tx, batchId);
-        const batch = await messagesRepository.batchStatusAndDevice(tx, batchId);
+        const open = await batchesRepository.openDeadlines(tx, batchId);
+        const batch = await batchesRepository.batchStatusAndDevice(tx, batchId);
         if (!batch) return { done: true, nextDeadlineMs: null };
         if (open.pending === 0 && batch.status !== 'scheduled') {
           await outcomes.settleBatch(tx, batchId);

@@ -4,12 +4,12 @@ import type { StartKind } from '../../temporal/starter';
 import { batchWorkflowId, type BatchInput } from '../../workflows/definitions';
 import { batchSearchAttributes } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
-import { messagesRepository } from './messages.repository';
+import { batchesRepository } from './batches.repository';
 
 export interface BatchStart {
   id: string;
   scheduledAt: Date | null;
-  accountId: string;
+  userId: string;
   deviceId: string;
 }
 
@@ -29,8 +29,8 @@ export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQ
       });
     },
     searchAttributes: (batch) =>
-      batchSearchAttributes({ accountId: batch.accountId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
-    markStarted: (ids) => messagesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
-    unstarted: (before, limit) => messagesRepository.unstartedBatches(deps.em(), before, limit),
+      batchSearchAttributes({ userId: batch.userId, deviceId: batch.deviceId, scheduled: !!batch.scheduledAt }),
+    markStarted: (ids) => batchesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
+    unstarted: (before, limit) => batchesRepository.unstartedBatches(deps.em(), before, limit),
   };
 }

@@ -5,9 +5,9 @@ import type { PresenceService } from '../devices/presence.service';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
 import { Message } from './message.entity';
-import { messagesRepository } from './messages.repository';
+import { failoverRepository } from './failover.repository';
 import { messageView } from './messages.views';
-import { paceOf, placement } from './queue';
+import { paceOf, placement } from './outbox';
 
 export interface FailoverDeps {
   clock: Clock;
@@ -29,7 +29,7 @@ export function createFailoverService(deps: FailoverDeps) {
     const target = await devicesRepository.failoverTarget(tx, device.userId, device.id);
     if (!target) return [];
     const now = deps.clock.now();
-    const waiting = await messagesRepository.lockReroutable(tx, device.id);
+    const waiting = await failoverRepository.lockReroutable(tx, device.id);
     const place = await devicesRepository.takeOver(tx, target.id, waiting.total, waiting.high);
     if (!place) return [];
     const { estimate: _estimate, ...deadlines } = placement({
@@ -40,7 +40,7 @@ export function createFailoverService(deps: FailoverDeps) {
       staleWindowMs: deps.staleWindowMs,
       ttlSeconds: null,
     });
-    const ids = await messagesRepository.reroute(tx, {
+    const ids = await failoverRepository.reroute(tx, {
       from: device.id,
       to: target.id,
       now,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { afterCommit, transaction } from '../db/transaction';
-import { devicesRepository, type QueueSettlement } from '../devices/devices.repository';
+import { devicesRepository, type OutboxSettlement } from '../devices/devices.repository';
 import { DRAINED_CHANNEL } from '../devices/phone-channel';
 import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
@@ -10,9 +10,20 @@ import type { Clock } from '../lib/clock';
 import type { Metrics } from '../metrics/metrics';
 import { batchSettledSignal, batchWorkflowId } from '../../workflows/definitions';
 import type { MessageStatus } from './message.entity';
-import { messagesRepository, type BatchCounts, type Moved, type StatusChange } from './messages.repository';
+import type { Moved } from './messages.repository';
+import type { Sql } from '../db/sql';
+import { batchesRepository } from './batches.repository';
+import { outboxRepository } from './outbox.repository';
+import { reportsRepository, type StatusChange } from './reports.repository';
 import { messageView } from './messages.views';
-import { counterOf, releasedBatchStatus, reportMoves, type BatchCounter, type ReportedStatus } from './transitions';
+import {
+  counterOf,
+  releasedBatchStatus,
+  reportMoves,
+  type BatchCounter,
+  type BatchCounts,
+  type ReportedStatus,
+} from './transitions';
 import type { Message } from './message.entity';
 
 export interface OutcomesDeps {
@@ -73,20 +84,13 @@ export function createOutcomesService(deps: OutcomesDeps) {
     const changes: Array<{ id: string; status: BatchCounts['status'] }> = [];
     for (const batch of counts) {
       if (batch.status === 'completed' || batch.status === 'failed') continue;
-      const status = releasedBatchStatus({
-        recipientCount: batch.recipient_count,
-        dispatchedCount: batch.dispatched_count,
-        sentCount: batch.sent_count,
-        deliveredCount: batch.delivered_count,
-        failedCount: batch.failed_count,
-        unknownCount: batch.unknown_count,
-      });
+      const status = releasedBatchStatus(batch);
       // A scheduled batch stays scheduled until its release, unless nothing is left to send (cancelled,
       // or its phone was disabled): then it is final at once, and its workflow need not wait for its time.
       if (batch.status === 'scheduled' && status !== 'completed' && status !== 'failed') continue;
       if (status !== batch.status) changes.push({ id: batch.id, status });
     }
-    await messagesRepository.setStatuses(tx, changes, clock.now());
+    await batchesRepository.setStatuses(tx, changes, clock.now());
     const settled = changes.filter((c) => c.status === 'completed' || c.status === 'failed').map((c) => c.id);
     signalSettled(tx, settled);
     return settled;
@@ -95,7 +99,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
   /** Everything that follows a set of moves (each message with the status it came from). */
   async function follow(tx: EntityManager, moves: Moved[]): Promise<void> {
     const deltas = new Map<string, Partial<Record<BatchCounter, number>>>();
-    const queues = new Map<string, QueueSettlement>();
+    const outboxes = new Map<string, OutboxSettlement>();
     const events: EmitInput[] = [];
     const reached = new Map<MessageStatus, number>();
     for (const { message, from } of moves) {
@@ -110,15 +114,15 @@ export function createOutcomesService(deps: OutcomesDeps) {
         if (next) batch[next] = (batch[next] ?? 0) + 1;
         deltas.set(message.batchId, batch);
       }
-      // Only released messages hold a place in the queue (a scheduled batch's have no deadline yet).
+      // Only released messages hold a place in the outbox (a scheduled batch's have no deadline yet).
       const left = OPEN.has(from) && !OPEN.has(to) && message.staleAt !== null ? 1 : 0;
       const sent = REACHED_CARRIER.has(to) && !REACHED_CARRIER.has(from) ? 1 : 0;
       if (left || sent) {
-        const queue = queues.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, leftHigh: 0, sent: 0 };
-        queue.left += left;
-        if (message.priority > 0) queue.leftHigh = (queue.leftHigh ?? 0) + left;
-        queue.sent += sent;
-        queues.set(message.deviceId, queue);
+        const outbox = outboxes.get(message.deviceId) ?? { deviceId: message.deviceId, left: 0, leftHigh: 0, sent: 0 };
+        outbox.left += left;
+        if (message.priority > 0) outbox.leftHigh = (outbox.leftHigh ?? 0) + left;
+        outbox.sent += sent;
+        outboxes.set(message.deviceId, outbox);
       }
       const name = EVENT_OF[to];
       if (name) {
@@ -131,8 +135,8 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
       }
     }
-    await settleBatches(tx, await messagesRepository.addToCounters(tx, deltas, clock.now()));
-    await devicesRepository.settle(tx, [...queues.values()]);
+    await settleBatches(tx, await batchesRepository.addToCounters(tx, deltas, clock.now()));
+    await devicesRepository.settle(tx, [...outboxes.values()]);
     await deps.events.emitMany(tx, events);
     if (reached.size > 0) {
       afterCommit(tx, () => {
@@ -145,20 +149,15 @@ export function createOutcomesService(deps: OutcomesDeps) {
    * Fails the queued messages a condition selects, saying why, with everything that follows (events,
    * counters, settled batches); dispatched ones may still be reported. Returns the moves.
    */
-  async function failQueued(
-    tx: EntityManager,
-    where: { sql: string; params: unknown[] },
-    code: string,
-    text: string,
-  ): Promise<Moved[]> {
-    const moves = await messagesRepository.moveOpen(tx, where, 'failed', clock.now(), { code, message: text });
+  async function failQueued(tx: EntityManager, where: Sql, code: string, text: string): Promise<Moved[]> {
+    const moves = await reportsRepository.moveOpen(tx, where, 'failed', clock.now(), { code, message: text });
     await follow(tx, moves);
     return moves;
   }
 
   /** Fails what is still queued for a phone (dispatched ones may still be reported). */
   async function failQueuedForDevice(tx: EntityManager, deviceId: string, code: string, text: string): Promise<void> {
-    await failQueued(tx, messagesRepository.queuedOn(deviceId), code, text);
+    await failQueued(tx, reportsRepository.queuedOn(deviceId), code, text);
   }
 
   // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
@@ -175,7 +174,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
 
     /** Settles one batch from its current counts (a release after some messages failed meanwhile). */
     async settleBatch(tx: EntityManager, batchId: string): Promise<boolean> {
-      const counts = await messagesRepository.countsOf(tx, batchId);
+      const counts = await batchesRepository.countsOf(tx, batchId);
       return counts ? (await settleBatches(tx, [counts])).length > 0 : false;
     },
 
@@ -185,7 +184,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
      */
     async report(deviceId: string, reports: Report[]): Promise<ReportResult[]> {
       const results = await transaction(deps.em(), async (tx) => {
-        const owned = await messagesRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
+        const owned = await reportsRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
         const current = new Map(owned.map((message) => [message.id, message]));
         // Rounds of at most one change per message, so each keeps its own timestamp and event.
         let pending = reports.filter((report) => current.has(report.id));
@@ -205,7 +204,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
               });
             }
           }
-          const updated = await messagesRepository.applyChanges(tx, [...round.values()], clock.now());
+          const updated = await reportsRepository.applyChanges(tx, [...round.values()], clock.now());
           const moves = updated.map((message) => ({ message, from: current.get(message.id)!.status }));
           if (moves.some(({ message, from }) => from === 'dispatched' && !OPEN.has(message.status))) returned = true;
           await follow(tx, moves);
@@ -214,7 +213,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
         }
         // A phone that pulls only when told (the SMSGate app: once per MessageEnqueued, else every 15
         // minutes) and has reported the last of its page is told of the rest (phone channel).
-        if (returned) await messagesRepository.announceWhenDrained(tx, DRAINED_CHANNEL, deviceId, clock.now());
+        if (returned) await outboxRepository.announceWhenDrained(tx, DRAINED_CHANNEL, deviceId, clock.now());
         // Each answer is the message once the whole set is applied (a repeat or a step back changes nothing).
         return reports.map((report): ReportResult => {
           const message = current.get(report.id);
@@ -230,7 +229,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
     /** Marks a batch's lapsed messages unknown (message.unknown each). */
     async markLapsed(tx: EntityManager, batchId: string): Promise<number> {
       const now = clock.now();
-      const moves = await messagesRepository.moveOpen(tx, messagesRepository.lapsedIn(batchId, now), 'unknown', now);
+      const moves = await reportsRepository.moveOpen(tx, reportsRepository.lapsedIn(batchId, now), 'unknown', now);
       await follow(tx, moves);
       if (moves.length > 0) afterCommit(tx, () => deps.metrics.staleMarked.inc(moves.length));
       return moves.length;

@@ -11,6 +11,8 @@ import type { PlansService } from '../plans/plans.service';
 import type { EventsService } from '../events/events.service';
 import type { Message } from './message.entity';
 import { messagesRepository } from './messages.repository';
+import { inboundRepository } from './inbound.repository';
+import { outboxRepository } from './outbox.repository';
 import { messageView } from './messages.views';
 import type { OutcomesService } from './outcomes.service';
 
@@ -36,14 +38,14 @@ export interface InboundInput {
  * Takes the phone's paced-outbox lock first, so the count includes every earlier fetch's.
  */
 async function allowance(tx: EntityManager, deviceId: string, pace: PacingRow, now: Date): Promise<number | null> {
-  const perMinute = pace.max_sends_per_minute;
-  const perHour = pace.max_sends_per_hour;
+  const perMinute = pace.maxSendsPerMinute;
+  const perHour = pace.maxSendsPerHour;
   if (perMinute === null && perHour === null) return null;
   await devicesRepository.lockPacedOutbox(tx, deviceId);
   const minuteAgo = new Date(now.getTime() - 60_000);
   // Without an hourly pace only the last minute is counted.
   const hourAgo = perHour === null ? minuteAgo : new Date(now.getTime() - 3_600_000);
-  const sent = await messagesRepository.dispatchedSince(tx, deviceId, minuteAgo, hourAgo);
+  const sent = await outboxRepository.dispatchedSince(tx, deviceId, minuteAgo, hourAgo);
   return Math.max(
     0,
     Math.min(
@@ -69,9 +71,9 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
       const messages = await transaction(em(), async (tx) => {
         const now = clock.now();
         const pace = await devicesRepository.pacingOf(tx, deviceId);
-        if (pace?.send_window && !isOpen(pace.send_window, now)) return [];
+        if (pace?.sendWindow && !isOpen(pace.sendWindow, now)) return [];
         const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
-        const moves = await messagesRepository.takeOutbox(tx, deviceId, now, limit, fresh);
+        const moves = await outboxRepository.takeOutbox(tx, deviceId, now, limit, fresh);
         await deps.outcomes.follow(tx, moves);
         return moves.map((m) => m.message);
       });
@@ -88,11 +90,11 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         createHash('sha256').update(`${input.sender}\n${input.receivedAt.toISOString()}\n${input.body}`).digest('hex');
       const result = await transaction(em(), async (tx) => {
         const device = await devicesRepository.receiver(tx, deviceId);
-        if (!device.receive_enabled) {
+        if (!device.receiveEnabled) {
           throw forbidden('receive_disabled', 'Receiving is turned off for this phone (receive_enabled is false).');
         }
-        const message = await messagesRepository.insertInbound(tx, {
-          userId: device.user_id,
+        const message = await inboundRepository.insertInbound(tx, {
+          userId: device.userId,
           deviceId,
           body: input.body,
           sender: input.sender,
@@ -102,10 +104,10 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
           now: clock.now(),
         });
         if (!message) {
-          return { inserted: false, message: await messagesRepository.inboundByFingerprint(tx, deviceId, fingerprint) };
+          return { inserted: false, message: await inboundRepository.inboundByFingerprint(tx, deviceId, fingerprint) };
         }
         await devicesRepository.addReceived(tx, deviceId);
-        await deps.plans.countReceived(tx, device.user_id, 1);
+        await deps.plans.countReceived(tx, device.userId, 1);
         await deps.events.emit(tx, {
           userId: message.userId,
           name: 'message.received',

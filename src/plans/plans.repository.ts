@@ -1,50 +1,55 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute, type SqlFragment } from '../db/sql';
+import { query, sql, type Sql } from '../db/sql';
 
 // The SQL of plans and account_usage. Counts are per UTC day and month; a row whose day or month is
 // past counts as zero for the current one, so a new day needs no reset job.
 
 export interface PlanLimits {
   name: string;
-  batch_limit: number;
-  daily_limit: number;
-  monthly_limit: number;
-  device_limit: number;
-  webhook_limit: number;
+  batchLimit: number;
+  dailyLimit: number;
+  monthlyLimit: number;
+  deviceLimit: number;
+  webhookLimit: number;
 }
 
-export interface UsageRow {
-  sent_today: number;
-  sent_month: number;
-  received_today: number;
-  received_month: number;
+/** An account's sends and inbound texts counted today and this month (UTC). */
+export interface Usage {
+  sentToday: number;
+  sentThisMonth: number;
+  receivedToday: number;
+  receivedThisMonth: number;
 }
 
+/** A count of the current day or month: zero when the row's period is past. */
 const current = (column: 'sent' | 'received', period: 'day' | 'month') =>
-  `case when a.${period} = excluded.${period} then a.${column}_${period} else 0 end`;
+  period === 'day'
+    ? sql`case when a.day = excluded.day then a.${sql.identifier(`${column}_day`)} else 0 end`
+    : sql`case when a.month = excluded.month then a.${sql.identifier(`${column}_month`)} else 0 end`;
+
+const limitOf = (userId: string, column: 'daily_limit' | 'monthly_limit') =>
+  sql`(select p.${sql.identifier(column)} from users u join plans p on p.id = u.plan_id where u.id = ${userId})`;
 
 export const plansRepository = {
   async limitsOf(em: EntityManager, userId: string): Promise<PlanLimits | undefined> {
-    const [row] = await execute<PlanLimits[]>(
+    const [row] = await query<PlanLimits>(
       em,
-      `select p.name, p.batch_limit, p.daily_limit, p.monthly_limit, p.device_limit, p.webhook_limit
-         from users u join plans p on p.id = u.plan_id where u.id = ?`,
-      [userId],
+      sql`select p.name, p.batch_limit, p.daily_limit, p.monthly_limit, p.device_limit, p.webhook_limit
+            from users u join plans p on p.id = u.plan_id where u.id = ${userId}`,
     );
     return row;
   },
 
-  async usage(em: EntityManager, userId: string, day: string, month: string): Promise<UsageRow> {
-    const [row] = await execute<UsageRow[]>(
+  async usage(em: EntityManager, userId: string, day: string, month: string): Promise<Usage> {
+    const [row] = await query<Usage>(
       em,
-      `select case when day = ?::date then sent_day else 0 end as sent_today,
-              case when month = ?::date then sent_month else 0 end as sent_month,
-              case when day = ?::date then received_day else 0 end as received_today,
-              case when month = ?::date then received_month else 0 end as received_month
-         from account_usage where user_id = ?`,
-      [day, month, day, month, userId],
+      sql`select case when day = ${day}::date then sent_day else 0 end as sent_today,
+                 case when month = ${month}::date then sent_month else 0 end as sent_this_month,
+                 case when day = ${day}::date then received_day else 0 end as received_today,
+                 case when month = ${month}::date then received_month else 0 end as received_this_month
+            from account_usage where user_id = ${userId}`,
     );
-    return row ?? { sent_today: 0, sent_month: 0, received_today: 0, received_month: 0 };
+    return row ?? { sentToday: 0, sentThisMonth: 0, receivedToday: 0, receivedThisMonth: 0 };
   },
 
   /**
@@ -54,24 +59,21 @@ export const plansRepository = {
    * nothing written.
    */
   async admitSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<boolean> {
-    const admission = plansRepository.admission(userId, count, day, month);
-    const rows = await execute(tx, admission.sql, admission.params);
+    const rows = await query(tx, plansRepository.admission(userId, count, day, month));
     return rows.length === 1;
   },
 
   /**
    * admitSends' statement, to run on its own or as a step of a larger one: it returns one row when
    * the sends are admitted, none when refused (then it writes nothing). `guard` is one more
-   * condition the admission needs (SQL with its values).
+   * condition the admission needs.
    */
-  admission(userId: string, count: number, day: string, month: string, guard?: SqlFragment): SqlFragment {
-    const limit = (column: string) =>
-      `(select p.${column} from users u join plans p on p.id = u.plan_id where u.id = ?)`;
-    return {
-      sql: `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
-       select u.id, ?::date, ?, 0, ?::date, ?, 0
+  admission(userId: string, count: number, day: string, month: string, guard?: Sql): Sql {
+    return sql`insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
+       select u.id, ${day}::date, ${count}::int, 0, ${month}::date, ${count}::int, 0
          from users u join plans p on p.id = u.plan_id
-        where u.id = ? and ? <= p.batch_limit and ? <= p.daily_limit and ? <= p.monthly_limit${guard ? ` and ${guard.sql}` : ''}
+        where u.id = ${userId} and ${count}::int <= p.batch_limit and ${count}::int <= p.daily_limit
+          and ${count}::int <= p.monthly_limit${guard ? sql` and ${guard}` : sql.empty}
        on conflict (user_id) do update set
               sent_day = ${current('sent', 'day')} + excluded.sent_day,
               received_day = ${current('received', 'day')},
@@ -79,11 +81,9 @@ export const plansRepository = {
               sent_month = ${current('sent', 'month')} + excluded.sent_month,
               received_month = ${current('received', 'month')},
               month = excluded.month
-        where ${current('sent', 'day')} + excluded.sent_day <= ${limit('daily_limit')}
-          and ${current('sent', 'month')} + excluded.sent_month <= ${limit('monthly_limit')}
-       returning 1`,
-      params: [day, count, month, count, userId, count, count, count, ...(guard?.params ?? []), userId, userId],
-    };
+        where ${current('sent', 'day')} + excluded.sent_day <= ${limitOf(userId, 'daily_limit')}
+          and ${current('sent', 'month')} + excluded.sent_month <= ${limitOf(userId, 'monthly_limit')}
+       returning 1`;
   },
 
   /**
@@ -92,48 +92,46 @@ export const plansRepository = {
    * or month has nothing left to give back to.
    */
   async refundSends(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
-    await execute(
+    await query(
       tx,
-      `update account_usage
-          set sent_day = case when day = ?::date then greatest(sent_day - ?, 0) else sent_day end,
-              sent_month = case when month = ?::date then greatest(sent_month - ?, 0) else sent_month end
-        where user_id = ?`,
-      [day, count, month, count, userId],
+      sql`update account_usage
+             set sent_day = case when day = ${day}::date then greatest(sent_day - ${count}::int, 0) else sent_day end,
+                 sent_month = case when month = ${month}::date then greatest(sent_month - ${count}::int, 0) else sent_month end
+           where user_id = ${userId}`,
     );
   },
 
   /** Counts inbound texts (receiving has no limit). */
   async countReceived(tx: EntityManager, userId: string, count: number, day: string, month: string): Promise<void> {
-    await execute(
+    await query(
       tx,
-      `insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
-       values (?, ?::date, 0, ?, ?::date, 0, ?)
-       on conflict (user_id) do update set
-              received_day = ${current('received', 'day')} + excluded.received_day,
-              sent_day = ${current('sent', 'day')},
-              day = excluded.day,
-              received_month = ${current('received', 'month')} + excluded.received_month,
-              sent_month = ${current('sent', 'month')},
-              month = excluded.month`,
-      [userId, day, count, month, count],
+      sql`insert into account_usage as a (user_id, day, sent_day, received_day, month, sent_month, received_month)
+          values (${userId}, ${day}::date, 0, ${count}::int, ${month}::date, 0, ${count}::int)
+          on conflict (user_id) do update set
+                 received_day = ${current('received', 'day')} + excluded.received_day,
+                 sent_day = ${current('sent', 'day')},
+                 day = excluded.day,
+                 received_month = ${current('received', 'month')} + excluded.received_month,
+                 sent_month = ${current('sent', 'month')},
+                 month = excluded.month`,
     );
   },
 
   /** Sets an account's counts for a day and its month (tests and operators' corrections). */
-  async setUsage(em: EntityManager, userId: string, day: string, month: string, counts: UsageRow): Promise<void> {
-    await execute(
+  async setUsage(em: EntityManager, userId: string, day: string, month: string, counts: Usage): Promise<void> {
+    await query(
       em,
-      `insert into account_usage (user_id, day, sent_day, received_day, month, sent_month, received_month)
-       values (?, ?::date, ?, ?, ?::date, ?, ?)
-       on conflict (user_id) do update set day = excluded.day, sent_day = excluded.sent_day,
-              received_day = excluded.received_day, month = excluded.month, sent_month = excluded.sent_month,
-              received_month = excluded.received_month`,
-      [userId, day, counts.sent_today, counts.received_today, month, counts.sent_month, counts.received_month],
+      sql`insert into account_usage (user_id, day, sent_day, received_day, month, sent_month, received_month)
+          values (${userId}, ${day}::date, ${counts.sentToday}::int, ${counts.receivedToday}::int, ${month}::date,
+                  ${counts.sentThisMonth}::int, ${counts.receivedThisMonth}::int)
+          on conflict (user_id) do update set day = excluded.day, sent_day = excluded.sent_day,
+                 received_day = excluded.received_day, month = excluded.month, sent_month = excluded.sent_month,
+                 received_month = excluded.received_month`,
     );
   },
 
   /** Locks the account's row until the transaction ends: count-based plan checks serialise per account. */
   async lockAccount(tx: EntityManager, userId: string): Promise<void> {
-    await execute(tx, 'select 1 from users where id = ? for update', [userId]);
+    await query(tx, sql`select 1 from users where id = ${userId} for update`);
   },
 };

@@ -1,17 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accountsRepository } from '../accounts/accounts.repository';
 import { notFound, planLimit } from '../http/errors';
-import type { SqlFragment } from '../db/sql';
+import type { Sql } from '../db/sql';
 import type { Clock } from '../lib/clock';
 import { Plan } from './plan.entity';
-import { plansRepository, type PlanLimits } from './plans.repository';
+import { plansRepository, type PlanLimits, type Usage } from './plans.repository';
 
-export interface Usage {
-  sentToday: number;
-  sentThisMonth: number;
-  receivedToday: number;
-  receivedThisMonth: number;
-}
+export type { Usage };
 
 /** UTC calendar day and first day of its month, as SQL dates. */
 function utcDays(now: Date): { today: string; monthStart: string } {
@@ -33,28 +28,22 @@ export function createPlansService({ em, clock }: PlansDeps) {
 
   async function usage(userId: string, at = clock.now()): Promise<Usage> {
     const { today, monthStart } = utcDays(at);
-    const row = await plansRepository.usage(em(), userId, today, monthStart);
-    return {
-      sentToday: row.sent_today,
-      sentThisMonth: row.sent_month,
-      receivedToday: row.received_today,
-      receivedThisMonth: row.received_month,
-    };
+    return plansRepository.usage(em(), userId, today, monthStart);
   }
 
   const batchRefusal = (plan: PlanLimits) =>
-    planLimit('plan_limit_batch', `A send may have at most ${plan.batch_limit} recipients on the ${plan.name} plan.`);
+    planLimit('plan_limit_batch', `A send may have at most ${plan.batchLimit} recipients on the ${plan.name} plan.`);
 
   /** Why a send of `count` was refused, in the interface's order: batch, then daily, then monthly. */
   async function refusal(userId: string, count: number): Promise<Error> {
     const plan = await plansRepository.limitsOf(em(), userId);
     if (!plan) return notFound('account');
-    if (count > plan.batch_limit) return batchRefusal(plan);
+    if (count > plan.batchLimit) return batchRefusal(plan);
     const used = await usage(userId);
-    if (used.sentToday + count > plan.daily_limit) {
-      return planLimit('plan_limit_daily', `The daily limit of ${plan.daily_limit} messages is reached.`);
+    if (used.sentToday + count > plan.dailyLimit) {
+      return planLimit('plan_limit_daily', `The daily limit of ${plan.dailyLimit} messages is reached.`);
     }
-    return planLimit('plan_limit_monthly', `The monthly limit of ${plan.monthly_limit} messages is reached.`);
+    return planLimit('plan_limit_monthly', `The monthly limit of ${plan.monthlyLimit} messages is reached.`);
   }
 
   return {
@@ -79,7 +68,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
      * admitSends as a step of a larger statement (SQL with its values): one row when admitted, none
      * when refused. `refusal` then says why.
      */
-    admission(userId: string, count: number, guard: SqlFragment): SqlFragment {
+    admission(userId: string, count: number, guard: Sql): Sql {
       const { today, monthStart } = utcDays(clock.now());
       return plansRepository.admission(userId, count, today, monthStart, guard);
     },
@@ -89,7 +78,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
     async assertBatch(userId: string, count: number): Promise<void> {
       const plan = await plansRepository.limitsOf(em(), userId);
       if (!plan) throw notFound('account');
-      if (count > plan.batch_limit) throw batchRefusal(plan);
+      if (count > plan.batchLimit) throw batchRefusal(plan);
     },
 
     /**
@@ -111,12 +100,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
     /** Sets an account's counts for the current day and month (tests, operators' corrections). */
     async setUsage(userId: string, counts: Usage): Promise<void> {
       const { today, monthStart } = utcDays(clock.now());
-      await plansRepository.setUsage(em(), userId, today, monthStart, {
-        sent_today: counts.sentToday,
-        sent_month: counts.sentThisMonth,
-        received_today: counts.receivedToday,
-        received_month: counts.receivedThisMonth,
-      });
+      await plansRepository.setUsage(em(), userId, today, monthStart, counts);
     },
 
     /**

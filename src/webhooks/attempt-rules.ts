@@ -8,7 +8,7 @@ import type { WebhookFormat } from './webhook.entity';
 import { webhooksRepository } from './webhooks.repository';
 
 // What an attempt's answer means for its delivery and its webhook, shared by the queue
-// (queue.service.ts) and the per-delivery workflows that predate it (attempts.service.ts).
+// (delivery-queue.service.ts) and the per-delivery workflows that predate it (attempts.service.ts).
 
 /** The auto-pause rule, counted over attempts. */
 export const AUTO_PAUSE = {
@@ -89,8 +89,7 @@ export async function pauseIfFailing(
     new Date(now.getTime() - AUTO_PAUSE.windowMs),
     new Date(now.getTime() - AUTO_PAUSE.quietMs),
   );
-  const failing =
-    counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recent_ok === 0;
+  const failing = counts.failed >= AUTO_PAUSE.minFailures && counts.failed * 2 >= counts.total && counts.recentOk === 0;
   if (!failing) return false;
   const reason =
     `Paused automatically: ${counts.failed} of ${counts.total} attempts failed in the last 7 days ` +

@@ -43,10 +43,10 @@ export function createAttemptsService(deps: AttemptsDeps) {
     const ok = answered2xx(result.status);
     return deps.em().transactional(async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
-      const webhook = await attemptsRepository.lockWebhook(tx, row.webhook_id);
+      const webhook = await attemptsRepository.lockWebhook(tx, row.webhookId);
       const inserted = await attemptsRepository.insert(tx, {
         deliveryId: row.id,
-        webhookId: row.webhook_id,
+        webhookId: row.webhookId,
         attempt: input.attempt,
         url: row.url,
         ok,
@@ -62,7 +62,7 @@ export function createAttemptsService(deps: AttemptsDeps) {
       }
 
       const now = deps.clock.now();
-      await attemptsRepository.countOnWebhook(tx, row.webhook_id, ok, startedAt);
+      await attemptsRepository.countOnWebhook(tx, row.webhookId, ok, startedAt);
 
       let status: 'delivered' | 'retrying' | 'failed';
       let error = result.error;
@@ -70,10 +70,10 @@ export function createAttemptsService(deps: AttemptsDeps) {
       let endedByWebhook = false;
       if (ok) status = 'delivered';
       else {
-        const live = webhook && !webhook.deleted_at && (webhook.enabled || row.event === 'ping');
+        const live = webhook && !webhook.deletedAt && (webhook.enabled || row.event === 'ping');
         const paused =
-          webhook?.enabled && !webhook.deleted_at
-            ? await pauseIfFailing(tx, deps.logger, row.webhook_id, [row.id], now)
+          webhook?.enabled && !webhook.deletedAt
+            ? await pauseIfFailing(tx, deps.logger, row.webhookId, [row.id], now)
             : false;
         const rejected = refused(result.status, input.attempt);
         status = live && !paused && !rejected && input.nextAttemptAtMs !== null ? 'retrying' : 'failed';
@@ -107,11 +107,11 @@ export function createAttemptsService(deps: AttemptsDeps) {
       if (!row) return 'stopped';
       if (row.status === 'delivered' || row.status === 'failed') return outcomeOf(row);
       // Recorded already (the activity is retried after its record committed): nothing is sent twice.
-      if (row.attempt_count >= input.attempt) return outcomeOf(row);
+      if (row.attemptCount >= input.attempt) return outcomeOf(row);
 
       const now = deps.clock.now();
-      if (row.deleted_at || (!row.enabled && row.event !== 'ping') || !row.secret) {
-        const reason = row.deleted_at
+      if (row.deletedAt || (!row.enabled && row.event !== 'ping') || !row.secret) {
+        const reason = row.deletedAt
           ? ABANDONED.deleted
           : row.secret
             ? ABANDONED.disabled

@@ -6,7 +6,7 @@ import { webhooksRepository } from './webhooks.repository';
 
 export interface DeliveryStart {
   id: string;
-  accountId: string;
+  userId: string;
   webhookId: string;
 }
 
@@ -42,8 +42,8 @@ export function deliveryStarts(deps: { em: () => EntityManager; taskQueue: strin
     unstarted: async (before, limit) =>
       (await webhooksRepository.lateDeliveries(deps.em(), before, limit)).map((row) => ({
         id: row.id,
-        accountId: row.user_id,
-        webhookId: row.webhook_id,
+        userId: row.userId,
+        webhookId: row.webhookId,
       })),
   };
 }

@@ -3,15 +3,15 @@ import type { EventName } from '../events/event.entity';
 import type { WebhookFormat } from './webhook.entity';
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
-import { execute } from '../db/sql';
+import { query, sql } from '../db/sql';
 
 // The SQL of `webhooks`, `webhook_secrets` and `webhook_deliveries` that more than one module needs.
 
 export interface Target {
   id: string;
-  user_id: string;
+  userId: string;
   url: string;
-  secret_version: number;
+  secretVersion: number;
   events: EventName[];
   format: WebhookFormat;
 }
@@ -56,103 +56,96 @@ export const webhooksRepository = {
 
   /** The enabled, live webhooks of these accounts (fan-out matches events to them in memory). */
   enabledOf: (tx: EntityManager, userIds: string[]) =>
-    execute<Target[]>(
+    query<Target>(
       tx,
-      `select id, user_id, url, secret_version, events, format from webhooks
-        where user_id = any(string_to_array(?, ',')::uuid[]) and enabled and deleted_at is null`,
-      [userIds.join(',')],
+      sql`select id, user_id, url, secret_version, events, format from webhooks
+           where user_id = any(${userIds}::uuid[]) and enabled and deleted_at is null`,
     ),
 
   /** One live webhook of an account, enabled or not (a test ping reaches a paused one too). */
   liveOne: (tx: EntityManager, userId: string, webhookId: string) =>
-    execute<Target[]>(
+    query<Target>(
       tx,
-      'select id, user_id, url, secret_version, events, format from webhooks where id = ? and user_id = ? and deleted_at is null',
-      [webhookId, userId],
+      sql`select id, user_id, url, secret_version, events, format from webhooks
+           where id = ${webhookId} and user_id = ${userId} and deleted_at is null`,
     ),
 
   /** A webhook of an account, deleted or not, locked against a concurrent delete or disable. */
   async lockForRedelivery(tx: EntityManager, userId: string, webhookId: string) {
-    const [row] = await execute<(Target & { enabled: boolean; deleted_at: Date | null })[]>(
+    const [row] = await query<Target & { enabled: boolean; deletedAt: string | null }>(
       tx,
-      `select id, user_id, url, secret_version, events, format, enabled, deleted_at from webhooks
-        where id = ? and user_id = ? for share`,
-      [webhookId, userId],
+      sql`select id, user_id, url, secret_version, events, format, enabled, deleted_at from webhooks
+           where id = ${webhookId} and user_id = ${userId} for share`,
     );
-    return row as (Target & { enabled: boolean; deleted_at: Date | null }) | undefined;
+    return row as (Target & { enabled: boolean; deletedAt: string | null }) | undefined;
   },
 
   /** Many deliveries in one statement: their rows travel as one JSON parameter. */
   async insertDeliveries(tx: EntityManager, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await execute(
+    const rows = JSON.stringify(
+      deliveries.map((d) => ({
+        id: d.id,
+        user_id: d.userId,
+        webhook_id: d.webhookId,
+        event_id: d.eventId,
+        event: d.event,
+        url: d.url,
+        message_id: d.messageId,
+        device_id: d.deviceId,
+        body: d.body,
+        secret_version: d.secretVersion,
+        created_at: d.createdAt.toISOString(),
+        trace_parent: d.traceParent ?? null,
+      })),
+    );
+    await query(
       tx,
-      `insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
-                                       secret_version, status, created_at, via_queue, trace_parent)
-       select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
-              created_at, true, trace_parent
-         from json_to_recordset(?::json)
-           as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
-                 device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text)`,
-      [
-        JSON.stringify(
-          deliveries.map((d) => ({
-            id: d.id,
-            user_id: d.userId,
-            webhook_id: d.webhookId,
-            event_id: d.eventId,
-            event: d.event,
-            url: d.url,
-            message_id: d.messageId,
-            device_id: d.deviceId,
-            body: d.body,
-            secret_version: d.secretVersion,
-            created_at: d.createdAt.toISOString(),
-            trace_parent: d.traceParent ?? null,
-          })),
-        ),
-      ],
+      sql`insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
+                                          secret_version, status, created_at, via_queue, trace_parent)
+          select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
+                 created_at, true, trace_parent
+            from json_to_recordset(${rows}::json)
+              as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
+                    device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text)`,
     );
   },
 
   /** Ends every open delivery of a webhook but `except`: failed, abandoned_at set, not retried. */
   async abandonOpen(tx: EntityManager, webhookId: string, reason: string, at: Date, except: string[] = []) {
-    await execute(
+    await query(
       tx,
-      `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
-        where webhook_id = ? and status in ('pending', 'retrying')
-          and id <> all(string_to_array(?, ',')::uuid[])`,
-      [at, reason, webhookId, except.join(',')],
+      sql`update webhook_deliveries set status = 'failed', abandoned_at = ${at}, next_attempt_at = null, error = ${reason}
+           where webhook_id = ${webhookId} and status in ('pending', 'retrying')
+             and id <> all(${except}::uuid[])`,
     );
   },
 
   /** Ends one open delivery. */
   async abandonOne(em: EntityManager, deliveryId: string, reason: string, at: Date) {
-    await execute(
+    await query(
       em,
-      `update webhook_deliveries set status = 'failed', abandoned_at = ?, next_attempt_at = null, error = ?
-        where id = ? and status in ('pending', 'retrying')`,
-      [at, reason, deliveryId],
+      sql`update webhook_deliveries set status = 'failed', abandoned_at = ${at}, next_attempt_at = null, error = ${reason}
+           where id = ${deliveryId} and status in ('pending', 'retrying')`,
     );
   },
 
   // Plain SQL rather than an entity: an ORM error would print the entity, secret included, in the log.
   async storeSecret(tx: EntityManager, webhookId: string, version: number, sealed: string, at: Date) {
-    await execute(tx, 'insert into webhook_secrets (webhook_id, version, secret, created_at) values (?, ?, ?, ?)', [
-      webhookId,
-      version,
-      sealed,
-      at,
-    ]);
+    await query(
+      tx,
+      sql`insert into webhook_secrets (webhook_id, version, secret, created_at)
+          values (${webhookId}, ${version}, ${sealed}, ${at})`,
+    );
   },
 
   async nextSecretVersion(tx: EntityManager, webhookId: string, at: Date): Promise<number> {
-    const [row] = await execute<{ secret_version: number }[]>(
+    const [row] = await query<{ secretVersion: number }>(
       tx,
-      'update webhooks set secret_version = secret_version + 1, updated_at = ? where id = ? returning secret_version',
-      [at, webhookId],
+      sql`update webhooks set secret_version = secret_version + 1, updated_at = ${at} where id = ${webhookId}
+          returning secret_version`,
     );
-    return row.secret_version;
+    return row.secretVersion;
   },
 
   /**
@@ -162,19 +155,17 @@ export const webhooksRepository = {
    * the queues whose own workflow never started join their webhook's queue here.
    */
   async lateDeliveries(em: EntityManager, before: Date, limit: number) {
-    type Row = { id: string; user_id: string; webhook_id: string };
-    await execute(
+    await query(
       em,
-      `update webhook_deliveries set via_queue = true
-        where workflow_started_at is null and not via_queue and status in ('pending', 'retrying') and created_at < ?`,
-      [before],
+      sql`update webhook_deliveries set via_queue = true
+           where workflow_started_at is null and not via_queue and status in ('pending', 'retrying')
+             and created_at < ${before}`,
     );
-    return execute<Row[]>(
+    return query<{ id: string; userId: string; webhookId: string }>(
       em,
-      `select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
-        where via_queue and status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ?
-        order by webhook_id, coalesce(next_attempt_at, created_at), id limit ?`,
-      [before, limit],
+      sql`select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
+           where via_queue and status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ${before}
+           order by webhook_id, coalesce(next_attempt_at, created_at), id limit ${limit}`,
     );
   },
 };

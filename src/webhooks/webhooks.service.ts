@@ -94,7 +94,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         messageId: event.messageId ?? null,
         deviceId: event.deviceId ?? null,
         body: await bodyFor(tx, event, target),
-        secretVersion: target.secret_version,
+        secretVersion: target.secretVersion,
         createdAt: event.createdAt,
         traceParent,
       });
@@ -105,14 +105,14 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const targets = await webhooksRepository.enabledOf(tx, [...new Set(broadcast.map((e) => e.event.userId))]);
       for (const { event } of broadcast)
         for (const target of targets)
-          if (target.user_id === event.userId && target.events.includes(event.name)) await add(event, target);
+          if (target.userId === event.userId && target.events.includes(event.name)) await add(event, target);
     }
     if (deliveries.length === 0) return;
     await webhooksRepository.insertDeliveries(tx, deliveries);
     afterCommit(tx, () =>
       deps.starter.enqueue(
         deps.deliveryStarts,
-        deliveries.map((d) => ({ id: d.id, accountId: d.userId, webhookId: d.webhookId })),
+        deliveries.map((d) => ({ id: d.id, userId: d.userId, webhookId: d.webhookId })),
       ),
     );
   }
@@ -237,7 +237,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         if (!original) throw notFound('delivery');
         // Locked so that a delete or disable committing meanwhile is seen, or waits for this.
         const webhook = await webhooksRepository.lockForRedelivery(tx, userId, original.webhookId);
-        if (!webhook || webhook.deleted_at)
+        if (!webhook || webhook.deletedAt)
           throw conflict('webhook_deleted', 'The webhook of this delivery was deleted; it cannot be redelivered.');
         if (!webhook.enabled)
           throw conflict('webhook_disabled', 'The webhook is disabled or paused; enable it before redelivering.');
@@ -252,14 +252,12 @@ export function createWebhooksService(deps: WebhooksDeps) {
             messageId: original.messageId ?? null,
             deviceId: original.deviceId ?? null,
             body: original.body,
-            secretVersion: webhook.secret_version,
+            secretVersion: webhook.secretVersion,
             createdAt: clock.now(),
             traceParent: activeTraceParent(),
           },
         ]);
-        afterCommit(tx, () =>
-          deps.starter.enqueue(deps.deliveryStarts, [{ id, accountId: userId, webhookId: webhook.id }]),
-        );
+        afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id, userId, webhookId: webhook.id }]));
       });
       return em().findOneOrFail(WebhookDelivery, { id, userId });
     },

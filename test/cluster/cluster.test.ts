@@ -270,10 +270,10 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
 
     // Every batch's workflow found by its search attributes, through the cluster's SQL visibility.
     db = new Pool({ connectionString: cluster!.databaseUrl, max: 1 });
-    const accountId = (await db.query<{ id: string }>('select id from users where email = $1', [email])).rows[0].id;
+    const userId = (await db.query<{ id: string }>('select id from users where email = $1', [email])).rows[0].id;
     for (const phone of phones) {
       const query =
-        `WorkflowType = 'batchWorkflow' AND AccountId = '${accountId}' AND DeviceId = '${phone.deviceId}'` +
+        `WorkflowType = 'batchWorkflow' AND AccountId = '${userId}' AND DeviceId = '${phone.deviceId}'` +
         ` AND BatchStatus = 'settled'`;
       const wanted = batchesOf.get(phone.deviceId!)!.map(batchWorkflowId).sort();
       const found = async () => {

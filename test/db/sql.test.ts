@@ -9,7 +9,9 @@ import { testConfig } from '../support/config';
 describe('sql``', () => {
   it('binds each value as a numbered parameter where it sits, never as text', () => {
     const at = new Date('2026-11-24T06:00:00.000Z');
-    expect(compile(sql`select * from t where a = ${'x'} and b = ${2} and c = ${true} and d = ${at} and e = ${null}`)).toEqual({
+    expect(
+      compile(sql`select * from t where a = ${'x'} and b = ${2} and c = ${true} and d = ${at} and e = ${null}`),
+    ).toEqual({
       text: 'select * from t where a = $1 and b = $2 and c = $3 and d = $4 and e = $5',
       values: ['x', 2, true, '2026-11-24T06:00:00.000Z', null],
     });
@@ -69,14 +71,14 @@ describe('sql``', () => {
         orm.em.fork(),
         sql`select ${'7a870900-d2e9-4dd5-879e-8cde9295e167'}::uuid as user_id, ${41.5}::float8 as half_n,
                    ${at}::timestamptz as created_at, ${false}::boolean as is_flag,
-                   ${{ text: "O'Brien \\ \"quoted\" ? $1", n: [1, 2] }}::jsonb as doc, ${null}::text as nothing`,
+                   ${{ text: 'O\'Brien \\ "quoted" ? $1', n: [1, 2] }}::jsonb as doc, ${null}::text as nothing`,
       );
       expect(row).toEqual({
         userId: '7a870900-d2e9-4dd5-879e-8cde9295e167',
         halfN: 41.5,
         createdAt: '2026-11-24 06:15:12.523+00',
         isFlag: false,
-        doc: { text: "O'Brien \\ \"quoted\" ? $1", n: [1, 2] },
+        doc: { text: 'O\'Brien \\ "quoted" ? $1', n: [1, 2] },
         nothing: null,
       });
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterCommit, inOneStatement, transaction } from '../../src/db/transaction';
-import { execute } from '../../src/db/sql';
+import { query, sql } from '../../src/db/sql';
 import { openOrm } from '../../src/db/orm';
 import { testConfig } from '../support/config';
 
@@ -70,7 +70,7 @@ describe('transaction()', () => {
     const ran: string[] = [];
     const written = await inOneStatement(
       orm.em,
-      () => execute(orm.em.fork(), 'select 1 as one'),
+      () => query(orm.em.fork(), sql`select 1 as one`),
       (rows) => ran.push(`after ${rows.length}`),
     );
     expect(written).toEqual([{ one: 1 }]);
@@ -78,7 +78,11 @@ describe('transaction()', () => {
     // Inside a transaction (an Idempotency-Key's) the statement would not be committed yet.
     await transaction(orm.em.fork(), async () => {
       await expect(
-        inOneStatement(orm.em, () => execute(orm.em, 'select 1'), () => ran.push('never')),
+        inOneStatement(
+          orm.em,
+          () => query(orm.em, sql`select 1`),
+          () => ran.push('never'),
+        ),
       ).rejects.toThrow('use transaction()');
     });
     expect(ran).toEqual(['after 1']);

@@ -102,7 +102,7 @@ describe('event service with webhook fan-out', () => {
     // Told again (the reconciler racing the normal path): one more signal to the same workflow, no error.
     expect(
       await app.services.starter.startAll(app.services.starts.webhookDeliveries, [
-        { id: delivery.id, accountId: tenant.userId, webhookId: delivery.webhook_id },
+        { id: delivery.id, userId: tenant.userId, webhookId: delivery.webhook_id },
       ]),
     ).toBe(1);
     expect(await signalsTo(webhook.id)).toBe(2);

@@ -76,7 +76,7 @@ describe('cancelling a send: POST /v1/batches/{id}/cancel', () => {
     expect((await eventsOf(app, account.userId)).filter((e) => e.name === 'message.failed')).toEqual(
       expect.arrayContaining(message_ids.map((id: string) => ({ name: 'message.failed', message_id: id }))),
     );
-    // Nothing is left for the phone, and the places it held in the phone's queue are given back.
+    // Nothing is left for the phone, and the places it held in the phone's outbox are given back.
     expect(await outbox(phone)).toEqual([]);
     expect((await deviceRow(app.orm, phone.id)).queueDepth).toBe(0);
     await expect.poll(() => workflowStatus(batch.id)).toBe('COMPLETED');

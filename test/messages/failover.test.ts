@@ -4,7 +4,7 @@ import { startTestApp, testClock, type TestApp } from '../support/app';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { deviceRow, eventsOf, messageRow } from '../support/factories';
-import { SECONDS_PER_MESSAGE } from '../../src/messages/queue';
+import { SECONDS_PER_MESSAGE } from '../../src/messages/outbox';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
 

@@ -12,7 +12,7 @@ import { createStarter, type StartKind } from '../../temporal/starter';
 import { readJson } from '../support/http';
 import { startTestApp, type TestApp } from '../support/app';
 import { sendingTenant } from '../messages/helpers';
-import { createTenant, createWebhook, emitEvent, queueServiceOf } from '../webhooks/helpers';
+import { createTenant, createWebhook, emitEvent, deliveryQueueServiceOf } from '../webhooks/helpers';
 import { parseExposition, valueOf } from './scrape';
 
 // What the worker's activities and the starter count: the same registry, driven without Temporal.
@@ -37,7 +37,7 @@ describe('counters of the worker side', () => {
       { status: null, excerpt: null, error: 'no answer within 30 s', durationMs: 30_000 },
     ];
     // The queue's pass (the activity of each webhook's queue workflow), run here without Temporal.
-    const queue = queueServiceOf(app, async () => answers.shift()!);
+    const queue = deliveryQueueServiceOf(app, async () => answers.shift()!);
     await emitEvent(app, tenant.userId);
     const before = await scrape();
     const statuses = [];

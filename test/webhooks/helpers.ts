@@ -1,6 +1,6 @@
 import { transaction } from '../../src/db/transaction';
 import { createLogger } from '../../src/lib/logger';
-import { createQueueService, type QueueDeps } from '../../src/webhooks/queue.service';
+import { createDeliveryQueueService, type DeliveryQueueDeps } from '../../src/webhooks/delivery-queue.service';
 import type { EmitInput } from '../../src/events/events.service';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -165,8 +165,8 @@ export function verifyByHand(raw: string, header: string, secret: string, nowSec
 }
 
 /** The webhook queue's pass as the worker builds it, to run here without Temporal (`post`: a stand-in sender). */
-export function queueServiceOf(app: TestApp, post?: QueueDeps['post']) {
-  return createQueueService({
+export function deliveryQueueServiceOf(app: TestApp, post?: DeliveryQueueDeps['post']) {
+  return createDeliveryQueueService({
     em: () => app.orm.em.fork(),
     clock: app.clock,
     logger: createLogger('silent'),

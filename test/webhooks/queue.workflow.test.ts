@@ -144,12 +144,12 @@ describe('webhook queue workflow (time-skipping)', () => {
     const orphan = await untold();
     const found = async (before: Date) =>
       (await webhooksRepository.lateDeliveries(app.orm.em.fork(), before, 10_000)).filter(
-        (row) => row.webhook_id === webhook.id,
+        (row) => row.webhookId === webhook.id,
       );
     expect(await found(new Date(Date.now() - MIN))).toEqual([]);
     const late = await found(new Date(Date.now() + MIN));
     expect(late.map((row) => row.id)).toEqual([orphan.id]);
-    const starts = late.map((row) => ({ id: row.id, accountId: row.user_id, webhookId: row.webhook_id }));
+    const starts = late.map((row) => ({ id: row.id, userId: row.userId, webhookId: row.webhookId }));
     expect(await app.services.starter.startAll(app.services.starts.webhookDeliveries, starts)).toBe(1);
     expect(await resultOf(env, app, orphan.id)).toBe('delivered');
     expect(await found(new Date(Date.now() + MIN))).toEqual([]);
@@ -192,7 +192,7 @@ describe('webhook queue workflow (time-skipping)', () => {
       workflowId: webhookQueueWorkflowId(webhook.id),
       taskQueue: app.config.temporal.taskQueue,
       args: [input],
-      typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+      typedSearchAttributes: queueSearchAttributes({ userId: tenant.userId, webhookId: webhook.id }),
     });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {

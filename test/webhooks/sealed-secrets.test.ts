@@ -4,7 +4,7 @@ import { createSecretBox } from '../../src/lib/secret-box';
 import type { PostOptions } from '../../src/webhooks/outbound';
 import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
 import { startTestApp, type TestApp } from '../support/app';
-import { createTenant, createWebhook, emitEvent, queueServiceOf, verifyByHand } from './helpers';
+import { createTenant, createWebhook, emitEvent, deliveryQueueServiceOf, verifyByHand } from './helpers';
 
 describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
   const key = randomBytes(32);
@@ -39,7 +39,7 @@ describe('webhook signing secrets sealed at rest (SECRETS_KEY)', () => {
     const delivery = await app.orm.em.fork().findOneOrFail(WebhookDelivery, { webhookId: id });
     const sent: PostOptions[] = [];
     // The queue's pass, run here without Temporal, with the request captured rather than sent.
-    const queue = queueServiceOf(app, async (options) => {
+    const queue = deliveryQueueServiceOf(app, async (options) => {
       sent.push(options);
       return { status: 200, excerpt: 'ok', error: null, durationMs: 1 };
     });

@@ -43,7 +43,7 @@ export interface ScenarioContext {
 
 export interface ScenarioRun {
   workflowId: string;
-  accountId: string;
+  userId: string;
   deviceId?: string;
   webhookId?: string;
 }
@@ -125,7 +125,7 @@ async function queue(
   // Waiting on its result lets the server skip the idle wait (or the wait for the retry).
   await handle.result();
   await checkpoint(ctx, 'ended', handle);
-  return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
+  return { workflowId: handle.workflowId, userId: tenant.userId, webhookId: webhook.id };
 }
 
 /**
@@ -165,7 +165,7 @@ async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed
     workflowId: deliveryWorkflowId(row.id),
     taskQueue: app.config.temporal.taskQueue,
     args: [input],
-    typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+    typedSearchAttributes: queueSearchAttributes({ userId: tenant.userId, webhookId: webhook.id }),
   });
   if (answers[0].status >= 300) {
     // The first attempt failed and the workflow waits for the next (time stands still until asked).
@@ -175,7 +175,7 @@ async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed
   await resultOf(env, app, row.id);
   await handle.result();
   await checkpoint(ctx, 'ended', handle);
-  return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
+  return { workflowId: handle.workflowId, userId: tenant.userId, webhookId: webhook.id };
 }
 
 const times = (count: number, ago: number) => Array.from({ length: count }, () => ago);
@@ -201,7 +201,7 @@ export const scenarios: Record<string, Scenario> = {
     await app.services.background.idle();
     await handle.result();
     await checkpoint(ctx, 'settled', handle);
-    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
   /** Scheduled an hour ahead, released, sent, reported delivered: the settled signal ends it. */
@@ -228,7 +228,7 @@ export const scenarios: Record<string, Scenario> = {
     await app.services.background.idle();
     await handle.result();
     await checkpoint(ctx, 'settled', handle);
-    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
   /**
@@ -245,7 +245,7 @@ export const scenarios: Record<string, Scenario> = {
     const handle = await started(ctx, batchWorkflowId(batch.id));
     await handle.result();
     await checkpoint(ctx, 'settled', handle);
-    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
   // The workflow per delivery that the queues replaced: nothing starts it any more, but while it is
@@ -296,7 +296,7 @@ export const scenarios: Record<string, Scenario> = {
       workflowId: webhookQueueWorkflowId(webhook.id),
       taskQueue: app.config.temporal.taskQueue,
       args: [input],
-      typedSearchAttributes: queueSearchAttributes({ accountId: tenant.userId, webhookId: webhook.id }),
+      typedSearchAttributes: queueSearchAttributes({ userId: tenant.userId, webhookId: webhook.id }),
     });
     await expect.poll(() => timersOf(handle)).toBe(1);
     for (let i = 0; i < 2; i++) {
@@ -305,7 +305,7 @@ export const scenarios: Record<string, Scenario> = {
       if (i === 0) await expect.poll(async () => (await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
     }
     await handle.result();
-    return { workflowId: handle.workflowId, accountId: tenant.userId, webhookId: webhook.id };
+    return { workflowId: handle.workflowId, userId: tenant.userId, webhookId: webhook.id };
   },
 
   /** Paired (online), silent past the threshold (offline), a heartbeat (online), unpaired (ends). */
@@ -332,7 +332,7 @@ export const scenarios: Record<string, Scenario> = {
     await app.services.background.idle();
     await handle.result();
     await checkpoint(ctx, 'unpaired', handle);
-    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
   /** 200 signals (the pairing's and 199 heartbeats, absorbed before the last): continue-as-new. */
@@ -359,7 +359,7 @@ export const scenarios: Record<string, Scenario> = {
     expect(unpair.status).toBe(204);
     await app.services.background.idle();
     await handle.result();
-    return { workflowId: handle.workflowId, accountId: account.userId, deviceId: phone.id };
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
   /** Two passes a minute apart, then continue-as-new; the next run is ended by hand (not recorded). */
@@ -376,7 +376,7 @@ export const scenarios: Record<string, Scenario> = {
     });
     await expect(first.result()).rejects.toBeInstanceOf(WorkflowContinuedAsNewError);
     await env.client.workflow.getHandle(handle.workflowId).terminate('recorded');
-    return { workflowId: handle.workflowId, accountId: '' };
+    return { workflowId: handle.workflowId, userId: '' };
   },
 };
 

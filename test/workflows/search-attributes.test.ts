@@ -42,8 +42,8 @@ describe('workflow search attributes', () => {
   }
 
   it('a batch: its account and phone, scheduled, then sending once released, then settled', async () => {
-    const { accountId, deviceId, steps } = await run('batch-scheduled-settled');
-    const ids = { AccountId: accountId, DeviceId: deviceId };
+    const { userId, deviceId, steps } = await run('batch-scheduled-settled');
+    const ids = { AccountId: userId, DeviceId: deviceId };
     expect(steps).toEqual({
       scheduled: { ...ids, BatchStatus: 'scheduled' },
       released: { ...ids, BatchStatus: 'sending' },
@@ -52,8 +52,8 @@ describe('workflow search attributes', () => {
   });
 
   it("a webhook's queue: its account and webhook, delivered at once, still so when it ends idle", async () => {
-    const { accountId, webhookId, steps } = await run('queue-delivered');
-    const ids = { AccountId: accountId, WebhookId: webhookId };
+    const { userId, webhookId, steps } = await run('queue-delivered');
+    const ids = { AccountId: userId, WebhookId: webhookId };
     expect(steps).toEqual({
       settled: { ...ids, DeliveryStatus: 'delivered' },
       ended: { ...ids, DeliveryStatus: 'delivered' },
@@ -65,8 +65,8 @@ describe('workflow search attributes', () => {
     ['queue-rejected', 'failed'],
     ['queue-abandoned', 'abandoned'],
   ] as const)("a webhook's queue (%s): retrying after the first failure, then %s", async (name, status) => {
-    const { accountId, webhookId, steps } = await run(name);
-    const ids = { AccountId: accountId, WebhookId: webhookId };
+    const { userId, webhookId, steps } = await run(name);
+    const ids = { AccountId: userId, WebhookId: webhookId };
     expect(steps).toEqual({
       retrying: { ...ids, DeliveryStatus: 'retrying' },
       settled: { ...ids, DeliveryStatus: status },
@@ -75,8 +75,8 @@ describe('workflow search attributes', () => {
   });
 
   it("a webhook's queue: retrying, then abandoned when its webhook is deleted", async () => {
-    const { accountId, webhookId, steps } = await run('queue-deleted');
-    const ids = { AccountId: accountId, WebhookId: webhookId };
+    const { userId, webhookId, steps } = await run('queue-deleted');
+    const ids = { AccountId: userId, WebhookId: webhookId };
     expect(steps).toEqual({
       retrying: { ...ids, DeliveryStatus: 'retrying' },
       ended: { ...ids, DeliveryStatus: 'abandoned' },
@@ -84,8 +84,8 @@ describe('workflow search attributes', () => {
   });
 
   it("a phone's liveness: online when paired, offline when silent, online again, unpaired at the end", async () => {
-    const { accountId, deviceId, steps } = await run('liveness-offline-online');
-    const ids = { AccountId: accountId, DeviceId: deviceId };
+    const { userId, deviceId, steps } = await run('liveness-offline-online');
+    const ids = { AccountId: userId, DeviceId: deviceId };
     expect(steps).toEqual({
       paired: { ...ids, LivenessStatus: 'online' },
       offline: { ...ids, LivenessStatus: 'offline' },

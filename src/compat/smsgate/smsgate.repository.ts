@@ -1,31 +1,28 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../../db/sql';
+import { query, sql } from '../../db/sql';
 
 // The SQL of `smsgate_devices`: the key each SMSGate app signs its webhook calls with (sealed).
 export const smsgateRepository = {
   /** The phone's sealed key, created on first use; a concurrent first use keeps one. */
   async sealedKey(em: EntityManager, deviceId: string, sealIfNew: () => string, at: Date): Promise<string> {
-    await execute(
+    await query(
       em,
-      `insert into smsgate_devices (device_id, signing_key, created_at) values (?, ?, ?)
-       on conflict (device_id) do nothing`,
-      [deviceId, sealIfNew(), at],
+      sql`insert into smsgate_devices (device_id, signing_key, created_at) values (${deviceId}, ${sealIfNew()}, ${at})
+          on conflict (device_id) do nothing`,
     );
-    const [row] = await execute<{ signing_key: string }[]>(
+    const [row] = await query<{ signingKey: string }>(
       em,
-      'select signing_key from smsgate_devices where device_id = ?',
-      [deviceId],
+      sql`select signing_key from smsgate_devices where device_id = ${deviceId}`,
     );
-    return row.signing_key;
+    return row.signingKey;
   },
 
   /** The sealed key of a phone that is still paired, with its account; nothing otherwise. */
   async keyOfPaired(em: EntityManager, deviceId: string) {
-    const [row] = await execute<{ user_id: string; signing_key: string }[]>(
+    const [row] = await query<{ userId: string; signingKey: string }>(
       em,
-      `select d.user_id, s.signing_key from smsgate_devices s join devices d on d.id = s.device_id
-        where s.device_id = ? and d.unpaired_at is null`,
-      [deviceId],
+      sql`select d.user_id, s.signing_key from smsgate_devices s join devices d on d.id = s.device_id
+           where s.device_id = ${deviceId} and d.unpaired_at is null`,
     );
     return row;
   },

@@ -64,7 +64,12 @@ export function createSmsGateService(deps: SmsGateDeps) {
 
   /** The key the phone signs its webhook calls with, created with the phone's first settings. */
   async function signingKey(deviceId: string): Promise<string> {
-    const sealed = await smsgateRepository.sealedKey(em(), deviceId, () => deps.secretBox.seal(randomToken(24)), clock.now());
+    const sealed = await smsgateRepository.sealedKey(
+      em(),
+      deviceId,
+      () => deps.secretBox.seal(randomToken(24)),
+      clock.now(),
+    );
     return deps.secretBox.open(sealed);
   }
 
@@ -175,11 +180,11 @@ export function createSmsGateService(deps: SmsGateDeps) {
       const refused = unauthenticated('The webhook call is not signed with this phone’s signing key.');
       if (!row || !/^\d{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/i.test(signature)) throw refused;
       if (Math.abs(clock.now().getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) throw refused;
-      const expected = createHmac('sha256', deps.secretBox.open(row.signing_key))
+      const expected = createHmac('sha256', deps.secretBox.open(row.signingKey))
         .update(raw + timestamp)
         .digest('hex');
       if (!safeEqual(expected, signature.toLowerCase())) throw refused;
-      return { userId: row.user_id, deviceId };
+      return { userId: row.userId, deviceId };
     },
 
     /**
@@ -193,7 +198,9 @@ export function createSmsGateService(deps: SmsGateDeps) {
       const fingerprint =
         'smsgate:' +
         createHash('sha256')
-          .update([event, input.messageId, input.sender, read?.toISOString() ?? input.receivedAt, input.body].join('\n'))
+          .update(
+            [event, input.messageId, input.sender, read?.toISOString() ?? input.receivedAt, input.body].join('\n'),
+          )
           .digest('hex');
       const result = await deps.phoneMessages.inbound(phone.deviceId, {
         body: input.body,

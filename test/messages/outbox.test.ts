@@ -7,15 +7,15 @@ import { readJson } from '../support/http';
 import { bearer, type PairedPhone } from '../devices/helpers';
 import { sendingTenant } from './helpers';
 
-// A phone's queue as the design doc defines it: each message's stale deadline is its sendable time
-// + STALE_WINDOW + its position in the phone's queue × (send_delay_seconds + 5 s), and a batch's
+// A phone's outbox as the design doc defines it: each message's stale deadline is its sendable time
+// + STALE_WINDOW + its position in the phone's outbox × (send_delay_seconds + 5 s), and a batch's
 // estimated completion is its sendable time + (messages ahead + its own) × (send_delay_seconds + 5 s).
 // The queue is everything released and not yet final on that phone.
 
 const HOUR = 3_600_000;
 const PER_MESSAGE_MS = (3 + 5) * 1000;
 
-describe("a phone's queue: positions, stale deadlines and estimates", () => {
+describe("a phone's outbox: positions, stale deadlines and estimates", () => {
   let app: TestApp;
   // Now, not a fixed date: scheduled_at is checked against the wall clock (in the future, within 7 days).
   const start = new Date();

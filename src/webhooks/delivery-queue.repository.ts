@@ -1,52 +1,39 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute } from '../db/sql';
+import { query, sql } from '../db/sql';
 import type { WebhookFormat } from './webhook.entity';
+import type { DeliveryRecord } from './attempts.repository';
 
 // The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
 // record of a batch of attempts in a few set-based statements.
 
 /** The webhook a queue pass works for. */
-export interface QueueWebhook {
+export interface DeliveryQueueWebhook {
   id: string;
   url: string;
   enabled: boolean;
-  deleted_at: Date | null;
+  deletedAt: string | null;
 }
 
 /** An open delivery with what its attempt needs: the body and the secret it is signed with. */
 export interface QueuedDelivery {
   id: string;
   status: 'pending' | 'retrying';
-  attempt_count: number;
+  attemptCount: number;
   event: string;
   body: string;
   /** When the attempt about to be made was due (null for the first one). */
-  next_attempt_at: Date | null;
+  nextAttemptAt: string | null;
   secret: string | null;
   format: WebhookFormat;
   /** The trace that queued it (tracing on). */
-  trace_parent: string | null;
+  traceParent: string | null;
 }
 
-/** One attempt and what it leaves on its delivery. */
-export interface BatchRecord {
-  deliveryId: string;
-  attempt: number;
-  url: string;
-  ok: boolean;
-  httpStatus: number | null;
-  excerpt: string | null;
-  error: string | null;
-  startedAt: Date;
-  durationMs: number;
-  status: 'delivered' | 'retrying' | 'failed';
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  abandonedAt: Date | null;
-}
+/** One attempt (when it started, how long it took) and what it leaves on its delivery. */
+export type AttemptRecord = Omit<DeliveryRecord, 'lastAttemptAt'> & { startedAt: Date; durationMs: number };
 
 // Rows travel as one JSON parameter (json_to_recordset): a statement per batch, not per delivery.
-const asJson = (records: BatchRecord[]) =>
+const asJson = (records: AttemptRecord[]) =>
   JSON.stringify(
     records.map((r) => ({
       delivery_id: r.deliveryId,
@@ -65,74 +52,73 @@ const asJson = (records: BatchRecord[]) =>
     })),
   );
 
-const RECORD_COLUMNS = `delivery_id uuid, attempt int, url text, ok boolean, http_status int, excerpt text, error text,
+const RECORD_COLUMNS = sql`delivery_id uuid, attempt int, url text, ok boolean, http_status int, excerpt text, error text,
   started_at timestamptz, duration_ms int, status text, next_attempt_at timestamptz, delivered_at timestamptz,
   abandoned_at timestamptz`;
 
-export const queueRepository = {
-  async webhook(em: EntityManager, webhookId: string): Promise<QueueWebhook | undefined> {
-    const [row] = await execute<QueueWebhook[]>(em, 'select id, url, enabled, deleted_at from webhooks where id = ?', [
-      webhookId,
-    ]);
+export const deliveryQueueRepository = {
+  async webhook(em: EntityManager, webhookId: string): Promise<DeliveryQueueWebhook | undefined> {
+    const [row] = await query<DeliveryQueueWebhook>(
+      em,
+      sql`select id, url, enabled, deleted_at from webhooks where id = ${webhookId}`,
+    );
     return row;
   },
 
   /** The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say. */
   due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
-    return execute<QueuedDelivery[]>(
+    return query<QueuedDelivery>(
       em,
-      `select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent, w.format
+      sql`select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent, w.format
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
-        where d.webhook_id = ? and d.via_queue and d.status in ('pending', 'retrying')
-          and (d.status = 'pending' or d.next_attempt_at <= ?)
+        where d.webhook_id = ${webhookId} and d.via_queue and d.status in ('pending', 'retrying')
+          and (d.status = 'pending' or d.next_attempt_at <= ${now})
         order by coalesce(d.next_attempt_at, d.created_at), d.id
-        limit ?`,
-      [webhookId, now, limit],
+        limit ${limit}`,
     );
   },
 
   /** What is left open: deliveries waiting for their first attempt, and the next retry due. */
   async open(em: EntityManager, webhookId: string): Promise<{ pending: number; nextRetryAt: Date | null }> {
-    const [row] = await execute<{ pending: number; next_retry_at: Date | null }[]>(
+    const [row] = await query<{ pending: number; nextRetryAt: string | null }>(
       em,
-      `select count(*) filter (where status = 'pending')::int as pending,
+      sql`select count(*) filter (where status = 'pending')::int as pending,
               min(next_attempt_at) filter (where status = 'retrying') as next_retry_at
          from webhook_deliveries
-        where webhook_id = ? and via_queue and status in ('pending', 'retrying')`,
-      [webhookId],
+        where webhook_id = ${webhookId} and via_queue and status in ('pending', 'retrying')`,
     );
-    return { pending: row.pending, nextRetryAt: row.next_retry_at ? new Date(row.next_retry_at) : null };
+    return { pending: row.pending, nextRetryAt: row.nextRetryAt ? new Date(row.nextRetryAt) : null };
   },
 
   /** Inserts the attempts once per (delivery, attempt number); returns the deliveries whose attempt it inserted. */
-  async insertAttempts(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<Set<string>> {
-    const inserted = await execute<{ delivery_id: string }[]>(
+  async insertAttempts(tx: EntityManager, webhookId: string, records: AttemptRecord[]): Promise<Set<string>> {
+    const inserted = await query<{ deliveryId: string }>(
       tx,
-      `insert into webhook_attempts
-         (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
-       select gen_random_uuid(), delivery_id, ?, attempt, url, ok, http_status, excerpt, error, started_at, duration_ms
-         from json_to_recordset(?::json) as x (${RECORD_COLUMNS})
-       on conflict (delivery_id, attempt_number) do nothing returning delivery_id`,
-      [webhookId, asJson(records)],
+      sql`insert into webhook_attempts
+            (id, delivery_id, webhook_id, attempt_number, url, ok, http_status, response_excerpt, error, started_at, duration_ms)
+          select gen_random_uuid(), delivery_id, ${webhookId}::uuid, attempt, url, ok, http_status, excerpt, error,
+                 started_at, duration_ms
+            from json_to_recordset(${asJson(records)}::json) as x (${RECORD_COLUMNS})
+          on conflict (delivery_id, attempt_number) do nothing returning delivery_id`,
     );
-    return new Set(inserted.map((row) => row.delivery_id));
+    return new Set(inserted.map((row) => row.deliveryId));
   },
 
   /** The webhook's counters and last times, for a batch of attempts at once. */
-  async countOnWebhook(tx: EntityManager, webhookId: string, records: BatchRecord[]): Promise<void> {
-    const latest = (rs: BatchRecord[]) =>
+  async countOnWebhook(tx: EntityManager, webhookId: string, records: AttemptRecord[]): Promise<void> {
+    const latest = (rs: AttemptRecord[]) =>
       rs.length ? new Date(Math.max(...rs.map((r) => r.startedAt.getTime()))) : null;
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
-    await execute(
+    await query(
       tx,
-      `update webhooks set last_attempt_at = greatest(last_attempt_at, ?),
-              success_count = success_count + ?, failure_count = failure_count + ?,
-              last_success_at = greatest(last_success_at, ?), last_failure_at = greatest(last_failure_at, ?)
-        where id = ?`,
-      [latest(records), ok.length, failed.length, latest(ok), latest(failed), webhookId],
+      sql`update webhooks set last_attempt_at = greatest(last_attempt_at, ${latest(records)}),
+                 success_count = success_count + ${ok.length}, failure_count = failure_count + ${failed.length},
+                 last_success_at = greatest(last_success_at, ${latest(ok)}),
+                 last_failure_at = greatest(last_failure_at, ${latest(failed)})
+           where id = ${webhookId}`,
     );
   },
 
@@ -141,17 +127,16 @@ export const queueRepository = {
    * attempt of a delivery still open moves it, and a success also closes one that a pause or delete
    * abandoned while the request was in flight.
    */
-  async recordOnDeliveries(tx: EntityManager, records: BatchRecord[]): Promise<void> {
-    await execute(
+  async recordOnDeliveries(tx: EntityManager, records: AttemptRecord[]): Promise<void> {
+    await query(
       tx,
-      `update webhook_deliveries d
+      sql`update webhook_deliveries d
           set status = x.status, attempt_count = x.attempt, url = x.url, http_status = x.http_status,
               response_excerpt = x.excerpt, error = x.error, last_attempt_at = x.started_at,
               next_attempt_at = x.next_attempt_at, delivered_at = x.delivered_at, abandoned_at = x.abandoned_at
-         from json_to_recordset(?::json) as x (${RECORD_COLUMNS})
+         from json_to_recordset(${asJson(records)}::json) as x (${RECORD_COLUMNS})
         where d.id = x.delivery_id and d.attempt_count = x.attempt - 1
           and (d.status in ('pending', 'retrying') or (x.ok and d.status = 'failed'))`,
-      [asJson(records)],
     );
   },
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { createTenant, createWebhook, queueServiceOf, queueUnstarted } from './helpers';
+import { createTenant, createWebhook, deliveryQueueServiceOf, queueUnstarted } from './helpers';
 import { startReceiver, type Receiver } from './receiver';
 
 // A queue pass sends up to 32 deliveries of a webhook at once. Each attempt is recorded as it ends
@@ -40,7 +40,7 @@ describe('a webhook queue pass', () => {
     }
 
     // The queue's pass, run here without Temporal, against the real receiver.
-    const queue = queueServiceOf(app);
+    const queue = deliveryQueueServiceOf(app);
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);

@@ -1,5 +1,5 @@
-// Where a phone's messages stand in its queue: each message's stale deadline is the time it should
-// have been sent (its sendable time + its position in the phone's queue × the time per message) +
+// Where a phone's messages stand in its outbox: each message's stale deadline is the time it should
+// have been sent (its sendable time + its position in the phone's outbox × the time per message) +
 // STALE_WINDOW, and the batch's estimated completion is when its last message should have been sent.
 //
 // The time per message is the phone's pause (send_delay_seconds, plus half its jitter on average)
@@ -8,6 +8,7 @@
 // counts only the high-priority messages ahead of it. A send's ttl_seconds caps its deadlines.
 
 import type { PacingRow } from '../devices/devices.repository';
+import { sql, type Sql } from '../db/sql';
 import { windowedTimes, type SendWindow } from '../devices/send-window';
 
 // What a phone needs per message beyond the delay it is told to keep: our estimate of send time.
@@ -24,11 +25,11 @@ export interface Pace {
 
 /** The pace of a phone's row. */
 export const paceOf = (row: PacingRow): Pace => ({
-  sendDelaySeconds: row.send_delay_seconds,
-  jitterSeconds: row.send_delay_jitter_seconds,
-  maxPerMinute: row.max_sends_per_minute,
-  maxPerHour: row.max_sends_per_hour,
-  window: row.send_window,
+  sendDelaySeconds: row.sendDelaySeconds,
+  jitterSeconds: row.sendDelayJitterSeconds,
+  maxPerMinute: row.maxSendsPerMinute,
+  maxPerHour: row.maxSendsPerHour,
+  window: row.sendWindow,
 });
 
 export const NO_PACE: Pace = {
@@ -104,9 +105,9 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
  * placement() for a send that takes its places in the same statement that writes it, on a phone
  * without a send window: the first stale deadline and the estimate as SQL of `ahead` (an SQL
  * expression), by the same float arithmetic as placement(), so the same instants to the millisecond
- * (test/messages/queue-sql.test.ts compares the two).
+ * (test/messages/outbox-sql.test.ts compares the two).
  */
-export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: string) {
+export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
   if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
   const perMessageSeconds = secondsPerMessage(input.pace);
   const start = input.sendableAt.getTime();
@@ -114,14 +115,8 @@ export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: string
     perMessageSeconds,
     ttlAt: input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null,
     // new Date(start + staleWindowMs + ahead × perMessageSeconds × 1000): a Date truncates to the ms.
-    firstStaleAt: {
-      sql: `to_timestamp(trunc(?::float8 + (${ahead})::float8 * ?::float8 * 1000) / 1000)`,
-      params: [start + input.staleWindowMs, perMessageSeconds],
-    },
+    firstStaleAt: sql`to_timestamp(trunc(${start + input.staleWindowMs}::float8 + (${ahead})::float8 * ${perMessageSeconds}::float8 * 1000) / 1000)`,
     // new Date(start + Math.round((ahead + count) × perMessageSeconds × 1000)).
-    estimate: {
-      sql: `to_timestamp((?::float8 + floor(((${ahead}) + ?)::float8 * ?::float8 * 1000 + 0.5)) / 1000)`,
-      params: [start, input.count, perMessageSeconds],
-    },
+    estimate: sql`to_timestamp((${start}::float8 + floor(((${ahead}) + ${input.count}::int)::float8 * ${perMessageSeconds}::float8 * 1000 + 0.5)) / 1000)`,
   };
 }

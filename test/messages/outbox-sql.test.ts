@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { execute } from '../../src/db/sql';
+import { query, sql } from '../../src/db/sql';
 import { openOrm } from '../../src/db/orm';
-import { NO_PACE, placement, placementSql, type Pace } from '../../src/messages/queue';
+import { NO_PACE, placement, placementSql, type Pace } from '../../src/messages/outbox';
 import { testConfig } from '../support/config';
 
 // A send written in one statement places itself there: its first stale deadline and its estimate are
@@ -53,13 +53,12 @@ describe('placementSql()', () => {
     });
     const got = await Promise.all(
       cases.map(async ({ ahead, ...input }) => {
-        const placed = placementSql(input, 'q.ahead');
-        const [row] = await execute<{ first: string; estimate: string }[]>(
+        const placed = placementSql(input, sql`q.ahead`);
+        const [row] = await query<{ first: string; estimate: string }>(
           em.fork(),
-          `select (extract(epoch from ${placed.firstStaleAt.sql}) * 1000)::text as first,
-                  (extract(epoch from ${placed.estimate.sql}) * 1000)::text as estimate
-             from (select ?::int as ahead) q`,
-          [...placed.firstStaleAt.params, ...placed.estimate.params, ahead],
+          sql`select (extract(epoch from ${placed.firstStaleAt}) * 1000)::text as first,
+                     (extract(epoch from ${placed.estimate}) * 1000)::text as estimate
+                from (select ${ahead}::int as ahead) q`,
         );
         return {
           first: Number(row.first),
@@ -77,7 +76,7 @@ describe('placementSql()', () => {
     expect(() =>
       placementSql(
         { pace: { ...NO_PACE, window }, count: 1, ttlSeconds: null, sendableAt: new Date(), staleWindowMs: 0 },
-        'q.ahead',
+        sql`q.ahead`,
       ),
     ).toThrow('send window');
   });

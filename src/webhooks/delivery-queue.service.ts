@@ -10,7 +10,12 @@ import { ABANDONED, answered2xx, pauseIfFailing, refused, signedHeaders } from '
 import { attemptsRepository } from './attempts.repository';
 import type { AttemptsDeps } from './attempts.service';
 import { postOnce, type PostResult } from './outbound';
-import { queueRepository, type BatchRecord, type QueuedDelivery, type QueueWebhook } from './queue.repository';
+import {
+  deliveryQueueRepository,
+  type AttemptRecord,
+  type QueuedDelivery,
+  type DeliveryQueueWebhook,
+} from './delivery-queue.repository';
 import { webhooksRepository } from './webhooks.repository';
 
 // How a pass over one webhook's queue runs. The batch bounds one record's statements; the
@@ -25,7 +30,7 @@ const BUSY_AFTER = 10;
 const LINGER_MS = 1000;
 const POLL_MS = 100;
 
-export interface QueueDeps extends AttemptsDeps {
+export interface DeliveryQueueDeps extends AttemptsDeps {
   /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
   retryScheduleMs: readonly number[];
   /** Set only when tracing is on: a WebhookAttempt span per attempt, in its delivery's trace. */
@@ -95,7 +100,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
  * made alone (attempts.service.ts): numbered per delivery, recorded once, never moving a delivery
  * backwards; a request sent but not recorded (a crash) is sent again with the same attempt number.
  */
-export function createQueueService(deps: QueueDeps) {
+export function createDeliveryQueueService(deps: DeliveryQueueDeps) {
   const post = deps.post ?? postOnce;
   const timeoutMs = deps.timeoutMs ?? 30_000;
   const schedule = deps.retryScheduleMs;
@@ -103,7 +108,7 @@ export function createQueueService(deps: QueueDeps) {
   /** When the next attempt is due after this one, counted from when this one was due. */
   function nextDue(row: QueuedDelivery, attempt: number, startedAt: Date): Date | null {
     if (attempt > schedule.length) return null;
-    const due = row.status === 'retrying' && row.next_attempt_at ? new Date(row.next_attempt_at) : startedAt;
+    const due = row.status === 'retrying' && row.nextAttemptAt ? new Date(row.nextAttemptAt) : startedAt;
     return new Date(due.getTime() + schedule[attempt - 1]);
   }
 
@@ -112,7 +117,7 @@ export function createQueueService(deps: QueueDeps) {
    * linked to the pass that made it.
    */
   function attemptSpan(row: QueuedDelivery) {
-    if (!deps.tracer || !row.trace_parent) return undefined;
+    if (!deps.tracer || !row.traceParent) return undefined;
     const pass = trace.getSpanContext(context.active());
     return deps.tracer.startSpan(
       'WebhookAttempt',
@@ -121,7 +126,7 @@ export function createQueueService(deps: QueueDeps) {
         attributes: { 'webhook.delivery_id': row.id, 'webhook.event': row.event },
         links: pass ? [{ context: pass }] : [],
       },
-      contextOf(row.trace_parent),
+      contextOf(row.traceParent),
     );
   }
 
@@ -132,7 +137,7 @@ export function createQueueService(deps: QueueDeps) {
       const webhook = await attemptsRepository.lockWebhook(tx, webhookId);
       const now = deps.clock.now();
       const draft = sent.map((s) => ({ s, ok: answered2xx(s.result.status) }));
-      const attempts: BatchRecord[] = draft.map(({ s, ok }) => ({
+      const attempts: AttemptRecord[] = draft.map(({ s, ok }) => ({
         deliveryId: s.row.id,
         attempt: s.attempt,
         url,
@@ -147,12 +152,12 @@ export function createQueueService(deps: QueueDeps) {
         deliveredAt: null,
         abandonedAt: null,
       }));
-      const inserted = await queueRepository.insertAttempts(tx, webhookId, attempts);
+      const inserted = await deliveryQueueRepository.insertAttempts(tx, webhookId, attempts);
       const mine = attempts.filter((a) => inserted.has(a.deliveryId));
       if (mine.length === 0) return [];
-      await queueRepository.countOnWebhook(tx, webhookId, mine);
+      await deliveryQueueRepository.countOnWebhook(tx, webhookId, mine);
 
-      const live = Boolean(webhook && !webhook.deleted_at);
+      const live = Boolean(webhook && !webhook.deletedAt);
       const paused =
         mine.some((a) => !a.ok) && webhook?.enabled && live
           ? await pauseIfFailing(
@@ -181,14 +186,14 @@ export function createQueueService(deps: QueueDeps) {
         const outcome: DeliveryAttemptOutcome = retry ? 'retry' : !reachable || paused ? 'abandoned' : 'stopped';
         return { sent: s, outcome };
       });
-      await queueRepository.recordOnDeliveries(tx, mine);
+      await deliveryQueueRepository.recordOnDeliveries(tx, mine);
       return outcomes;
     });
   }
 
   /** One batch: what cannot be sent ends now, the rest is sent and recorded. */
   async function attemptBatch(
-    webhook: QueueWebhook,
+    webhook: DeliveryQueueWebhook,
     rows: QueuedDelivery[],
     agent: Agent,
     signal: AbortSignal | undefined,
@@ -220,14 +225,14 @@ export function createQueueService(deps: QueueDeps) {
         agent,
       });
       span?.setAttributes({
-        'webhook.attempt': row.attempt_count + 1,
+        'webhook.attempt': row.attemptCount + 1,
         ...(result.status === null ? {} : { 'http.response.status_code': result.status }),
       });
       if (result.error) span?.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
       span?.end();
       // Cancelled (the worker stopping): an attempt cut short is not recorded, the retried activity
       // sends it again. One that ended first is recorded as it ended.
-      if (!signal?.aborted) recorder.add({ row, attempt: row.attempt_count + 1, startedAt, result });
+      if (!signal?.aborted) recorder.add({ row, attempt: row.attemptCount + 1, startedAt, result });
     });
     const recorded = await recorder.settled();
     if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
@@ -248,8 +253,8 @@ export function createQueueService(deps: QueueDeps) {
   /** What the pass leaves for its workflow. */
   async function summary(webhookId: string, last: DeliveryAttemptOutcome | null): Promise<QueuePass> {
     // Read again: the pass's last batch may have paused it.
-    const webhook = await queueRepository.webhook(deps.em(), webhookId);
-    const open = await queueRepository.open(deps.em(), webhookId);
+    const webhook = await deliveryQueueRepository.webhook(deps.em(), webhookId);
+    const open = await deliveryQueueRepository.open(deps.em(), webhookId);
     const nextDueAtMs = open.nextRetryAt?.getTime() ?? null;
     let status: DeliveryStatusValue | null = null;
     if (!webhook?.enabled) status = 'abandoned';
@@ -273,15 +278,15 @@ export function createQueueService(deps: QueueDeps) {
       try {
         for (;;) {
           if (signal?.aborted) throw signal.reason ?? new Error('queue pass cancelled');
-          const webhook = await queueRepository.webhook(deps.em(), webhookId);
-          if (!webhook || webhook.deleted_at) {
+          const webhook = await deliveryQueueRepository.webhook(deps.em(), webhookId);
+          if (!webhook || webhook.deletedAt) {
             // Deleting ended its deliveries already; this catches any that raced the delete.
             if (webhook)
               await webhooksRepository.abandonOpen(deps.em(), webhookId, ABANDONED.deleted, deps.clock.now());
             return { due: false, nextDueAtMs: null, status: 'abandoned', ended: true };
           }
           const now = Math.max(deps.clock.now().getTime(), dueByMs);
-          const rows = await queueRepository.due(deps.em(), webhookId, new Date(now), BATCH);
+          const rows = await deliveryQueueRepository.due(deps.em(), webhookId, new Date(now), BATCH);
           if (rows.length > 0) {
             idleSince = null;
             const outcomes = await attemptBatch(webhook, rows, agent, signal);
@@ -302,4 +307,4 @@ export function createQueueService(deps: QueueDeps) {
   };
 }
 
-export type QueueService = ReturnType<typeof createQueueService>;
+export type DeliveryQueueService = ReturnType<typeof createDeliveryQueueService>;

@@ -1,0 +1,169 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findPage } from '../http/pagination';
+import { query, sql, toDate } from '../db/sql';
+import { Batch, type BatchStatus, type Priority } from './batch.entity';
+import type { Deadlines } from './outbox';
+import { staleAtOf, unevenOf } from './sends.repository';
+import type { BatchCounter, BatchCounts } from './transitions';
+
+// A send's batch: its counters and status, cancelling, a scheduled one's release, and the
+// reconciler's look for batches whose workflow never started.
+
+const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
+
+export const batchesRepository = {
+  getBatch: (em: EntityManager, userId: string, id: string) => em.findOne(Batch, { id, userId }),
+
+  listBatches: (em: EntityManager, userId: string, page: { cursor?: string; limit: number }) =>
+    findPage(em, Batch, { userId }, { cursor: page.cursor, limit: page.limit, order: 'desc' }),
+
+  /**
+   * Marks the account's batch cancelled (the first time) unless it is final, locking it for the rest
+   * of the cancel; undefined when it is final or not the account's (`batchStatusOf` tells which).
+   */
+  async markCancelled(tx: EntityManager, userId: string, batchId: string, now: Date) {
+    const [row] = await query<{ status: BatchStatus; createdAt: string }>(
+      tx,
+      sql`update batches set cancelled_at = coalesce(cancelled_at, ${now}), updated_at = ${now}
+           where id = ${batchId} and user_id = ${userId} and status not in ('completed', 'failed')
+          returning status, created_at`,
+    );
+    return row ? { status: row.status, createdAt: toDate(row.createdAt)! } : undefined;
+  },
+
+  async batchStatusOf(em: EntityManager, userId: string, batchId: string): Promise<BatchStatus | undefined> {
+    const [row] = await query<{ status: BatchStatus }>(
+      em,
+      sql`select status from batches where id = ${batchId} and user_id = ${userId}`,
+    );
+    return row?.status;
+  },
+
+  /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
+  async addToCounters(
+    tx: EntityManager,
+    deltas: Map<string, Partial<Record<BatchCounter, number>>>,
+    now: Date,
+  ): Promise<BatchCounts[]> {
+    if (deltas.size === 0) return [];
+    const column = (c: BatchCounter) => sql.identifier(c);
+    const values = [...deltas.entries()].map(
+      ([id, d]) => sql`(${id}::uuid, ${sql.join(COUNTERS.map((c) => sql`${Math.trunc(d[c] ?? 0)}::int`))})`,
+    );
+    return query<BatchCounts>(
+      tx,
+      sql`update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = b.${column(c)} + v.${column(c)}`))},
+                 updated_at = ${now}
+            from (values ${sql.join(values)}) as v (id, ${sql.join(COUNTERS.map(column))})
+           where b.id = v.id
+          returning b.id, b.status, b.recipient_count, ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
+    );
+  },
+
+  async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
+    const [row] = await query<BatchCounts>(
+      tx,
+      sql`select id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
+            from batches where id = ${batchId}`,
+    );
+    return row;
+  },
+
+  /** Sets batches' statuses; final ones get completed_at and, when every message failed, an error. */
+  async setStatuses(tx: EntityManager, changes: Array<{ id: string; status: BatchStatus }>, now: Date) {
+    if (changes.length === 0) return;
+    const values = changes.map((c) => sql`(${c.id}::uuid, ${c.status}::text)`);
+    await query(
+      tx,
+      sql`update batches b set status = v.status, updated_at = ${now},
+              completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ${now}) else b.completed_at end,
+              error = case when v.status = 'failed'
+                           then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
+                                                       else 'Every message failed.' end)
+                           else b.error end
+         from (values ${sql.join(values)}) as v (id, status)
+        where b.id = v.id`,
+    );
+  },
+
+  /** Locks a scheduled batch for its release; null when it is not (or no longer) scheduled. */
+  async lockScheduled(
+    tx: EntityManager,
+    batchId: string,
+  ): Promise<{ deviceId: string; queued: number; priority: Priority; ttlSeconds: number | null } | null> {
+    const [batch] = await query<{
+      deviceId: string;
+      status: BatchStatus;
+      priority: Priority;
+      ttlSeconds: number | null;
+    }>(tx, sql`select device_id, status, priority, ttl_seconds from batches where id = ${batchId} for update`);
+    if (!batch || batch.status !== 'scheduled') return null;
+    const [{ queued }] = await query<{ queued: number }>(
+      tx,
+      sql`select count(*)::int as queued from messages where batch_id = ${batchId} and status = 'queued'`,
+    );
+    return { deviceId: batch.deviceId, queued, priority: batch.priority, ttlSeconds: batch.ttlSeconds };
+  },
+
+  /** A released batch's queued messages take their places from `sendableAt`, with their deadlines. */
+  async place(
+    tx: EntityManager,
+    batchId: string,
+    placement: { sendableAt: Date; deadlines: Deadlines; estimate: Date },
+  ): Promise<void> {
+    const { deadlines } = placement;
+    const staleAt = staleAtOf(sql`p.n`, sql`s.at`, sql`${deadlines.firstStaleAt}::timestamptz`, deadlines);
+    await query(
+      tx,
+      sql`with placed as (
+         update messages m set available_at = ${placement.sendableAt}, stale_at = ${staleAt}
+           from (select id, row_number() over (order by position) as n from messages
+                  where batch_id = ${batchId} and status = 'queued') p
+           left join unnest(${unevenOf(deadlines)}::float8[]) with ordinality as s (at, k) on s.k = p.n
+          where m.id = p.id
+         returning 1)
+       update batches set status = 'queued', estimated_completion_at = ${placement.estimate}, updated_at = ${placement.sendableAt}
+        where id = ${batchId}`,
+    );
+  },
+
+  /** What is still open in a batch: how many, and its earliest stale deadline. */
+  async openDeadlines(tx: EntityManager, batchId: string) {
+    const [row] = await query<{ pending: number; next: string | null }>(
+      tx,
+      sql`select count(*)::int as pending, min(stale_at) as next from messages
+           where batch_id = ${batchId} and status in ('queued', 'dispatched')`,
+    );
+    return { pending: row.pending, next: toDate(row.next) };
+  },
+
+  async batchStatusAndDevice(em: EntityManager, batchId: string) {
+    const [row] = await query<{ status: BatchStatus; deviceId: string }>(
+      em,
+      sql`select status, device_id from batches where id = ${batchId}`,
+    );
+    return row;
+  },
+
+  async unstartedBatches(em: EntityManager, before: Date, limit: number) {
+    const rows = await query<{ id: string; scheduledAt: string | null; userId: string; deviceId: string }>(
+      em,
+      sql`select id, scheduled_at, user_id, device_id from batches where workflow_started_at is null and created_at < ${before}
+           order by created_at limit ${limit}`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      scheduledAt: toDate(row.scheduledAt),
+      userId: row.userId,
+      deviceId: row.deviceId,
+    }));
+  },
+
+  async markBatchesStarted(em: EntityManager, ids: string[], at: Date): Promise<void> {
+    await query(
+      em,
+      sql`update batches set workflow_started_at = ${at}
+           where id = any(${ids}::uuid[]) and workflow_started_at is null`,
+    );
+  },
+};

@@ -1,0 +1,127 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, queryRaw, sql, type Sql } from '../db/sql';
+import { movedFromRows, type Moved } from './messages.repository';
+
+// A phone's outbox: handing out what it may send now, its pace's counts, and the probes that tell
+// it (or its live channel) that there is new work.
+
+// The outbox's order, as its index (messages_outbox_idx) keeps it.
+const OUTBOX_ORDER = sql`priority desc, available_at, created_at, position`;
+
+export const outboxRepository = {
+  /**
+   * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first,
+   * marking queued ones dispatched; dispatched ones come again until reported, lapsed ones never.
+   * `fresh` bounds how many queued ones may be handed out for the first time (a paced phone's
+   * allowance); null: no bound.
+   */
+  async takeOutbox(
+    tx: EntityManager,
+    deviceId: string,
+    now: Date,
+    limit: number,
+    fresh: number | null = null,
+  ): Promise<Moved[]> {
+    const due = (status: Sql) =>
+      sql`select id, status as old_status from messages
+           where device_id = ${deviceId} and ${status} and available_at <= ${now} and stale_at > ${now}
+           order by ${OUTBOX_ORDER}`;
+    const dispatch = sql`update messages m
+          set status = 'dispatched', dispatched_at = coalesce(m.dispatched_at, ${now}), updated_at = ${now}
+         from due where m.id = due.id
+       returning m.*, due.old_status`;
+    const rows = await queryRaw(
+      tx,
+      fresh === null
+        ? sql`with due as (${due(sql`direction = 'outbound' and status in ('queued', 'dispatched')`)} limit ${limit} for update skip locked)
+           ${dispatch}`
+        : // Handed out again does not count against the pace; handed out for the first time does.
+          sql`with again as (${due(sql`direction = 'outbound' and status = 'dispatched'`)} limit ${limit} for update skip locked),
+                fresh as (${due(sql`direction = 'outbound' and status = 'queued'`)}
+                          limit least(${fresh}::int, greatest(${limit}::int - (select count(*) from again), 0))
+                          for update skip locked),
+                due as (select * from again union all select * from fresh)
+           ${dispatch}`,
+    );
+    return movedFromRows(rows).sort(
+      (a, b) =>
+        b.message.priority - a.message.priority ||
+        a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
+        a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
+        a.message.position - b.message.position,
+    );
+  },
+
+  /** How many messages a phone was handed out for the first time since each of two instants. */
+  async dispatchedSince(tx: EntityManager, deviceId: string, minuteAgo: Date, hourAgo: Date) {
+    const [row] = await query<{ minute: number; hour: number }>(
+      tx,
+      sql`select count(*) filter (where dispatched_at > ${minuteAgo})::int as minute, count(*)::int as hour
+            from messages where device_id = ${deviceId} and dispatched_at > ${hourAgo}`,
+    );
+    return row;
+  },
+
+  /**
+   * Per phone, the newest message it may send now of each priority (a change says the phone has new
+   * work); one probe of the outbox index per priority.
+   */
+  async newestDue(em: EntityManager, deviceIds: string[], now: Date): Promise<Map<string, string>> {
+    const rows = await query<{ deviceId: string; id: string }>(
+      em,
+      sql`select d.id as device_id, string_agg(m.id::text, ',' order by p.rank desc) as id
+            from unnest(${deviceIds}::uuid[]) as d (id)
+           cross join (values (1), (0)) as p (rank)
+            join lateral (select id from messages
+                           where device_id = d.id and priority = p.rank and direction = 'outbound' and status = 'queued'
+                             and available_at <= ${now} and stale_at > ${now}
+                           order by available_at desc, created_at desc limit 1) m on true
+           group by d.id`,
+    );
+    return new Map(rows.map((row) => [row.deviceId, row.id]));
+  },
+
+  /**
+   * Per phone, its lease: whether it holds handed-out messages not yet reported (and not lapsed),
+   * and when it was last handed one (a change says it fetched since).
+   */
+  async leases(
+    em: EntityManager,
+    deviceIds: string[],
+    now: Date,
+  ): Promise<Map<string, { leased: boolean; handedOutAt: string | null }>> {
+    const rows = await query<{ deviceId: string; leased: boolean; handedOutAt: unknown }>(
+      em,
+      sql`select d.id as device_id,
+                 exists (select 1 from messages m
+                          where m.device_id = d.id and m.direction = 'outbound' and m.status = 'dispatched'
+                            and m.stale_at > ${now}) as leased,
+                 (select max(dispatched_at) from messages m
+                   where m.device_id = d.id and m.dispatched_at is not null) as handed_out_at
+            from unnest(${deviceIds}::uuid[]) as d (id)`,
+    );
+    return new Map(
+      rows.map((row) => [
+        row.deviceId,
+        { leased: row.leased, handedOutAt: row.handedOutAt === null ? null : String(row.handedOutAt) },
+      ]),
+    );
+  },
+
+  /**
+   * NOTIFYs `channel` with the phone's id, at commit, when it holds no handed-out message and has
+   * work it may send now: a phone that fetched a page and reported all of it is told to come back.
+   */
+  async announceWhenDrained(tx: EntityManager, channel: string, deviceId: string, now: Date): Promise<void> {
+    await query(
+      tx,
+      sql`select pg_notify(${channel}, ${deviceId})
+           where not exists (select 1 from messages
+                              where device_id = ${deviceId} and direction = 'outbound' and status = 'dispatched'
+                                and stale_at > ${now})
+             and exists (select 1 from messages
+                          where device_id = ${deviceId} and direction = 'outbound' and status = 'queued'
+                            and available_at <= ${now} and stale_at > ${now})`,
+    );
+  },
+};

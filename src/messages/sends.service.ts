@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Sql } from '../db/sql';
+import type { AccountsService } from '../accounts/accounts.service';
+import type { EmitInput, EventsService } from '../events/events.service';
+import type { Clock } from '../lib/clock';
+import type { Metrics } from '../metrics/metrics';
+import type { PlansService } from '../plans/plans.service';
+import type { StartKind, Starter } from '../../temporal/starter';
+import type { BatchStart } from './batch-starts';
+import { afterCommit, inOneStatement, transaction } from '../db/transaction';
+import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
+import { conflict, validationFailed } from '../http/errors';
+import type { Batch, Priority } from './batch.entity';
+import type { Message } from './message.entity';
+import { RECIPIENTS_MAX, type SendBody } from './messages.schemas';
+import { sendsRepository, PRIORITY_RANK } from './sends.repository';
+import { messageView } from './messages.views';
+import { OPTED_OUT } from './transitions';
+import { paceOf, placement, placementSql, type Deadlines } from './outbox';
+import { distinctEntries, normalizeRecipients } from './recipients';
+import { countSegments } from './segments';
+
+// POST /v1/messages: a send accepted, in one statement when it can be, else in one short transaction.
+
+export interface SendsDeps {
+  em: () => EntityManager;
+  clock: Clock;
+  plans: PlansService;
+  accounts: AccountsService;
+  starter: Starter;
+  batchStarts: StartKind<BatchStart>;
+  events: Pick<EventsService, 'emitMany'>;
+  /** Which of these E.164 numbers the account's suppression list holds (the opt-outs feature). */
+  suppressed: (userId: string, numbers: string[]) => Promise<ReadonlySet<string>>;
+  /** A condition that holds when the account suppresses none of these numbers (SQL with its values). */
+  noneSuppressed: (userId: string, numbers: string[]) => Sql;
+  staleWindowMs: number;
+  defaultCountry?: string;
+  metrics: Metrics['sends'];
+}
+
+/** Sends listing more entries than this read the plan's batch limit before anything else. */
+export const PLAN_READ_FROM = 100;
+
+const noDevice = (why: string) => conflict('no_device', why);
+
+/** An unknown SIM falls back to the phone's preferred one (when the phone reported its SIMs). */
+function simFor(device: SendingDevice, requested?: number | null): number | null {
+  if (requested === undefined || requested === null) return device.preferredSimSubscriptionId;
+  const known = (device.sims ?? []).map((sim) => sim.subscription_id);
+  return known.length === 0 || known.includes(requested) ? requested : device.preferredSimSubscriptionId;
+}
+
+const preview = (numbers: string[]) =>
+  numbers.slice(0, 3).join(', ') + (numbers.length > 3 ? ` and ${numbers.length - 3} more` : '');
+
+export function createSendsService(deps: SendsDeps) {
+  const { em, clock } = deps;
+
+  /** message.failed for each opted-out recipient's message, as it was inserted. */
+  async function emitOptedOut(
+    tx: EntityManager,
+    batch: Batch,
+    messageIds: string[],
+    recipients: string[],
+    optedOut: boolean[],
+  ): Promise<void> {
+    const events: EmitInput[] = [];
+    optedOut.forEach((out, position) => {
+      if (!out) return;
+      const message = {
+        id: messageIds[position],
+        userId: batch.userId,
+        batchId: batch.id,
+        deviceId: batch.deviceId,
+        direction: 'outbound',
+        status: 'failed',
+        body: batch.body,
+        recipient: recipients[position],
+        sender: null,
+        simSubscriptionId: batch.simSubscriptionId ?? null,
+        segments: batch.segments,
+        position,
+        fingerprint: null,
+        priority: PRIORITY_RANK[batch.priority as Priority],
+        errorCode: OPTED_OUT.code,
+        errorMessage: OPTED_OUT.message,
+        availableAt: null,
+        staleAt: null,
+        dispatchedAt: null,
+        sentAt: null,
+        deliveredAt: null,
+        failedAt: batch.createdAt,
+        receivedAt: null,
+        createdAt: batch.createdAt,
+        updatedAt: batch.createdAt,
+      } satisfies Message as Message;
+      events.push({
+        userId: batch.userId,
+        name: 'message.failed',
+        data: messageView(message),
+        messageId: message.id,
+        deviceId: message.deviceId,
+      });
+    });
+    await deps.events.emitMany(tx, events);
+  }
+
+  /** A send's batch as it is accepted now, `optedOutCount` of its recipients on the suppression list. */
+  function newBatch(userId: string, input: SendBody, device: SendingDevice, numbers: string[], optedOutCount: number) {
+    const { segments, encoding } = countSegments(input.body);
+    const now = clock.now();
+    const scheduledAt = input.scheduled_at ?? null;
+    const batch = {
+      id: randomUUID(),
+      userId,
+      deviceId: device.id,
+      body: input.body,
+      status: scheduledAt ? 'scheduled' : 'queued',
+      recipientCount: numbers.length,
+      recipientPreview: preview(numbers),
+      segments,
+      encoding,
+      simSubscriptionId: simFor(device, input.sim_subscription_id),
+      priority: input.priority ?? 'normal',
+      ttlSeconds: input.ttl_seconds ?? null,
+      dispatchedCount: 0,
+      sentCount: 0,
+      deliveredCount: 0,
+      failedCount: optedOutCount,
+      unknownCount: 0,
+      scheduledAt,
+      estimatedCompletionAt: null as Date | null,
+      completedAt: null,
+      error: null,
+      cancelledAt: null,
+      workflowStartedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Batch as Batch;
+    // Every recipient opted out: the send is final as it is made. Otherwise it is queued (or scheduled):
+    // nothing is dispatched yet.
+    if (optedOutCount === numbers.length)
+      Object.assign(batch, { status: 'failed', completedAt: now, error: 'Every recipient has opted out.' });
+    return batch;
+  }
+
+  /** After the commit: the send's workflow (a send final as it is made waits for nothing, not even its time). */
+  const startWorkflow = (batch: Batch) =>
+    deps.starter.enqueue(deps.batchStarts, [
+      {
+        id: batch.id,
+        scheduledAt: batch.status === 'failed' ? null : (batch.scheduledAt ?? null),
+        userId: batch.userId,
+        deviceId: batch.deviceId,
+      },
+    ]);
+
+  /**
+   * The common send (not scheduled, no recipient suppressed, a phone without a send window) as one
+   * statement: two round trips in all with the phone's lookup, where the transaction takes six. Null
+   * when the phone or the suppression list is not as that needs (nothing written): the transaction
+   * then decides.
+   */
+  async function acceptInOneStatement(
+    userId: string,
+    input: SendBody,
+    device: SendingDevice,
+    numbers: string[],
+    messageIds: string[],
+  ): Promise<{ batch: Batch; messageIds: string[] } | null> {
+    const batch = newBatch(userId, input, device, numbers, 0);
+    const placed = placementSql(
+      {
+        sendableAt: batch.createdAt,
+        count: numbers.length,
+        pace: paceOf(device),
+        staleWindowMs: deps.staleWindowMs,
+        ttlSeconds: batch.ttlSeconds ?? null,
+      },
+      sql`q.ahead`,
+    );
+    const outcome = await inOneStatement(
+      em(),
+      () =>
+        sendsRepository.acceptSend(
+          em(),
+          {
+            batch,
+            messageIds,
+            recipients: numbers,
+            deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
+          },
+          {
+            lockDevice: devicesRepository.lockForSend(device.id, device, deps.noneSuppressed(userId, numbers)),
+            admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
+            takePlaces: (locked, when) =>
+              devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
+            firstStaleAt: placed.firstStaleAt,
+            estimate: placed.estimate,
+          },
+        ),
+      (written) => {
+        if (written.device && written.admitted) startWorkflow(batch);
+      },
+    );
+    if (!outcome.device) return null;
+    if (!outcome.admitted) throw await deps.plans.refusal(userId, numbers.length);
+    batch.estimatedCompletionAt = outcome.estimatedCompletionAt;
+    return { batch, messageIds };
+  }
+
+  /** Any send, in one short transaction (plan admission, the phone's outbox places, the batch and its messages). */
+  async function acceptInTransaction(
+    userId: string,
+    input: SendBody,
+    device: SendingDevice,
+    numbers: string[],
+    messageIds: string[],
+    suppressed: ReadonlySet<string>,
+  ): Promise<{ batch: Batch; messageIds: string[] }> {
+    // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
+    // not counted against the plan and holding no place in the phone's outbox.
+    const optedOut = numbers.map((number) => suppressed.has(number));
+    const optedOutCount = optedOut.filter(Boolean).length;
+    const sendable = numbers.length - optedOutCount;
+    const batch = newBatch(userId, input, device, numbers, optedOutCount);
+    const now = batch.createdAt;
+    const scheduledAt = batch.scheduledAt ?? null;
+    await transaction(em(), async (tx) => {
+      await deps.plans.admitSends(tx, userId, sendable);
+      let deadlines: Deadlines | null = null;
+      if (!scheduledAt) {
+        const place = await devicesRepository.reserveOutbox(tx, device.id, sendable, input.priority === 'high');
+        if (!place) throw noDevice('That device was disabled or unpaired meanwhile.');
+        const { estimate, ...placed } = placement({
+          sendableAt: now,
+          ahead: place.ahead,
+          count: sendable,
+          pace: paceOf(place),
+          staleWindowMs: deps.staleWindowMs,
+          ttlSeconds: batch.ttlSeconds ?? null,
+        });
+        deadlines = placed;
+        if (sendable > 0) batch.estimatedCompletionAt = estimate;
+      }
+      await sendsRepository.insertSend(tx, {
+        batch,
+        messageIds,
+        recipients: numbers,
+        optedOut: optedOutCount > 0 ? optedOut : undefined,
+        deadlines,
+      });
+      if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
+      afterCommit(tx, () => startWorkflow(batch));
+    });
+    return { batch, messageIds };
+  }
+
+  return {
+    /**
+     * What POST /v1/messages checks of its raw body before anything is done per recipient (parsing,
+     * validating, normalising: about 15-30 µs each): the caller may send, `to` is within
+     * RECIPIENTS_MAX, and its distinct entries are within the plan's batch limit. Exact repeats are
+     * not counted; two spellings of one number are (the answer says how many the limit allows).
+     * Up to PLAN_READ_FROM entries cost less to read than the plan: the admission counts them.
+     */
+    async admitSize(userId: string, to: unknown): Promise<void> {
+      if (!Array.isArray(to) || to.length <= PLAN_READ_FROM) return;
+      await deps.accounts.assertCanSend(userId);
+      await deps.plans.assertBatch(userId, distinctEntries(to));
+      if (to.length > RECIPIENTS_MAX) {
+        throw validationFailed([{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }]);
+      }
+    },
+
+    /**
+     * POST /v1/messages: plan admission, the phone's outbox places, the batch and every message, as
+     * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
+     * is started after the commit.
+     */
+    async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
+      const { numbers, errors, invalidCount } = normalizeRecipients(input.to, deps.defaultCountry);
+      if (errors.length > 0) throw validationFailed(errors, invalidCount);
+      const scheduledAt = input.scheduled_at ?? null;
+      // Not scheduled and not inside a larger transaction (an Idempotency-Key's): it may be written in
+      // one statement, which also checks the suppression list; else it is asked beside the phone.
+      const inTransaction = em().isInTransaction();
+      const oneStatement = !scheduledAt && !inTransaction;
+      // Outside a transaction each read takes a connection of its own and they run side by side;
+      // inside one they share its connection, which runs one statement at a time: one after another.
+      const reads = [
+        () => deps.accounts.assertCanSend(userId),
+        () => devicesRepository.sendingDevice(em(), userId, input.device_id),
+        () => (oneStatement ? undefined : deps.suppressed(userId, numbers)),
+      ] as const;
+      const [, device, suppressed] = inTransaction
+        ? [await reads[0](), await reads[1](), await reads[2]()]
+        : await Promise.all([reads[0](), reads[1](), reads[2]()]);
+      if (!device) {
+        throw noDevice(
+          input.device_id
+            ? 'That device does not exist, is not paired or is disabled.'
+            : 'No paired and enabled phone can take this send.',
+        );
+      }
+      const messageIds = numbers.map(() => randomUUID());
+      const accepted =
+        oneStatement && !device.sendWindow
+          ? await acceptInOneStatement(userId, input, device, numbers, messageIds)
+          : null;
+      const result =
+        accepted ??
+        (await acceptInTransaction(
+          userId,
+          input,
+          device,
+          numbers,
+          messageIds,
+          suppressed ?? (await deps.suppressed(userId, numbers)),
+        ));
+      deps.metrics.accepted.inc();
+      deps.metrics.recipients.inc(numbers.length);
+      return result;
+    },
+  };
+}
