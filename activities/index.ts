@@ -9,7 +9,7 @@ export function createActivities(services: Services, orm: Parameters<typeof crea
   return {
     ...createReconcilerActivities(services.reconciler),
     ...createDevicesActivities(services.presence, orm),
-    ...createWebhookActivities(services.attempts, services.webhookQueue),
+    ...createWebhookActivities(services.webhookQueue),
     ...createMessagesActivities(services.batchProgress, orm),
   };
 }

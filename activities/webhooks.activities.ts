@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
-import type { AttemptsService } from '../src/webhooks/attempts.service';
 import type { DeliveryQueueService } from '../src/webhooks/delivery-queue.service';
-import type { DeliveryAttemptInput, DeliveryAttemptOutcome, QueuePass, QueuePassInput } from '../workflows/definitions';
+import type { QueuePass, QueuePassInput } from '../workflows/definitions';
 
 const HEARTBEAT_MS = 3000;
 
@@ -20,7 +19,7 @@ async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promi
   }
 }
 
-export function createWebhookActivities(attempts: AttemptsService, queue: DeliveryQueueService) {
+export function createWebhookActivities(queue: DeliveryQueueService) {
   return {
     /**
      * One pass over a webhook's queue: its due deliveries attempted and recorded. Throws only for
@@ -28,11 +27,6 @@ export function createWebhookActivities(attempts: AttemptsService, queue: Delive
      */
     drainWebhookQueue(input: QueuePassInput): Promise<QueuePass> {
       return heartbeating((signal) => queue.pass(input, signal));
-    },
-
-    /** One attempt of a delivery from before the queues (workflows/webhook-delivery.ts). */
-    attemptDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptOutcome> {
-      return heartbeating((signal) => attempts.attempt(input, signal));
     },
   };
 }

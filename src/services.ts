@@ -38,7 +38,6 @@ import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
-import { createAttemptsService } from './webhooks/attempts.service';
 import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
@@ -132,17 +131,13 @@ export function buildServices(deps: ServiceDeps) {
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
   });
-  const attemptsDeps = {
+  const webhookQueue = createDeliveryQueueService({
     em: fresh,
     clock,
     logger,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
     metrics: metrics.webhooks,
-  };
-  const attempts = createAttemptsService(attemptsDeps);
-  const webhookQueue = createDeliveryQueueService({
-    ...attemptsDeps,
     retryScheduleMs: config.webhooks.retryScheduleMs,
     tracer: deps.tracing?.tracer,
   });
@@ -250,7 +245,6 @@ export function buildServices(deps: ServiceDeps) {
     events,
     secretBox,
     webhooks,
-    attempts,
     webhookQueue,
     liveness,
     push,

@@ -88,28 +88,10 @@ export interface QueuePass {
   ended: boolean;
 }
 
-// Webhook deliveries from before the queues (workflows/webhook-delivery.ts): one per delivery, until
-// delivered or given up. No longer started; registered until the last of them has ended.
-export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
-
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
-  retryScheduleMs: number[];
-}
-
-export interface DeliveryAttemptInput {
-  deliveryId: string;
-  /** 1-based; identical when the activity is retried after an infrastructure fault. */
-  attempt: number;
-  /** When the next attempt is due (epoch ms, workflow time), or null when this is the last one. */
-  nextAttemptAtMs: number | null;
-}
-
 /**
- * retry: a failed attempt with another scheduled; stopped: failed for good (the schedule ran out, or
- * the endpoint refused it); abandoned: ended because its webhook was paused (automatically or by
- * hand) or deleted.
+ * What one attempt of a delivery came to. retry: a failed attempt with another scheduled; stopped:
+ * failed for good (the schedule ran out, or the endpoint refused it); abandoned: ended because its
+ * webhook was paused (automatically or by hand) or deleted.
  */
 export type DeliveryAttemptOutcome = 'delivered' | 'retry' | 'stopped' | 'abandoned';
 

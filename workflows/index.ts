@@ -3,6 +3,4 @@
 export { reconcilerWorkflow } from './reconciler';
 export { deviceLivenessWorkflow } from './device-liveness';
 export { webhookQueueWorkflow } from './webhook-queue';
-// No longer started (deliveries go through their webhook's queue): kept for the runs from before.
-export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { batchWorkflow } from './batch';

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DeliveryAttemptOutcome } from '../../workflows/definitions';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secret-box';
 import { attemptsRepository } from './attempts.repository';
@@ -7,8 +6,7 @@ import { signatureHeader, smsgateSignature } from './signature';
 import type { WebhookFormat } from './webhook.entity';
 import { webhooksRepository } from './webhooks.repository';
 
-// What an attempt's answer means for its delivery and its webhook, shared by the queue
-// (delivery-queue.service.ts) and the per-delivery workflows that predate it (attempts.service.ts).
+// What an attempt's answer means for its delivery and its webhook (delivery-queue.service.ts).
 
 /** The auto-pause rule, counted over attempts. */
 export const AUTO_PAUSE = {
@@ -38,14 +36,6 @@ export const ABANDONED = {
   disabled: 'the webhook was disabled',
   deleted: 'the webhook was deleted',
 } as const;
-const abandonReasons: ReadonlySet<string> = new Set(Object.values(ABANDONED));
-
-/** The outcome a delivery row stands at. */
-export const outcomeOf = (row: { status: string; error: string | null } | undefined): DeliveryAttemptOutcome => {
-  if (row?.status === 'delivered') return 'delivered';
-  if (row?.status === 'retrying') return 'retry';
-  return row?.error && abandonReasons.has(row.error) ? 'abandoned' : 'stopped';
-};
 
 /** The headers of one attempt, signed with the delivery's secret at the wall clock's time. */
 export function signedHeaders(

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
 import type { WebhookFormat } from './webhook.entity';
-import type { DeliveryRecord } from './attempts.repository';
 
-// The SQL of a webhook's queue: its open deliveries (via_queue) in the order they fall due, and the
+// The SQL of a webhook's queue: its open deliveries in the order they fall due, and the
 // record of a batch of attempts in a few set-based statements.
 
 /** The webhook a queue pass works for. */
@@ -30,7 +29,21 @@ export interface QueuedDelivery {
 }
 
 /** One attempt (when it started, how long it took) and what it leaves on its delivery. */
-export type AttemptRecord = Omit<DeliveryRecord, 'lastAttemptAt'> & { startedAt: Date; durationMs: number };
+export interface AttemptRecord {
+  deliveryId: string;
+  status: 'delivered' | 'retrying' | 'failed';
+  attempt: number;
+  url: string;
+  ok: boolean;
+  httpStatus: number | null;
+  excerpt: string | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  abandonedAt: Date | null;
+}
 
 // Rows travel as one JSON parameter (json_to_recordset): a statement per batch, not per delivery.
 const asJson = (records: AttemptRecord[]) =>
@@ -73,7 +86,7 @@ export const deliveryQueueRepository = {
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
-        where d.webhook_id = ${webhookId} and d.via_queue and d.status in ('pending', 'retrying')
+        where d.webhook_id = ${webhookId} and d.status in ('pending', 'retrying')
           and (d.status = 'pending' or d.next_attempt_at <= ${now})
         order by coalesce(d.next_attempt_at, d.created_at), d.id
         limit ${limit}`,
@@ -87,7 +100,7 @@ export const deliveryQueueRepository = {
       sql`select count(*) filter (where status = 'pending')::int as pending,
               min(next_attempt_at) filter (where status = 'retrying') as next_retry_at
          from webhook_deliveries
-        where webhook_id = ${webhookId} and via_queue and status in ('pending', 'retrying')`,
+        where webhook_id = ${webhookId} and status in ('pending', 'retrying')`,
     );
     return { pending: row.pending, nextRetryAt: row.nextRetryAt ? new Date(row.nextRetryAt) : null };
   },
@@ -123,9 +136,8 @@ export const deliveryQueueRepository = {
   },
 
   /**
-   * Guarded as one attempt's record is (attemptsRepository.recordOnDelivery): only the expected next
-   * attempt of a delivery still open moves it, and a success also closes one that a pause or delete
-   * abandoned while the request was in flight.
+   * Guarded: only the expected next attempt of a delivery still open moves it, and a success also
+   * closes one that a pause or delete abandoned while the request was in flight.
    */
   async recordOnDeliveries(tx: EntityManager, records: AttemptRecord[]): Promise<void> {
     await query(

@@ -1,15 +1,18 @@
 import { setMaxListeners } from 'node:events';
 import { Agent } from 'node:https';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttemptOutcome, QueuePass, QueuePassInput } from '../../workflows/definitions';
 import type { DeliveryStatusValue } from '../../workflows/search-attributes';
-import { statusClass } from '../metrics/metrics';
+import type { Clock } from '../lib/clock';
+import type { Logger } from '../lib/logger';
+import type { SecretBox } from '../lib/secret-box';
+import { statusClass, type Metrics } from '../metrics/metrics';
 import { contextOf } from '../traces/tracing';
 import { ABANDONED, answered2xx, pauseIfFailing, refused, signedHeaders } from './attempt-rules';
 import { attemptsRepository } from './attempts.repository';
-import type { AttemptsDeps } from './attempts.service';
-import { postOnce, type PostResult } from './outbound';
+import { postOnce, type PostOptions, type PostResult } from './outbound';
 import {
   deliveryQueueRepository,
   type AttemptRecord,
@@ -30,7 +33,19 @@ const BUSY_AFTER = 10;
 const LINGER_MS = 1000;
 const POLL_MS = 100;
 
-export interface DeliveryQueueDeps extends AttemptsDeps {
+export interface DeliveryQueueDeps {
+  /** A fresh EntityManager per call (activities never share one). */
+  em: () => EntityManager;
+  /** Timestamps of the record (tests follow the Temporal test server's time with it). */
+  clock: Clock;
+  logger: Logger;
+  allowPrivateNetworks: boolean;
+  /** Opens signing secrets sealed at rest (SECRETS_KEY). */
+  secretBox: SecretBox;
+  metrics: Metrics['webhooks'];
+  /** 30 s by the interface; shorter in tests of the timeout itself. */
+  timeoutMs?: number;
+  post?: (options: PostOptions) => Promise<PostResult>;
   /** Pauses between attempts (WEBHOOK_RETRY_SCHEDULE): n pauses, n + 1 attempts. */
   retryScheduleMs: readonly number[];
   /** Set only when tracing is on: a WebhookAttempt span per attempt, in its delivery's trace. */
@@ -96,8 +111,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
  * that are due, oldest first, a batch at a time (concurrent requests over connections kept alive
  * for the pass), and records the attempts as they end, those that ended together in one transaction
  * (groupRecorder): the attempt rows, the deliveries' states, the webhook's counters and the
- * auto-pause rule. Every attempt keeps the guarantees of one
- * made alone (attempts.service.ts): numbered per delivery, recorded once, never moving a delivery
+ * auto-pause rule. Every attempt is numbered per delivery, recorded once, and never moves a delivery
  * backwards; a request sent but not recorded (a crash) is sent again with the same attempt number.
  */
 export function createDeliveryQueueService(deps: DeliveryQueueDeps) {

@@ -30,10 +30,6 @@ export const WebhookDelivery = defineEntity({
     nextAttemptAt: timestamp().nullable(),
     deliveredAt: timestamp().nullable(),
     abandonedAt: timestamp().nullable(),
-    // When its own workflow started (rows from before the queues; a queue's rows leave it null).
-    workflowStartedAt: timestamp().nullable(),
-    // Attempted by its webhook's queue workflow; false for rows from before, which have their own.
-    viaQueue: p.boolean().default(false),
     // The W3C traceparent of what queued it, with tracing on: its attempts' spans continue that trace.
     traceParent: p.text().nullable(),
   },

@@ -102,9 +102,9 @@ export const webhooksRepository = {
     await query(
       tx,
       sql`insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
-                                          secret_version, status, created_at, via_queue, trace_parent)
+                                          secret_version, status, created_at, trace_parent)
           select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
-                 created_at, true, trace_parent
+                 created_at, trace_parent
             from json_to_recordset(${rows}::json)
               as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
                     device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text)`,
@@ -151,20 +151,13 @@ export const webhooksRepository = {
   /**
    * Open deliveries whose webhook's queue must be told (again), one per webhook: due before
    * `before` and still open (a signal lost to a crash after the commit, a queue terminated by an
-   * operator, or a queue behind its endpoint, which a signal more does not harm). Rows from before
-   * the queues whose own workflow never started join their webhook's queue here.
+   * operator, or a queue behind its endpoint, which a signal more does not harm).
    */
-  async lateDeliveries(em: EntityManager, before: Date, limit: number) {
-    await query(
-      em,
-      sql`update webhook_deliveries set via_queue = true
-           where workflow_started_at is null and not via_queue and status in ('pending', 'retrying')
-             and created_at < ${before}`,
-    );
+  lateDeliveries(em: EntityManager, before: Date, limit: number) {
     return query<{ id: string; userId: string; webhookId: string }>(
       em,
       sql`select distinct on (webhook_id) id, user_id, webhook_id from webhook_deliveries
-           where via_queue and status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ${before}
+           where status in ('pending', 'retrying') and coalesce(next_attempt_at, created_at) < ${before}
            order by webhook_id, coalesce(next_attempt_at, created_at), id limit ${limit}`,
     );
   },

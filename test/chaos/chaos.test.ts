@@ -117,7 +117,7 @@ describe('chaos: kill -9 of the worker, the api, the dev server and Postgres und
     const pool = new Pool({ connectionString: postgres!.url, max: 1 });
     try {
       const { rows } = await pool.query<{ id: string; webhook_id: string }>(
-        `select id, webhook_id, status, attempt_count, next_attempt_at, workflow_started_at, created_at from webhook_deliveries
+        `select id, webhook_id, status, attempt_count, next_attempt_at, created_at from webhook_deliveries
           where status <> 'delivered' order by created_at limit 10`,
       );
       for (const row of rows) {

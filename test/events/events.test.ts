@@ -160,7 +160,7 @@ describe('event service with webhook fan-out', () => {
       );
       await offline.services.background.idle();
       const [delivery] = await deliveriesOf(offline, event.id);
-      expect(delivery).toMatchObject({ status: 'pending', via_queue: true });
+      expect(delivery).toMatchObject({ status: 'pending', attempt_count: 0 });
     } finally {
       await offline.close();
     }

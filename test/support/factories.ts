@@ -6,7 +6,7 @@ import { Event } from '../../src/events/event.entity';
 import { Message } from '../../src/messages/message.entity';
 import { Plan } from '../../src/plans/plan.entity';
 import { attemptsRepository } from '../../src/webhooks/attempts.repository';
-import { WebhookDelivery } from '../../src/webhooks/delivery.entity';
+import { WebhookAttempt, WebhookDelivery } from '../../src/webhooks/delivery.entity';
 
 // Setup that the API cannot do (or not without side effects the test does not want), built on the
 // entities and the repositories, never on SQL text. Each takes a fresh EntityManager of its own.
@@ -88,7 +88,6 @@ export async function seedAttempts(
     status: 'failed',
     attemptCount: 0,
     createdAt: long,
-    workflowStartedAt: new Date(input.now),
   });
   await em.flush();
   const history = [
@@ -96,17 +95,16 @@ export async function seedAttempts(
     ...input.succeeded.map((ago) => ({ ok: true, ago })),
   ];
   for (const [index, { ok, ago }] of history.entries()) {
-    await attemptsRepository.insert(em, {
+    em.create(WebhookAttempt, {
+      id: randomUUID(),
       deliveryId: delivery.id,
       webhookId: input.webhookId,
-      attempt: index + 1,
+      attemptNumber: index + 1,
       url: 'https://seed.invalid',
       ok,
-      httpStatus: null,
-      excerpt: null,
-      error: null,
       startedAt: new Date(input.now - ago),
       durationMs: 5,
     });
   }
+  await em.flush();
 }

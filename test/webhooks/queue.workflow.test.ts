@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../src/db/transaction';
 import type { EventName } from '../../src/events/event.entity';
-import { webhookQueueWorkflowId, type WebhookQueueInput, type WebhookDeliveryInput } from '../../workflows/definitions';
+import { webhookQueueWorkflowId, type WebhookQueueInput } from '../../workflows/definitions';
 import { DeliveryStatus, queueSearchAttributes } from '../../workflows/search-attributes';
 import { startTestApp, type TestApp } from '../support/app';
 import { seedAttempts } from '../support/factories';
@@ -232,34 +232,5 @@ describe('webhook queue workflow (time-skipping)', () => {
     );
     await env.sleep(2 * MIN);
     expect(endpoint.requests).toHaveLength(3);
-  });
-
-  it('leaves a delivery from before the queues to its own workflow', async () => {
-    const tenant = await createTenant(app);
-    const endpoint = await receiver();
-    await createWebhook(tenant, endpoint.url);
-    // Committed before the queues: not the queue's (via_queue false), its own workflow started for it.
-    const {
-      deliveries: [old],
-    } = await queueUnstarted(offline, { userId: tenant.userId, name: 'message.received', data: { id: randomUUID() } });
-    await rows(
-      app,
-      'update webhook_deliveries set via_queue = false, workflow_started_at = created_at where id = ? returning id',
-      [old.id],
-    );
-    const input: WebhookDeliveryInput = {
-      deliveryId: old.id,
-      retryScheduleMs: [...app.config.webhooks.retryScheduleMs],
-    };
-    const own = await env.client.workflow.start('webhookDeliveryWorkflow', {
-      workflowId: `delivery-${old.id}`,
-      taskQueue: app.config.temporal.taskQueue,
-      args: [input],
-    });
-    expect(await own.result()).toBe('delivered');
-    // A later delivery goes through the queue, which leaves the old one alone.
-    const [later] = await deliveriesOf(app, (await emitEvent(app, tenant.userId)).id);
-    expect(await resultOf(env, app, later.id)).toBe('delivered');
-    expect(endpoint.requests.map((r) => r.deliveryId)).toEqual([old.id, later.id]);
   });
 });

@@ -28,11 +28,6 @@ const COVERED = [
   'batch-scheduled-cancelled.bin',
   'batch-continue-as-new.run1.bin',
   'batch-continue-as-new.run2.bin',
-  // The workflow per delivery, no longer started: recorded before the queues, kept for its runs still going.
-  'delivery-delivered.bin',
-  'delivery-retried.bin',
-  'delivery-rejected.bin',
-  'delivery-abandoned.bin',
   'queue-delivered.bin',
   'queue-retried.bin',
   'queue-rejected.bin',
@@ -82,7 +77,7 @@ describe('recorded workflow histories replay with the current code', () => {
     // A queue's history grows with its passes and signals, not with its deliveries' attempts.
     expect(eventTypes('queue-rejected.bin').filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(3);
     // Search attributes kept current: an upsert at each change of state.
-    expect(eventTypes('delivery-abandoned.bin')).toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+    expect(eventTypes('queue-abandoned.bin')).toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
     expect(eventTypes('batch-scheduled-settled.bin')).toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
     // A batch's activities run in its workflow tasks: markers, no activity tasks.
     const activityTasks = (file: string) =>

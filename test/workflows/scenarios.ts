@@ -6,19 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { expect, vi } from 'vitest';
-import { query, sql } from '../../src/db/sql';
-import { transaction } from '../../src/db/transaction';
 import {
   batchWorkflowId,
-  deliveryWorkflowId,
   deviceHeartbeatSignal,
   deviceLivenessQuery,
   deviceWorkflowId,
   webhookQueueWorkflowId,
-  type WebhookDeliveryInput,
   type WebhookQueueInput,
 } from '../../workflows/definitions';
-import type { reconcilerWorkflow, webhookDeliveryWorkflow, webhookQueueWorkflow } from '../../workflows';
+import type { reconcilerWorkflow, webhookQueueWorkflow } from '../../workflows';
 import { queueSearchAttributes } from '../../workflows/search-attributes';
 import { accountWithKey, bearer, pairPhone } from '../devices/helpers';
 import { sendingTenant } from '../messages/helpers';
@@ -128,56 +124,6 @@ async function queue(
   return { workflowId: handle.workflowId, userId: tenant.userId, webhookId: webhook.id };
 }
 
-/**
- * One webhook answering from `answers`, one event whose delivery is left to the workflow per delivery
- * that the queues replaced (its row not the queue's: via_queue false, its own workflow started).
- */
-async function delivery(ctx: ScenarioContext, answers: Answer[], seed?: { failed: number[]; succeeded: number[] }) {
-  const { app, env } = ctx;
-  const tenant = await createTenant(app);
-  const webhook = await createWebhook(tenant, (await receiver(ctx, answers)).url);
-  if (seed)
-    await seedAttempts(app.orm, {
-      userId: tenant.userId,
-      webhookId: webhook.id,
-      now: await env.currentTimeMs(),
-      ...seed,
-    });
-  const row = await transaction(app.orm.em.fork(), async (tx) => {
-    const data = { id: randomUUID(), direction: 'inbound', body: 'hello' };
-    const event = await app.services.events.emit(tx, {
-      userId: tenant.userId,
-      name: 'message.received',
-      data,
-      messageId: data.id,
-    });
-    const [made] = await query<{ id: string }>(
-      tx,
-      sql`update webhook_deliveries set via_queue = false, workflow_started_at = created_at
-            where event_id = ${event.id} returning id`,
-    );
-    return made;
-  });
-  // The queue is told after the commit and finds nothing of its own.
-  await app.services.background.idle();
-  const input: WebhookDeliveryInput = { deliveryId: row.id, retryScheduleMs: [...app.config.webhooks.retryScheduleMs] };
-  const handle = await env.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
-    workflowId: deliveryWorkflowId(row.id),
-    taskQueue: app.config.temporal.taskQueue,
-    args: [input],
-    typedSearchAttributes: queueSearchAttributes({ userId: tenant.userId, webhookId: webhook.id }),
-  });
-  if (answers[0].status >= 300) {
-    // The first attempt failed and the workflow waits for the next (time stands still until asked).
-    await expect.poll(() => timersOf(handle)).toBe(1);
-    await checkpoint(ctx, 'retrying', handle);
-  }
-  await resultOf(env, app, row.id);
-  await handle.result();
-  await checkpoint(ctx, 'ended', handle);
-  return { workflowId: handle.workflowId, userId: tenant.userId, webhookId: webhook.id };
-}
-
 const times = (count: number, ago: number) => Array.from({ length: count }, () => ago);
 
 export const scenarios: Record<string, Scenario> = {
@@ -247,22 +193,6 @@ export const scenarios: Record<string, Scenario> = {
     await checkpoint(ctx, 'settled', handle);
     return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
-
-  // The workflow per delivery that the queues replaced: nothing starts it any more, but while it is
-  // registered its branches are recorded like the others.
-
-  /** A 2xx at the first attempt. */
-  'delivery-delivered': (ctx) => delivery(ctx, [{ status: 204 }]),
-
-  /** A 500, then a 200 a minute later. */
-  'delivery-retried': (ctx) => delivery(ctx, [{ status: 500 }, { status: 200 }]),
-
-  /** 404: the endpoint refuses it, the delivery stops before its schedule runs out. */
-  'delivery-rejected': (ctx) => delivery(ctx, [{ status: 404 }]),
-
-  /** Failing, with 18 failures and no recent success before it: its failure pauses the webhook. */
-  'delivery-abandoned': (ctx) =>
-    delivery(ctx, [{ status: 500 }], { failed: times(18, 2 * HOUR), succeeded: times(20, 30 * HOUR) }),
 
   // Webhook queues.
 

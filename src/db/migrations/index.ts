@@ -16,6 +16,7 @@ import { Migration20261124300000Failover } from './Migration20261124300000Failov
 import { Migration20261125100000CredentialChanges } from './Migration20261125100000CredentialChanges';
 import { Migration20261125200000WebhookQueue } from './Migration20261125200000WebhookQueue';
 import { Migration20261126200000SmsGateIntegrators } from './Migration20261126200000SmsGateIntegrators';
+import { Migration20261126220000OneDeliveryPath } from './Migration20261126220000OneDeliveryPath';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125100000CredentialChanges', class: Migration20261125100000CredentialChanges },
   { name: 'Migration20261125200000WebhookQueue', class: Migration20261125200000WebhookQueue },
   { name: 'Migration20261126200000SmsGateIntegrators', class: Migration20261126200000SmsGateIntegrators },
+  { name: 'Migration20261126220000OneDeliveryPath', class: Migration20261126220000OneDeliveryPath },
 ];
