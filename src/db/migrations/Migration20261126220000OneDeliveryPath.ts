@@ -6,7 +6,9 @@ export class Migration20261126220000OneDeliveryPath extends Migration {
     // before the queues is gone, and with it what told its rows apart. Its rows still open become the
     // queue's first, where they continue from their attempt count and next attempt time (the
     // reconciler tells their queue once they are due).
-    this.addSql("update webhook_deliveries set via_queue = true where not via_queue and status in ('pending', 'retrying');");
+    this.addSql(
+      "update webhook_deliveries set via_queue = true where not via_queue and status in ('pending', 'retrying');",
+    );
     this.addSql('drop index webhook_deliveries_queue_idx;');
     this.addSql('drop index webhook_deliveries_unstarted_idx;');
     this.addSql('alter table webhook_deliveries drop column via_queue;');
