@@ -12,11 +12,11 @@ import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair
 export const AccountId = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
 /** The phone a batch is sent from, or whose liveness a workflow watches. */
 export const DeviceId = defineSearchAttributeKey('DeviceId', SearchAttributeType.KEYWORD);
-/** The webhook a queue (or a delivery from before the queues) is for. */
+/** The webhook a queue is for. */
 export const WebhookId = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 /** A batch workflow's stage (BATCH_STATUSES). */
 export const BatchStatus = defineSearchAttributeKey('BatchStatus', SearchAttributeType.KEYWORD);
-/** A webhook queue's state, or a delivery workflow's (DELIVERY_STATUSES). */
+/** A webhook queue's state (DELIVERY_STATUSES). */
 export const DeliveryStatus = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
 /** A phone's liveness (LIVENESS_STATUSES). */
 export const LivenessStatus = defineSearchAttributeKey('LivenessStatus', SearchAttributeType.KEYWORD);

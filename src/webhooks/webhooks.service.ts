@@ -24,7 +24,7 @@ export interface WebhooksDeps {
   plans: PlansService;
   events: EventsService;
   starter: Starter;
-  /** The delivery workflows committed deliveries need. */
+  /** The signals to their webhooks' queue workflows that committed deliveries need. */
   deliveryStarts: StartKind<DeliveryStart>;
   allowPrivateNetworks: boolean;
   /** Seals signing secrets at rest when SECRETS_KEY is set. */

@@ -58,7 +58,7 @@ export async function updateDeviceRow(
   await orm.em.fork().nativeUpdate(Device, { id: deviceId }, fields);
 }
 
-/** Pauses a webhook the way the delivery workflow's auto-pause rule does. */
+/** Pauses a webhook the way the queue workflow's auto-pause rule does. */
 export async function pauseWebhookAutomatically(orm: Orm, webhookId: string, reason: string): Promise<void> {
   await attemptsRepository.pauseWebhook(orm.em.fork(), webhookId, reason, new Date());
 }

@@ -82,7 +82,7 @@ type Row = Record<string, any>;
 
 /**
  * Rows as the database has them, with `*_at` columns as dates. Webhook tests check storage itself
- * here: the delivery log and attempt records are what the delivery workflow leaves behind.
+ * here: the delivery log and attempt records are what the queue workflow leaves behind.
  */
 export async function rows(app: TestApp, sql: string, params: unknown[] = []): Promise<Row[]> {
   const result = await app.orm.em.fork().execute<Row[]>(sql, params);

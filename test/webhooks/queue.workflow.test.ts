@@ -28,7 +28,7 @@ const HOUR = 60 * MIN;
 
 // What the queue workflow adds to a delivery's guarantees (delivery.workflow.test.ts has those):
 // one workflow per webhook whatever the number of deliveries, endpoints that do not hold each other
-// up, deliveries an api process could not announce, its end, and the rows from before the queues.
+// up, deliveries an api process could not announce, and its end.
 describe('webhook queue workflow (time-skipping)', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;

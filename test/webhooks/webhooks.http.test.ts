@@ -195,7 +195,7 @@ describe('webhooks API', () => {
       enabled: true,
     });
 
-    // An automatic pause, as the delivery workflow leaves it; PATCH enabled=true clears it.
+    // An automatic pause, as the queue workflow leaves it; PATCH enabled=true clears it.
     await pauseWebhookAutomatically(app.orm, created.id, 'Paused automatically');
     const cleared = await readJson(await tenant.call('PATCH', `/v1/webhooks/${created.id}`, { enabled: true }));
     expect(cleared.webhook).toMatchObject({ enabled: true, disabled_reason: null });
