@@ -133,6 +133,8 @@ describe('the message detail screen', () => {
     await page.getByRole('button', { name: 'Cancel the send' }).click();
     const ask = page.getByRole('dialog', { name: 'Cancel this send?' });
     await ask.getByRole('button', { name: 'Cancel', exact: true }).click();
+    // The dialog keeps its name while it fades out: wait until it is gone before the page's button.
+    await ask.waitFor({ state: 'detached' });
     expect((await call(`/v1/batches/${later.batch.id}`)).batch.status).toBe('scheduled');
     await page.getByRole('button', { name: 'Cancel the send' }).click();
     await ask.getByRole('button', { name: 'Cancel the send' }).click();
