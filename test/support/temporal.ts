@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   DefaultLogger,
@@ -14,6 +16,7 @@ import { inject } from 'vitest';
 import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
 import { startTestApp, type TestApp } from './app';
+import { freePort } from './net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities } from '../../activities';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services';
@@ -65,16 +68,95 @@ const noKeepAlive: ConnectionPlugin = {
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   const path = testServerPath();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    plugins: [noKeepAlive],
-    ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}),
-  });
+  const env = path
+    ? await timeSkippingOn(await startTestServer(path))
+    : await TestWorkflowEnvironment.createTimeSkipping({ plugins: [noKeepAlive] });
   try {
     await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   } catch (error) {
     await env.teardown();
     throw error;
   }
+  return env;
+}
+
+/** The Java test server on a free port, answering: its own process, stopped by `stop`. */
+interface TestServer {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The SDK gives the server it launches 5 s to open its port, and a JVM starting beside a loaded
+ * suite can take longer ("did not start within 5s"): this launches it the same way (the port as its
+ * one argument, time skipping locked until a client unlocks it) and waits for the port itself.
+ */
+async function startTestServer(executable: string, timeoutMs = 60_000): Promise<TestServer> {
+  const port = await freePort();
+  const child = spawn(executable, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the time-skipping test server exited before it listened: ${stderr}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the time-skipping test server did not listen on ${port} within ${timeoutMs} ms: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { address: `127.0.0.1:${port}`, stop };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A time-skipping environment on a test server started above. The SDK's public constructors either
+ * launch the server themselves or treat an existing one as a plain server; its own `create` takes
+ * an existing address with time skipping, and the server is stopped after the environment.
+ */
+async function timeSkippingOn(server: TestServer): Promise<TestWorkflowEnvironment> {
+  const create = (
+    TestWorkflowEnvironment as unknown as {
+      create(options: {
+        server: { type: 'existing' };
+        address: string;
+        plugins: ConnectionPlugin[];
+        supportsTimeSkipping: boolean;
+      }): Promise<TestWorkflowEnvironment>;
+    }
+  ).create.bind(TestWorkflowEnvironment);
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await create({ server: { type: 'existing' }, address: server.address, plugins: [noKeepAlive], supportsTimeSkipping: true });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const teardown = env.teardown.bind(env);
+  env.teardown = async () => {
+    try {
+      await teardown();
+    } finally {
+      await server.stop();
+    }
+  };
   return env;
 }
 
