@@ -1,8 +1,9 @@
 // `npm run bench:send-size`: how long the API takes to refuse sends too large for their plan, and
 // how large its answer is. One API in this process over embedded Postgres (no Temporal: nothing is
 // accepted), an account on the Business plan (batch limit 5,000), then rounds of:
-//   - 60,000 distinct recipients (960 KB): plan_limit_batch
-//   - 60,000 recipients from an unverified account: email_unverified
+//   - 60,000 distinct recipients (960 KB): validation_failed, more than RECIPIENTS_MAX (10,000)
+//   - 10,000 distinct recipients: plan_limit_batch
+//   - 10,000 recipients from an unverified account: email_unverified
 //   - 4,000 invalid numbers: validation_failed listing the first 100
 //   - GET /healthz while three 60,000-recipient sends run at once
 // Each line: p50 and p95 over the rounds of the request's time at the client (JSON already encoded)
@@ -64,10 +65,15 @@ runMain(async () => {
     body: 'Hello',
     to: Array.from({ length: 60_000 }, (_, i) => `+1415${2_000_000 + i}`),
   });
+  const largest = JSON.stringify({
+    body: 'Hello',
+    to: Array.from({ length: 10_000 }, (_, i) => `+1415${2_000_000 + i}`),
+  });
   const invalid = JSON.stringify({ body: 'Hello', to: Array.from({ length: 4_000 }, (_, i) => `+1 555 nope ${i}`) });
   const cases = [
-    { label: '60,000 recipients, Business plan', key: verified, body: distinct, status: 429 },
-    { label: '60,000 recipients, unverified account', key: unverified, body: distinct, status: 403 },
+    { label: '60,000 recipients, Business plan', key: verified, body: distinct, status: 422 },
+    { label: '10,000 recipients, Business plan', key: verified, body: largest, status: 429 },
+    { label: '10,000 recipients, unverified account', key: unverified, body: largest, status: 403 },
     { label: '4,000 invalid numbers, Business plan', key: verified, body: invalid, status: 422 },
   ];
   console.log(`POST /v1/messages, ${ROUNDS} rounds (request ${Buffer.byteLength(distinct)} bytes for 60,000)`);

@@ -25,7 +25,7 @@ import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
 import { MOBILE_API, smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
-import { integratorRoutes } from './compat/smsgate/integrator.routes';
+import { integratorErrors, integratorRoutes } from './compat/smsgate/integrator.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
 import { metricsRoutes } from './metrics/metrics.routes';
@@ -80,6 +80,8 @@ export function createApp(deps: AppDeps): Koa {
   // Outside the error handler: it counts the status the client gets.
   app.use(httpMetrics(services.metrics.http));
   app.use(errorHandler());
+  // The SMSGate integrator API answers its errors in SMSGate's shape, from here on.
+  app.use(integratorErrors);
   app.use(contentEncoding());
   const parserOptions = {
     enableTypes: ['json' as const],

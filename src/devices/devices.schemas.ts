@@ -8,6 +8,10 @@ const simId = () => int(0).nullable();
 
 export const MAX_SENDS_PER_MINUTE = 1000;
 export const MAX_SENDS_PER_HOUR = 60_000;
+/** The longest pause between two sends, and the most it may vary, in seconds. */
+export const SEND_DELAY_MAX = 3600;
+/** The longest heartbeat interval, in minutes (a day). */
+export const HEARTBEAT_MINUTES_MAX = 1440;
 
 const time = (pattern: RegExp, what: string) => limitedText(5).required().matches(pattern, `\${path} must be ${what}`);
 
@@ -49,8 +53,8 @@ const phoneSettings = {
   name: name(),
   enabled: yup.boolean().typeError('${path} must be true or false'),
   receive_enabled: yup.boolean().typeError('${path} must be true or false'),
-  send_delay_seconds: int(0, 3600),
-  send_delay_jitter_seconds: int(0, 3600),
+  send_delay_seconds: int(0, SEND_DELAY_MAX),
+  send_delay_jitter_seconds: int(0, SEND_DELAY_MAX),
   max_sends_per_minute: int(1, MAX_SENDS_PER_MINUTE).nullable(),
   max_sends_per_hour: int(1, MAX_SENDS_PER_HOUR).nullable(),
   send_window: sendWindow(),
@@ -72,7 +76,7 @@ const noContradiction = (schema: yup.AnyObjectSchema) =>
 
 /** PATCH /v1/devices/{id}: every field optional, only sent fields change. */
 export const patchDeviceBody = noContradiction(
-  yup.object({ ...phoneSettings, heartbeat_interval_minutes: int(1, 1440) }),
+  yup.object({ ...phoneSettings, heartbeat_interval_minutes: int(1, HEARTBEAT_MINUTES_MAX) }),
 );
 
 /** PATCH /v1/device: the phone may not change its own heartbeat interval. */

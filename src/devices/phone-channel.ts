@@ -48,6 +48,8 @@ interface Snapshot {
   newestQueued: string | null;
   /** Its send window is open (or it has none): work waiting for the window is news when it opens. */
   open: boolean;
+  /** Its max_sends_per_minute/hour allow nothing new now: work waiting for its pace is news when it frees. */
+  pacedOut: boolean;
   /** It holds handed-out messages it has not reported yet. */
   leased: boolean;
   /** When it was last handed a message: a change says it fetched since the last look. */
@@ -87,10 +89,11 @@ export function createPhoneChannel({
   async function look(deviceIds: string[]): Promise<Map<string, Snapshot>> {
     const em = orm.em.fork();
     const now = clock.now();
-    const [rows, due, leases] = await Promise.all([
+    const [rows, due, leases, pacedOut] = await Promise.all([
       devicesRepository.channelStates(em, deviceIds),
       outboxRepository.newestDue(orm.em.fork(), deviceIds, now),
       outboxRepository.leases(orm.em.fork(), deviceIds, now),
+      outboxRepository.pacedOut(orm.em.fork(), deviceIds, now),
     ]);
     return new Map(
       rows.map((row) => [
@@ -101,6 +104,7 @@ export function createPhoneChannel({
           receiving: row.receiving,
           newestQueued: due.get(row.id) ?? null,
           open: isOpen(row.sendWindow, now),
+          pacedOut: pacedOut.has(row.id),
           leased: leases.get(row.id)?.leased ?? false,
           handedOutAt: leases.get(row.id)?.handedOutAt ?? null,
         },
@@ -131,13 +135,15 @@ export function createPhoneChannel({
         // Outside its send window the phone would fetch nothing: it hears of the work when the window opens.
         const newWork = after.newestQueued !== null && after.newestQueued !== before.newestQueued;
         const opened = after.newestQueued !== null && !before.open;
+        // Likewise a phone whose pace let it fetch nothing hears of the work when its pace frees.
+        const freed = after.newestQueued !== null && before.pacedOut && !after.pacedOut;
         // A fetch hands out a page at most; a phone that reported all it was handed while more waits
         // is told again, once per page (a phone that pulls only when told would otherwise wait).
         const more =
           after.newestQueued !== null &&
           !after.leased &&
           (emptied.has(deviceId) || before.leased || after.handedOutAt !== before.handedOutAt);
-        if (after.open && (newWork || opened || more)) tell(deviceId, 'outbox');
+        if (after.open && (newWork || opened || more || freed)) tell(deviceId, 'outbox');
         if (after.settings !== before.settings) tell(deviceId, 'settings');
         if (after.receiving !== before.receiving) tell(deviceId, 'receiving');
       }

@@ -82,6 +82,30 @@ export const outboxRepository = {
   },
 
   /**
+   * The phones among these whose max_sends_per_minute/hour allow no new message now (allowance in
+   * phone-messages.service): their outbox hands out nothing fresh until the trailing window frees.
+   */
+  async pacedOut(em: EntityManager, deviceIds: string[], now: Date): Promise<Set<string>> {
+    const minuteAgo = new Date(now.getTime() - 60_000);
+    const hourAgo = new Date(now.getTime() - 3_600_000);
+    const rows = await query<{ id: string }>(
+      em,
+      sql`with paced as (select id, max_sends_per_minute, max_sends_per_hour from devices
+                          where id = any(${deviceIds}::uuid[])
+                            and (max_sends_per_minute is not null or max_sends_per_hour is not null))
+          select p.id from paced p
+           cross join lateral (select count(*) filter (where m.dispatched_at > ${minuteAgo})::int as minute,
+                                      count(*)::int as hour
+                                 from messages m
+                                where m.device_id = p.id
+                                  and m.dispatched_at > case when p.max_sends_per_hour is null then ${minuteAgo}::timestamptz
+                                                             else ${hourAgo}::timestamptz end) c
+           where c.minute >= p.max_sends_per_minute or c.hour >= p.max_sends_per_hour`,
+    );
+    return new Set(rows.map((row) => row.id));
+  },
+
+  /**
    * Per phone, its lease: whether it holds handed-out messages not yet reported (and not lapsed),
    * and when it was last handed one (a change says it fetched since).
    */

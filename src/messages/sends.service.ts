@@ -261,18 +261,19 @@ export function createSendsService(deps: SendsDeps) {
   return {
     /**
      * What POST /v1/messages checks of its raw body before anything is done per recipient (parsing,
-     * validating, normalising: about 15-30 µs each): the caller may send, `to` is within
-     * RECIPIENTS_MAX, and its distinct entries are within the plan's batch limit. Exact repeats are
+     * validating, normalising: about 15-30 µs each): `to` is within RECIPIENTS_MAX (a 422 first),
+     * the caller may send, and its distinct entries are within the plan's batch limit. Exact repeats are
      * not counted; two spellings of one number are (the answer says how many the limit allows).
      * Up to PLAN_READ_FROM entries cost less to read than the plan: the admission counts them.
      */
     async admitSize(userId: string, to: unknown): Promise<void> {
       if (!Array.isArray(to) || to.length <= PLAN_READ_FROM) return;
-      await deps.accounts.assertCanSend(userId);
-      await deps.plans.assertBatch(userId, distinctEntries(to));
+      // An invalid request is refused as invalid (422) before any limit of the account is asked.
       if (to.length > RECIPIENTS_MAX) {
         throw validationFailed([{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }]);
       }
+      await deps.accounts.assertCanSend(userId);
+      await deps.plans.assertBatch(userId, distinctEntries(to));
     },
 
     /**

@@ -36,8 +36,8 @@ describe('the size of a send', () => {
   const messagesOf = async (userId: string) =>
     Number((await app.orm.em.fork().execute('select count(*) as n from messages where user_id = ?', [userId]))[0].n);
 
-  it('refuses 60,000 recipients on the largest plan with plan_limit_batch and a short answer', async () => {
-    const res = await send(business, numbers(60_000));
+  it('refuses more recipients than the largest plan allows with plan_limit_batch and a short answer', async () => {
+    const res = await send(business, numbers(RECIPIENTS_MAX));
     const text = await res.text();
     expect(res.status).toBe(429);
     expect(JSON.parse(text)).toEqual({
@@ -60,7 +60,7 @@ describe('the size of a send', () => {
   it('refuses a large send of an unverified account before reading it', async () => {
     const res = await send(
       unverified,
-      Array.from({ length: 60_000 }, (_, i) => `bad ${i}`),
+      Array.from({ length: RECIPIENTS_MAX }, (_, i) => `bad ${i}`),
     );
     const text = await res.text();
     expect(res.status).toBe(403);
@@ -83,6 +83,28 @@ describe('the size of a send', () => {
       code: 'validation_failed',
       errors: [{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }],
     });
+  });
+
+  it('refuses more than RECIPIENTS_MAX distinct recipients as invalid (422) before any plan limit (429)', async () => {
+    const before = await messagesOf(freeUser);
+    for (const [key, to] of [
+      [business, numbers(RECIPIENTS_MAX + 1)],
+      [business, numbers(60_000)],
+      [free, numbers(RECIPIENTS_MAX + 1)],
+      [unverified, numbers(RECIPIENTS_MAX + 1)],
+    ] as const) {
+      const res = await send(key, to);
+      const text = await res.text();
+      expect(res.status).toBe(422);
+      expect(JSON.parse(text)).toEqual({
+        code: 'validation_failed',
+        message: expect.any(String),
+        status: 422,
+        errors: [{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }],
+      });
+      expect(text.length).toBeLessThan(10_000);
+    }
+    expect(await messagesOf(freeUser)).toBe(before);
   });
 
   it('lists the first 100 invalid numbers and counts them all', async () => {

@@ -82,6 +82,78 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
     expect(dayIn(late, 'Asia/Tokyo')).not.toBe(dayIn(late, 'UTC'));
   });
 
+  it('draws a day of 23 and a day of 25 hours whole, where the clocks change', async () => {
+    const t = await sendingTenant(app);
+    // Berlin: 2026-03-29 has 23 hours (02:00 CET → 03:00 CEST), 2026-10-25 has 25 (03:00 CEST → 02:00 CET).
+    const at = [
+      '2026-03-28T23:30:00Z', // 00:30 CET on the 29th
+      '2026-03-29T21:30:00Z', // 23:30 CEST on the 29th
+      '2026-03-29T22:30:00Z', // 00:30 CEST on the 30th
+      '2026-10-24T22:30:00Z', // 00:30 CEST on the 25th
+      '2026-10-25T22:30:00Z', // 23:30 CET on the 25th
+      '2026-10-25T23:30:00Z', // 00:30 CET on the 26th
+    ];
+    const ids = await sendWithOutcomes(t, at.map(() => 'sent'));
+    for (const [i, id] of ids.entries()) await backdateMessage(app.orm, id, new Date(at[i]));
+    const counts = async (today: string) => {
+      app.clock.set(new Date(today));
+      try {
+        const res = await t.call('GET', '/v1/stats/daily?days=3&timezone=Europe/Berlin');
+        expect(res.status).toBe(200);
+        return (await readJson(res)).days.map((d: { date: string; sent: number }) => [d.date, d.sent]);
+      } finally {
+        app.clock.set(new Date());
+      }
+    };
+    expect(await counts('2026-03-30T12:00:00Z')).toEqual([
+      ['2026-03-28', 0],
+      ['2026-03-29', 2],
+      ['2026-03-30', 1],
+    ]);
+    expect(await counts('2026-10-26T12:00:00Z')).toEqual([
+      ['2026-10-24', 0],
+      ['2026-10-25', 2],
+      ['2026-10-26', 1],
+    ]);
+  });
+
+  it('answers every time zone name the runtime knows, and names it cannot draw with 422, never a 500', async () => {
+    const t = await sendingTenant(app);
+    const names = [
+      ...Intl.supportedValuesOf('timeZone'),
+      // Names the runtime's zone data and Postgres's may not share: legacy links, POSIX-style, the
+      // newest zones, Postgres-only entries.
+      'EST5EDT',
+      'Etc/GMT+12',
+      'Etc/GMT-14',
+      'US/Pacific-New',
+      'America/Ciudad_Juarez',
+      'Europe/Kyiv',
+      'posixrules',
+      'localtime',
+      'Factory',
+      'SystemV/AST4',
+      'GMT+1',
+      'UTC+01:00',
+      'Europe/Berlin/',
+      'europe//berlin',
+      'a'.repeat(64),
+    ];
+    const answers = new Map<number, number>();
+    for (const name of names) {
+      // A second apart on the app's clock: the key's request rate is not what is tested here.
+      app.clock.advance(1000);
+      const res = await t.call('GET', `/v1/stats/daily?days=1&timezone=${encodeURIComponent(name)}`);
+      const body = await readJson(res);
+      answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
+      if (res.status === 200) continue;
+      expect({ name, status: res.status }).toEqual({ name, status: 422 });
+      expect(body.errors.map((e: { field: string }) => e.field)).toEqual(['query.timezone']);
+    }
+    app.clock.set(new Date());
+    expect(answers.get(200)).toBeGreaterThanOrEqual(Intl.supportedValuesOf('timeZone').length);
+  });
+
   it('refuses a span or a time zone it cannot draw with the field’s error, and needs a key or session', async () => {
     const t = await sendingTenant(app);
     for (const [query, field] of [

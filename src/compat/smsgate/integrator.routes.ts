@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
 import { apiErrorOf } from '../../http/error-handler';
-import { ApiError, unauthenticated } from '../../http/errors';
+import { ApiError, methodNotAllowed, unauthenticated } from '../../http/errors';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
 import type { Services } from '../../services';
@@ -17,13 +17,18 @@ export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
 /**
  * Their errors are `{message}` (client-go ErrorResponse; the server's fiber handler writes
  * err.Error() there) and a body that fails validation is 400, not 422; our code and field errors
- * go along in `data`. Every error under the prefix is answered here.
+ * go along in `data`. Every error under the prefix is answered here: mounted on the app before the
+ * body parser and the input guard, so what they refuse is answered in this shape too.
  */
-const theirErrors: Middleware = async (ctx, next) => {
+export const integratorErrors: Middleware = async (ctx, next) => {
+  if (ctx.path !== INTEGRATOR_API && !ctx.path.startsWith(`${INTEGRATOR_API}/`)) return next();
   try {
     await next();
-    if (ctx.status === 404 && (ctx.body === undefined || ctx.body === null)) {
-      throw new ApiError(404, 'not_found', `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`);
+    if (ctx.body === undefined || ctx.body === null) {
+      if (ctx.status === 404) {
+        throw new ApiError(404, 'not_found', `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`);
+      }
+      if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.response.get('Allow'));
     }
   } catch (error) {
     let apiError = apiErrorOf(error);
@@ -66,7 +71,6 @@ const notServed = (status: number, message: string) => () => {
 export function integratorRoutes({ services, orm, temporal }: { services: Services } & HealthDeps): Router {
   const { auth, idempotency, smsgateIntegrator: integrator } = services;
   const router = new Router({ prefix: INTEGRATOR_API });
-  router.use(theirErrors);
   const as = (scope: Scope): Middleware[] => [
     async (ctx, next) => {
       basicAsKey(ctx);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DevicesService, SettingsPatch } from '../../devices/devices.service';
+import { HEARTBEAT_MINUTES_MAX, MAX_SENDS_PER_HOUR, MAX_SENDS_PER_MINUTE, SEND_DELAY_MAX } from '../../devices/devices.schemas';
 import type { Event, EventName } from '../../events/event.entity';
 import type { EventsService } from '../../events/events.service';
 import { transaction } from '../../db/transaction';
@@ -8,6 +9,9 @@ import type { Clock } from '../../lib/clock';
 import { randomToken } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
 import type { MessagesService } from '../../messages/messages.service';
+import { sendBody, type SendBody } from '../../messages/messages.schemas';
+import { fieldErrors } from '../../http/validate';
+import { ValidationError } from '../../lib/yup';
 import { messageView } from '../../messages/messages.views';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import type { Target } from '../../webhooks/webhooks.repository';
@@ -64,6 +68,34 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
         failedAt: m.failed_at ?? event.createdAt.toISOString(),
         reason: m.error_message ?? m.error_code ?? 'failed',
       };
+  }
+}
+
+/** Their names of POST /v1/messages's fields, for the errors of a send made here. */
+const THEIR_FIELD: Record<string, string> = {
+  body: 'message',
+  to: 'phoneNumbers',
+  device_id: 'deviceId',
+  sim_subscription_id: 'simNumber',
+  ttl_seconds: 'ttl',
+  scheduled_at: 'scheduleAt',
+};
+
+/** A send made here meets every rule of POST /v1/messages (length, horizon, ttl), named as theirs. */
+async function ourSend(input: Record<string, unknown>): Promise<SendBody> {
+  try {
+    return await sendBody.validate(input, { abortEarly: false });
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw validationFailed(
+      fieldErrors(error, 'body').map(({ field, message }) => {
+        const ours = /^body\.([a-z_]+)/.exec(field)?.[1] ?? '';
+        const theirs = THEIR_FIELD[ours];
+        return theirs
+          ? { field: `body.${theirs}${field.slice(`body.${ours}`.length)}`, message: message.replace(ours, theirs) }
+          : { field, message };
+      }),
+    );
   }
 }
 
@@ -143,16 +175,17 @@ export function createIntegratorService(deps: IntegratorDeps) {
       const ttl =
         body.ttl ?? (body.validUntil ? Math.ceil((body.validUntil.getTime() - clock.now().getTime()) / 1000) : null);
       if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');
-      const { batch } = await deps.messages.send(userId, {
+      const input = await ourSend({
         body: text,
         to: body.phoneNumbers,
         device_id: body.deviceId || null,
         sim_subscription_id: body.simNumber ?? null,
         ttl_seconds: ttl,
-        scheduled_at: body.scheduleAt ?? null,
+        scheduled_at: body.scheduleAt?.toISOString() ?? null,
         // Their priority ≥ 100 skips the phone's limits and delays; ours puts it first in the queue.
         priority: (body.priority ?? 0) >= 100 ? 'high' : 'normal',
       });
+      const { batch } = await deps.messages.send(userId, input);
       if (body.id) await repo.name(em(), userId, 'message', body.id, batch.id, clock.now());
       return stateOf(userId, body.id || batch.id, false);
     },
@@ -244,39 +277,46 @@ export function createIntegratorService(deps: IntegratorDeps) {
      */
     async changeSettings(userId: string, body: Record<string, unknown>) {
       const patch: SettingsPatch = {};
-      const refused: string[] = [];
+      const refused: { key: string; why: string }[] = [];
       let newKey: string | undefined;
       for (const [name, section] of Object.entries(body)) {
         if (section === null || section === undefined) continue;
         for (const [rawKey, value] of Object.entries(section as Record<string, unknown>)) {
           const key = `${name}.${snake(rawKey)}`;
           if (value === null || value === undefined) continue;
-          const n = typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-          if (key === 'messages.send_interval_min' && n !== undefined) patch.sendDelaySeconds = n;
-          else if (key === 'messages.send_interval_max' && n !== undefined) patch.sendDelayJitterSeconds = n;
-          else if (key === 'messages.limit_period' && value === 'Disabled') {
+          // A whole number within /v1's bounds for the same setting (devices.schemas), else refused.
+          const within = (min: number, max: number): number | undefined => {
+            if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+            refused.push({ key, why: `must be a whole number from ${min} to ${max}` });
+            return undefined;
+          };
+          let n: number | undefined;
+          if (key === 'messages.send_interval_min') {
+            if ((n = within(0, SEND_DELAY_MAX)) !== undefined) patch.sendDelaySeconds = n;
+          } else if (key === 'messages.send_interval_max') {
+            if ((n = within(0, SEND_DELAY_MAX)) !== undefined) patch.sendDelayJitterSeconds = n;
+          } else if (key === 'messages.limit_period' && value === 'Disabled') {
             patch.maxSendsPerMinute = null;
             patch.maxSendsPerHour = null;
           } else if (key === 'messages.limit_period' && (value === 'PerMinute' || value === 'PerHour')) {
             const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
-            if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) refused.push(`${key} without a limit_value`);
-            else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
+            const max = value === 'PerMinute' ? MAX_SENDS_PER_MINUTE : MAX_SENDS_PER_HOUR;
+            if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
+              refused.push({ key: 'messages.limit_value', why: `must be a whole number from 1 to ${max} with ${value}` });
+            } else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
             else Object.assign(patch, { maxSendsPerHour: limit, maxSendsPerMinute: null });
-          } else if (key === 'messages.limit_value' && n !== undefined) continue;
+          } else if (key === 'messages.limit_value' && typeof value === 'number' && Number.isInteger(value) && value >= 0) continue;
           else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
           else if (key === 'messages.processing_order' && value === 'FIFO') continue;
           else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
             newKey = value;
-          }
-          else if (key === 'ping.interval_seconds' && n !== undefined && n >= 60) {
-            patch.heartbeatIntervalMinutes = Math.round(n / 60);
-          } else refused.push(key);
+          } else if (key === 'ping.interval_seconds') {
+            if ((n = within(60, HEARTBEAT_MINUTES_MAX * 60)) !== undefined) patch.heartbeatIntervalMinutes = Math.round(n / 60);
+          } else refused.push({ key, why: 'this value is not supported by this server' });
         }
       }
       if (refused.length > 0) {
-        throw validationFailed(
-          refused.map((key) => ({ field: `body.${key}`, message: `${key}: this value is not supported by this server` })),
-        );
+        throw validationFailed(refused.map(({ key, why }) => ({ field: `body.${key}`, message: `${key}: ${why}` })));
       }
       // The max is the longest pause: ours is the pause plus its jitter.
       if (patch.sendDelayJitterSeconds !== undefined) {
