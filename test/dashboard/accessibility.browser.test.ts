@@ -1,18 +1,18 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
+import { PASSWORD, uniqueEmail, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import {
   axeViolations,
   checkShot,
   Contexts,
-  launchBrowser,
   onApp,
   SCREENS,
   shown,
   signInOn,
-  startDashboardApp,
+  startAppScene,
+  type AppScene,
 } from './browser';
 
 // The dashboard with the keyboard and axe-core, in a real Chromium against the real API and Postgres:
@@ -49,17 +49,12 @@ describe('the dashboard for keyboard and screen reader users', () => {
     await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
   };
 
+  let scene: AppScene | undefined;
   beforeAll(async () => {
-    app = await startDashboardApp();
-    account = await registerAccount(app, { verified: true });
-    browser = await launchBrowser();
+    scene = await startAppScene(contexts);
+    ({ app, browser, account } = scene);
   }, 240_000);
-
-  afterAll(async () => {
-    await contexts.close();
-    await browser?.close();
-    await app?.close();
-  });
+  afterAll(() => scene?.close());
 
   it('has no serious or critical axe violation on any screen, error state or dialog, at 1280 and 375 px', async () => {
     for (const viewport of WIDTHS) {

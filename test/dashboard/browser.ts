@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { existsSync, readFileSync } from 'node:fs';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -12,9 +12,10 @@ import {
   type Page,
 } from 'playwright-core';
 import type { Mailer } from '../../src/accounts/mailer';
-import { PASSWORD, sessionCookie } from '../support/accounts';
+import { PASSWORD, registerAccount, sessionCookie, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { freePort } from '../support/net';
+import { freeStartPorts, spawnStart } from '../support/start-command';
 import { startSmtpServer } from '../support/smtp';
 import { SimulatedPhone } from '../../tools/phone/phone';
 
@@ -128,6 +129,34 @@ export async function startDashboardApp(options: { mailer?: Mailer } = {}): Prom
   buildDashboard();
   const port = await freePort();
   return startTestApp({ port, mailer: options.mailer, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+}
+
+/** The test app with one verified account, and a browser: what the files on the test app share. */
+export interface AppScene {
+  app: TestApp;
+  account: Account;
+  browser: Browser;
+  /** Closes the contexts opened on it, the browser and the app. */
+  close(): Promise<void>;
+}
+
+export async function startAppScene(
+  contexts: Contexts,
+  options: { mailer?: Mailer; plan?: string } = {},
+): Promise<AppScene> {
+  const app = await startDashboardApp({ mailer: options.mailer });
+  const account = await registerAccount(app, { verified: true, plan: options.plan });
+  const browser = await launchBrowser();
+  return {
+    app,
+    account,
+    browser,
+    async close() {
+      await contexts.close();
+      await browser.close();
+      await app.close();
+    },
+  };
 }
 
 /** Context options for the app, as its own client address (per-IP limits count this file only). */
@@ -257,32 +286,17 @@ export async function startStack(label: string, env: Record<string, string> = {}
   // The browser opens this exact origin, so cookie-authenticated requests pass the Origin check.
   const base = `http://127.0.0.1:${port}`;
   const otherOrigin = `http://localhost:${port}`;
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
-      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
-      PORT: String(port),
+  const { child, output } = spawnStart(
+    { dataDir, ports: { ...(await freeStartPorts()), api: port } },
+    {
       PUBLIC_URL: base,
       DASHBOARD_URL: otherOrigin,
-      DATA_DIR: dataDir,
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      TEMPORAL_DEV_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      // Off: npm start's default metrics port (9464) would clash with another stack on this machine.
+      // Off: nothing here reads this stack's metrics.
       METRICS_PORT: 'off',
       SMTP_URL: smtp.url,
-      LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
+  );
   const stop = async () => {
     if (child.exitCode === null) {
       // SIGTERM first: a SIGKILL would orphan the embedded Postgres and the dev server.
@@ -296,17 +310,17 @@ export async function startStack(label: string, env: Record<string, string> = {}
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`start command exited with ${child.exitCode}\n${output}`);
+      throw new Error(`start command exited with ${child.exitCode}\n${output()}`);
     }
     const res = await fetch(`${base}/readyz`).catch(() => undefined);
     if (res?.status === 200) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the stack was not ready after 150 s\n${output}`);
+      throw new Error(`the stack was not ready after 150 s\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { base, otherOrigin, smtp, output: () => output, stop };
+  return { base, otherOrigin, smtp, output, stop };
 }
 
 export interface SceneOptions {

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, registerAccount, uniqueEmail, type Account } from '../support/accounts';
+import { PASSWORD, uniqueEmail, type Account } from '../support/accounts';
 import { memoryMailer, type TestApp } from '../support/app';
-import { checkShot, Contexts, launchBrowser, onApp, shown, startDashboardApp, submitSignIn } from './browser';
+import { checkShot, Contexts, onApp, shown, submitSignIn, startAppScene, type AppScene } from './browser';
 
 // What the dashboard's forms say before and after the API refuses them, in a real Chromium against
 // the real API and Postgres: the rules up front, each refusal beside its field in the form's words.
@@ -27,17 +27,12 @@ describe('the dashboard forms say what is wrong, in plain words, beside the fiel
   const contexts = new Contexts(() => browser);
   const newPage = () => contexts.page(onApp(app));
 
+  let scene: AppScene | undefined;
   beforeAll(async () => {
-    app = await startDashboardApp({ mailer });
-    account = await registerAccount(app, { verified: true });
-    browser = await launchBrowser();
+    scene = await startAppScene(contexts, { mailer });
+    ({ app, browser, account } = scene);
   }, 240_000);
-
-  afterAll(async () => {
-    await contexts.close();
-    await browser?.close();
-    await app?.close();
-  });
+  afterAll(() => scene?.close());
 
   it('sign up states the password rule the API applies and shows its refusal under the password', async () => {
     const page = await newPage();

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, registerAccount, type Account } from '../support/accounts';
+import { PASSWORD, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
-import { checkShot, Contexts, launchBrowser, onApp, shown, signInOn, startDashboardApp, submitSignIn } from './browser';
+import { checkShot, Contexts, onApp, shown, signInOn, submitSignIn, startAppScene, type AppScene } from './browser';
 
 // A session that ends while a tab is open on it, in a real Chromium against the real API and
 // Postgres (no workflow runs here, so no Temporal). The server's clock is the test's, so a session
@@ -19,17 +19,12 @@ describe('a session that ends while its tab is open', () => {
   const signedIn = async () => signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
   const signIn = (page: Page) => submitSignIn(page, account.email, PASSWORD);
 
+  let scene: AppScene | undefined;
   beforeAll(async () => {
-    app = await startDashboardApp();
-    account = await registerAccount(app, { verified: true });
-    browser = await launchBrowser();
+    scene = await startAppScene(contexts);
+    ({ app, browser, account } = scene);
   }, 240_000);
-
-  afterAll(async () => {
-    await contexts.close();
-    await browser?.close();
-    await app?.close();
-  });
+  afterAll(() => scene?.close());
 
   it('goes back to sign-in when signed out elsewhere, then on to the screen it was going to', async () => {
     const mine = await signedIn();

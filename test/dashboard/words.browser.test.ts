@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, PASSWORD, registerAccount, type Account } from '../support/accounts';
+import { createKey, PASSWORD, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { pairPhone } from '../devices/helpers';
-import { checkShot, Contexts, launchBrowser, onApp, shown, signInOn, startDashboardApp } from './browser';
+import { checkShot, Contexts, onApp, shown, signInOn, startAppScene, type AppScene } from './browser';
 
 // What the dashboard says about counts, limits and times, in a real Chromium against the real API and
 // Postgres. The account's usage is set through the plans service (as operators correct it), so a
@@ -24,17 +24,12 @@ describe('the dashboard words counts, limits and times plainly', () => {
       PASSWORD,
     );
 
+  let scene: AppScene | undefined;
   beforeAll(async () => {
-    app = await startDashboardApp();
-    account = await registerAccount(app, { verified: true, plan: 'business' });
-    browser = await launchBrowser();
+    scene = await startAppScene(contexts, { plan: 'business' });
+    ({ app, browser, account } = scene);
   }, 240_000);
-
-  afterAll(async () => {
-    await contexts.close();
-    await browser?.close();
-    await app?.close();
-  });
+  afterAll(() => scene?.close());
 
   it('a new account’s Messages page says there are none yet, not that filters hide them', async () => {
     const page = await signedIn();
