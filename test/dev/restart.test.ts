@@ -1,12 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commandLine, isAlive } from '../../src/lib/processes';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, sessionCookie } from '../support/accounts';
-import { freePort } from '../support/net';
+import { accepts, freePort } from '../support/net';
 
 // `npm start` after a crash: what a kill -9 (an OOM kill, a closed laptop) leaves behind never
 // blocks the next start, children that die are started again, and a stop leaves nothing running.
@@ -33,16 +33,6 @@ function devServerPid(): number {
   return (JSON.parse(readFileSync(devServerPidFile, 'utf8')) as { pid: number }).pid;
 }
 
-async function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function readyz(port: number): Promise<unknown> {
   try {
@@ -233,8 +223,8 @@ describe('npm start after a crash', () => {
       spawn('sh', ['-c', '"$@" >/dev/null 2>&1 &', 'sh', ...args], { ...ids, stdio: 'ignore' });
     orphan(postgresCommand, process.getuid?.() === 0 ? { uid: uid('-u'), gid: uid('-g') } : {});
     orphan(devServerCommand);
-    await expect.poll(() => answers(ports.pg), { timeout: 30_000 }).toBe(true);
-    await expect.poll(() => answers(ports.temporal), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => accepts(ports.pg), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => accepts(ports.temporal), { timeout: 60_000 }).toBe(true);
     const orphans = processesUsing(dataDir);
     expect(orphans).toHaveLength(2);
     strays.push(...orphans);

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** A loopback port that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -32,4 +32,16 @@ export async function freePortRun(count: number): Promise<number> {
     for (let port = first; free && port < first + count; port++) free = await canListen(port);
     if (free) return first;
   }
+}
+
+/** Whether something accepts a TCP connection on this loopback port now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

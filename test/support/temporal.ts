@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   DefaultLogger,
@@ -16,7 +15,7 @@ import { inject } from 'vitest';
 import { Context } from '@temporalio/activity';
 import type { Clock } from '../../src/lib/clock';
 import { startTestApp, type TestApp } from './app';
-import { freePort } from './net';
+import { accepts, freePort } from './net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities } from '../../activities';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services';
@@ -115,16 +114,6 @@ async function startTestServer(executable: string, timeoutMs = 60_000): Promise<
   return { address: `127.0.0.1:${port}`, stop };
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /**
  * A time-skipping environment on a test server started above. The SDK's public constructors either
