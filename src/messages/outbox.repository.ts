@@ -8,7 +8,18 @@ import { movedFromRows, type Moved } from './messages.repository';
 // The outbox's order, as its index (messages_outbox_idx) keeps it.
 const OUTBOX_ORDER = sql`priority desc, available_at, created_at, position`;
 
+/**
+ * Whether a phone holds handed-out messages not yet reported (and not lapsed): its lease. On
+ * messages_leased_idx, which holds only the handed-out messages: the outbox index holds the whole
+ * queue, and proving that none of it is dispatched read every queued row.
+ */
+const leased = (deviceId: Sql, now: Date): Sql =>
+  sql`exists (select 1 from messages m
+               where m.device_id = ${deviceId} and m.status = 'dispatched' and m.stale_at > ${now})`;
+
 export const outboxRepository = {
+  leased,
+
   /**
    * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first,
    * marking queued ones dispatched; dispatched ones come again until reported, lapsed ones never.
@@ -116,10 +127,7 @@ export const outboxRepository = {
   ): Promise<Map<string, { leased: boolean; handedOutAt: string | null }>> {
     const rows = await query<{ deviceId: string; leased: boolean; handedOutAt: unknown }>(
       em,
-      sql`select d.id as device_id,
-                 exists (select 1 from messages m
-                          where m.device_id = d.id and m.direction = 'outbound' and m.status = 'dispatched'
-                            and m.stale_at > ${now}) as leased,
+      sql`select d.id as device_id, ${leased(sql`d.id`, now)} as leased,
                  (select max(dispatched_at) from messages m
                    where m.device_id = d.id and m.dispatched_at is not null) as handed_out_at
             from unnest(${deviceIds}::uuid[]) as d (id)`,
@@ -140,9 +148,7 @@ export const outboxRepository = {
     await query(
       tx,
       sql`select pg_notify(${channel}, ${deviceId})
-           where not exists (select 1 from messages
-                              where device_id = ${deviceId} and direction = 'outbound' and status = 'dispatched'
-                                and stale_at > ${now})
+           where not ${leased(sql`${deviceId}::uuid`, now)}
              and exists (select 1 from messages
                           where device_id = ${deviceId} and direction = 'outbound' and status = 'queued'
                             and available_at <= ${now} and stale_at > ${now})`,

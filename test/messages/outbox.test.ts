@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Device } from '../../src/devices/device.entity';
 import { Message } from '../../src/messages/message.entity';
+import { outboxRepository } from '../../src/messages/outbox.repository';
+import { query, sql } from '../../src/db/sql';
+import { transaction } from '../../src/db/transaction';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { json } from '../support/accounts';
 import { readJson } from '../support/http';
@@ -144,5 +147,20 @@ describe("a phone's outbox: positions, stale deadlines and estimates", () => {
     expect(await depth(phone)).toEqual({ kept: 0, counted: 0 });
     const { messages } = await readJson(await call('GET', `/v1/batches/${first.batch.id}`));
     expect(messages.map((m: { status: string }) => m.status)).toEqual(['unknown', 'failed']);
+  });
+
+  it("asks whether a phone holds handed-out messages of those alone, not of its whole queue", async () => {
+    app.clock.set(start);
+    const { call, phone } = await tenant();
+    await send(call, ['+14155550231', '+14155550232', '+14155550233']);
+    await app.fetch('/v1/device/outbox?limit=1', { headers: bearer(phone.token) });
+    const plan = await transaction(app.orm.em.fork(), async (tx) => {
+      // The planner's choice among indexes, as on a table too large to read whole.
+      await query(tx, sql`set local enable_seqscan = off`);
+      return query(tx, sql`explain (format json) select ${outboxRepository.leased(sql`${phone.id}::uuid`, start)}`);
+    });
+    expect(JSON.stringify(plan)).toContain('messages_leased_idx');
+    const leases = await outboxRepository.leases(app.orm.em.fork(), [phone.id], start);
+    expect(leases.get(phone.id)?.leased).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import { Migration20261125100000CredentialChanges } from './Migration20261125100
 import { Migration20261125200000WebhookQueue } from './Migration20261125200000WebhookQueue';
 import { Migration20261126200000SmsGateIntegrators } from './Migration20261126200000SmsGateIntegrators';
 import { Migration20261126220000OneDeliveryPath } from './Migration20261126220000OneDeliveryPath';
+import { Migration20261127000000LeasedIndex } from './Migration20261127000000LeasedIndex';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125200000WebhookQueue', class: Migration20261125200000WebhookQueue },
   { name: 'Migration20261126200000SmsGateIntegrators', class: Migration20261126200000SmsGateIntegrators },
   { name: 'Migration20261126220000OneDeliveryPath', class: Migration20261126220000OneDeliveryPath },
+  { name: 'Migration20261127000000LeasedIndex', class: Migration20261127000000LeasedIndex },
 ];
