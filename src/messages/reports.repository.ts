@@ -25,14 +25,13 @@ export const reportsRepository = {
     return rows.map(messageFromRow);
   },
 
-  /** Applies reported moves, each with its timestamp column and any error it carries, in one statement. */
+  /**
+   * Applies reported moves, each with its timestamp column and any error it carries, in one statement.
+   * The changes are columns of arrays: the statement's text is the same for any number of them, so it
+   * is prepared (parsed and planned once per connection) and binds seven values, not seven per change.
+   */
   async applyChanges(tx: EntityManager, changes: StatusChange[], now: Date): Promise<Message[]> {
     if (changes.length === 0) return [];
-    const values = changes.map(
-      (c) =>
-        sql`(${c.id}::uuid, ${c.status}::text, ${c.at}::timestamptz, ${c.errorCode !== undefined}::boolean,
-             ${c.errorCode ?? null}::text, ${c.errorMessage !== undefined}::boolean, ${c.errorMessage ?? null}::text)`,
-    );
     const rows = await queryRaw(
       tx,
       sql`update messages m set status = v.status, updated_at = ${now},
@@ -42,9 +41,14 @@ export const reportsRepository = {
               failed_at = case when v.status = 'failed' then v.at else m.failed_at end,
               error_code = case when v.has_code then v.error_code else m.error_code end,
               error_message = case when v.has_message then v.error_message else m.error_message end
-         from (values ${sql.join(values)}) as v (id, status, at, has_code, error_code, has_message, error_message)
+         from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[],
+                     ${changes.map((c) => c.at)}::timestamptz[], ${changes.map((c) => c.errorCode !== undefined)}::boolean[],
+                     ${changes.map((c) => c.errorCode ?? null)}::text[], ${changes.map((c) => c.errorMessage !== undefined)}::boolean[],
+                     ${changes.map((c) => c.errorMessage ?? null)}::text[])
+              as v (id, status, at, has_code, error_code, has_message, error_message)
         where m.id = v.id
        returning m.*`,
+      { prepared: true },
     );
     return rows.map(messageFromRow);
   },
