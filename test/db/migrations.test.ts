@@ -13,6 +13,7 @@ const MIN = 60_000;
 
 describe('Migration20261126220000OneDeliveryPath: the queue takes over the workflow per delivery', () => {
   const BEFORE = 'Migration20261126200000SmsGateIntegrators';
+  const THIS = 'Migration20261126220000OneDeliveryPath';
   const name = `phone_gateway_migration_${randomUUID().replaceAll('-', '')}`;
   let admin: MikroORM;
   let orm: MikroORM;
@@ -88,7 +89,7 @@ describe('Migration20261126220000OneDeliveryPath: the queue takes over the workf
 
   it("hands the open rows of the old path to their webhook's queue, which attempts them in due order", async () => {
     expect(await columns()).toEqual(expect.arrayContaining(['via_queue', 'workflow_started_at']));
-    await orm.getMigrator().up();
+    await orm.getMigrator().up({ to: THIS });
 
     expect(await columns()).not.toContain('via_queue');
     expect(await columns()).not.toContain('workflow_started_at');
@@ -128,7 +129,46 @@ describe('Migration20261126220000OneDeliveryPath: the queue takes over the workf
     expect(rows).toEqual(
       [old.delivered, old.retrying, old.pending, queued].map((id) => ({ id, viaQueue: true, workflowStartedAt: null })),
     );
-    await orm.getMigrator().up();
+    await orm.getMigrator().up({ to: THIS });
     expect(await columns()).not.toContain('via_queue');
+  });
+});
+
+describe("Migration20261127000000LeasedIndex: a phone's handed-out messages indexed on their own", () => {
+  const name = `phone_gateway_migration_${randomUUID().replaceAll('-', '')}`;
+  let admin: MikroORM;
+  let orm: MikroORM;
+
+  beforeAll(async () => {
+    admin = await openOrm(inject('databaseUrl'));
+    await query(admin.em.fork(), sql`create database ${sql.identifier(name)}`);
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    orm = await openOrm(url.toString());
+    await orm.getMigrator().up({ to: 'Migration20261127000000LeasedIndex' });
+  });
+
+  afterAll(async () => {
+    await orm?.close();
+    await query(admin.em.fork(), sql`drop database if exists ${sql.identifier(name)}`);
+    await admin?.close();
+  });
+
+  const definition = async () =>
+    (
+      await query<{ indexdef: string }>(
+        orm.em.fork(),
+        sql`select indexdef from pg_indexes where tablename = 'messages' and indexname = 'messages_leased_idx'`,
+      )
+    ).map((row) => row.indexdef);
+
+  it('holds only dispatched messages, by phone and deadline; goes down and up again', async () => {
+    expect(await definition()).toEqual([
+      expect.stringMatching(/\(device_id, stale_at\) WHERE \(status = 'dispatched'::text\)$/),
+    ]);
+    await orm.getMigrator().down();
+    expect(await definition()).toEqual([]);
+    await orm.getMigrator().up({ to: 'Migration20261127000000LeasedIndex' });
+    expect(await definition()).toHaveLength(1);
   });
 });

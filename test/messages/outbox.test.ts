@@ -126,7 +126,10 @@ describe("a phone's outbox: positions, stale deadlines and estimates", () => {
       [2, 3, 4].map((position) => ({ available: t, stale: t + HOUR + position * PER_MESSAGE_MS })),
     );
     const { batch } = await readJson(await call('GET', `/v1/batches/${later.batch.id}`));
-    expect(batch).toMatchObject({ status: 'queued', estimated_completion_at: new Date(t + 5 * PER_MESSAGE_MS).toISOString() });
+    expect(batch).toMatchObject({
+      status: 'queued',
+      estimated_completion_at: new Date(t + 5 * PER_MESSAGE_MS).toISOString(),
+    });
     expect(await depth(phone)).toEqual({ kept: 5, counted: 5 });
     // Released twice (a retried activity): nothing moves.
     await app.services.batchProgress.release(later.batch.id);
@@ -149,7 +152,7 @@ describe("a phone's outbox: positions, stale deadlines and estimates", () => {
     expect(messages.map((m: { status: string }) => m.status)).toEqual(['unknown', 'failed']);
   });
 
-  it("asks whether a phone holds handed-out messages of those alone, not of its whole queue", async () => {
+  it('asks whether a phone holds handed-out messages of those alone, not of its whole queue', async () => {
     app.clock.set(start);
     const { call, phone } = await tenant();
     await send(call, ['+14155550231', '+14155550232', '+14155550233']);
