@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
-import { readJson } from '../support/http';
-import { startFakeFcm } from './fake-fcm';
-import { bearer, pairPhone } from './helpers';
+import { startAppWithFakeFcm } from './fake-fcm';
+import { fetchOutbox, pairPhone, spendPace } from './helpers';
 
 // A phone with no live channel, reached only by push (the fake FCM, ./fake-fcm.ts): when its
 // max_sends_per_minute leaves work waiting, it is woken by push once its trailing minute frees, as a
@@ -11,18 +10,16 @@ import { bearer, pairPhone } from './helpers';
 
 describe('a paced phone reached by push', () => {
   let app: TestApp;
-  let fcm: Awaited<ReturnType<typeof startFakeFcm>>;
+  let stack: Awaited<ReturnType<typeof startAppWithFakeFcm>> | undefined;
 
   beforeAll(async () => {
-    fcm = await startFakeFcm();
-    app = await startTestApp({ env: fcm.env });
+    stack = await startAppWithFakeFcm();
+    app = stack.app;
   });
-  afterAll(async () => {
-    await app?.close();
-    await fcm?.close();
-  });
+  afterAll(() => stack?.close());
 
-  const wakesOf = (token: string) => fcm.state.messages.filter((m) => m.token === token && m.data.type === 'wake');
+  const wakesOf = (token: string) =>
+    stack!.fcm.state.messages.filter((m) => m.token === token && m.data.type === 'wake');
 
   it('is woken by push when its trailing minute frees, and fetches the rest', async () => {
     app.clock.set(new Date(Date.UTC(2030, 0, 15, 10, 0)));
@@ -34,27 +31,16 @@ describe('a paced phone reached by push', () => {
         json('PATCH', { max_sends_per_minute: 2 }, { 'x-api-key': key }),
       );
       expect(patched.status).toBe(200);
-      const to = ['+14155550171', '+14155550172', '+14155550173', '+14155550174'];
-      const sent = await app.fetch('/v1/messages', json('POST', { body: 'Paced', to, device_id: phone.id }, { 'x-api-key': key }));
-      expect(sent.status).toBe(202);
-      // The phone was away: all four are due by the time it fetches, its pace hands out two.
-      app.clock.advance(10 * 60_000);
-      const fetchOutbox = async () =>
-        (await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }))).data as { id: string }[];
-      const first = await fetchOutbox();
-      expect(first).toHaveLength(2);
-      const reports = first.map(({ id }) => ({ id, status: 'sent' }));
-      expect((await app.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(phone.token)))).status).toBe(
-        200,
-      );
-      expect(await fetchOutbox()).toHaveLength(0);
+      await spendPace(app, key, phone, ['+14155550171', '+14155550172', '+14155550173', '+14155550174']);
+      // Its pace allows nothing more in this minute, and nothing was pushed for it yet.
+      expect(await fetchOutbox(app, phone)).toHaveLength(0);
       await app.services.background.idle();
       expect(wakesOf('paced-token-1')).toHaveLength(0);
 
       // The minute moves on: it may send two more, and FCM carries the wake (not left to its heartbeat).
       app.clock.advance(61_000);
       await expect.poll(() => wakesOf('paced-token-1').length, { timeout: 15_000 }).toBe(1);
-      expect(await fetchOutbox()).toHaveLength(2);
+      expect(await fetchOutbox(app, phone)).toHaveLength(2);
     } finally {
       app.clock.set(new Date());
     }
@@ -72,8 +58,7 @@ describe('a paced phone reached by push', () => {
           .status,
       ).toBe(202);
       // Its two messages use up its minute, and nothing else waits.
-      const fetched = await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) });
-      expect((await readJson(fetched)).data).toHaveLength(2);
+      expect(await fetchOutbox(app, phone)).toHaveLength(2);
       expect(app.services.pacedWakes.size()).toBeGreaterThan(0);
       await expect.poll(() => app.services.pacedWakes.size(), { timeout: 15_000 }).toBe(0);
       await app.services.background.idle();
