@@ -9,12 +9,6 @@ export function createMessagesActivities(progress: BatchProgressService, orm: Mi
     releaseBatch: (batchId: string): Promise<void> => inFork(() => progress.release(batchId)),
     wakeBatchDevice: (batchId: string): Promise<void> => inFork(() => progress.wake(batchId)),
     sweepBatch: (batchId: string): Promise<BatchSweep> => inFork(() => progress.sweep(batchId)),
-    /** A send's first look: the wake and the sweep in one local activity (workflows/batch.ts). */
-    wakeAndSweepBatch: (batchId: string): Promise<BatchSweep> =>
-      inFork(async () => {
-        await progress.wake(batchId);
-        return progress.sweep(batchId);
-      }),
   };
 }
 

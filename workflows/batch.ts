@@ -1,13 +1,6 @@
-import {
-  condition,
-  continueAsNew,
-  patched,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { MessagesActivities } from '../activities/messages.activities';
-import { batchSettledSignal, type BatchInput, type BatchSweep } from './definitions';
+import { batchSettledSignal, type BatchInput } from './definitions';
 import { BatchStatus } from './search-attributes';
 import { keepSearchAttributes } from './searchable';
 
@@ -16,7 +9,7 @@ import { keepSearchAttributes } from './searchable';
 // wakes the phone, sweeps and starts its timer at once (a third of the Temporal server's CPU per
 // send of activity tasks, docs/performance.md). Their short retries stay in the worker; longer ones
 // wait on a timer in the history.
-const { releaseBatch, sweepBatch, wakeAndSweepBatch, wakeBatchDevice } = proxyLocalActivities<MessagesActivities>({
+const { releaseBatch, sweepBatch, wakeBatchDevice } = proxyLocalActivities<MessagesActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5s', maximumInterval: '5 minutes' },
 });
@@ -28,11 +21,6 @@ const { releaseBatch, sweepBatch, wakeAndSweepBatch, wakeBatchDevice } = proxyLo
 // bounded (continue-as-new every WAKES_PER_RUN wakes) however long the batch lives.
 const WAKE_GAP_MS = 30_000;
 const WAKES_PER_RUN = 50;
-
-// The wake and the first sweep as one local activity: each local activity costs the worker an
-// activation of the workflow and a marker, and a send's first task did both back to back. Workflows
-// that woke their phone before this change replay the two.
-const WAKE_WITH_SWEEP = 'wake-with-sweep';
 
 /**
  * One send, from accept until every message is final: waits for scheduled_at, wakes the phone, then
@@ -48,8 +36,6 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
   // Set by the start (temporal/starter.ts) or carried over by continue-as-new: upserted only if it differs.
   keepSearchAttributes([[BatchStatus, input.scheduledAt && !input.released ? 'scheduled' : 'sending']]);
 
-  // The first sweep's result when it ran with the wake.
-  let swept: BatchSweep | undefined;
   if (!input.released) {
     // A send cancelled (or whose phone was disabled) before its time is final at once: the settled
     // signal ends the wait, nothing is released, and the sweep below finds it final and ends.
@@ -63,22 +49,13 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
         keepSearchAttributes([[BatchStatus, 'sending']]);
       }
     }
-    if (!settledEarly) {
-      if (patched(WAKE_WITH_SWEEP)) {
-        settled = false;
-        swept = await wakeAndSweepBatch(input.batchId);
-      } else await wakeBatchDevice(input.batchId);
-    }
+    if (!settledEarly) await wakeBatchDevice(input.batchId);
   }
 
   for (let wake = 0; wake < WAKES_PER_RUN; wake++) {
-    let sweep = swept;
-    swept = undefined;
-    if (!sweep) {
-      // Cleared before the sweep, so a signal that arrives while it runs ends the wait that follows.
-      settled = false;
-      sweep = await sweepBatch(input.batchId);
-    }
+    // Cleared before the sweep, so a signal that arrives while it runs ends the wait that follows.
+    settled = false;
+    const sweep = await sweepBatch(input.batchId);
     if (sweep.done) {
       keepSearchAttributes([[BatchStatus, 'settled']]);
       return;

@@ -39,7 +39,7 @@ describe('eager start of batch workflows (dev server)', () => {
     return app;
   }
 
-  /** Sends one text and waits until its batch's workflow has woken the phone; the starts counted. */
+  /** Sends one text and waits until its batch's workflow has woken the phone; the eager starts counted. */
   async function send(app: TestApp) {
     const tenant = await sendingTenant(app);
     const reply = await tenant.call('POST', '/v1/messages', { body: 'Hi', to: ['+14155550109'] });
@@ -47,7 +47,7 @@ describe('eager start of batch workflows (dev server)', () => {
     await app.services.background.idle();
     const handle = env.client.workflow.getHandle(batchWorkflowId(batchId));
     await expect.poll(async () => activityNames(await handle.fetchHistory()), { timeout: 30_000 }).toContain(
-      'wakeAndSweepBatch',
+      'wakeBatchDevice',
     );
     const samples = parseExposition((await app.services.metrics.render()).body);
     return {

@@ -28,9 +28,6 @@ const COVERED = [
   'batch-scheduled-cancelled.bin',
   'batch-continue-as-new.run1.bin',
   'batch-continue-as-new.run2.bin',
-  // Recorded before the wake and the first sweep became one local activity (patch wake-with-sweep).
-  'batch-scheduled-settled.pre-wake-with-sweep.bin',
-  'batch-continue-as-new.run1.pre-wake-with-sweep.bin',
   'queue-delivered.bin',
   'queue-retried.bin',
   'queue-rejected.bin',
@@ -68,7 +65,6 @@ describe('recorded workflow histories replay with the current code', () => {
     const last = (file: string) => eventTypes(file).at(-1);
     const continued = [
       'batch-continue-as-new.run1.bin',
-      'batch-continue-as-new.run1.pre-wake-with-sweep.bin',
       'liveness-continue-as-new.run1.bin',
       'queue-continue-as-new.run1.bin',
       'queue-continue-as-new.run2.bin',
@@ -86,28 +82,11 @@ describe('recorded workflow histories replay with the current code', () => {
     // A batch's activities run in its workflow tasks: markers, no activity tasks.
     const activityTasks = (file: string) =>
       eventTypes(file).filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
-    // A send's first look is one local activity, the wake and the sweep; before the patch, two.
-    const patchMarkers = (file: string) =>
-      (load(file).history as temporal.api.history.v1.IHistory).events!.filter(
-        (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
-      ).length;
     for (const file of ['batch-scheduled-settled.bin', 'batch-continue-as-new.run1.bin']) {
       expect(activityTasks(file), file).toBe(0);
-      expect(activities(file), file).toContain('wakeAndSweepBatch');
-      expect(activities(file), file).not.toContain('wakeBatchDevice');
-      expect(patchMarkers(file), file).toBe(1);
-    }
-    for (const file of [
-      'batch-scheduled-settled.pre-wake-with-sweep.bin',
-      'batch-continue-as-new.run1.pre-wake-with-sweep.bin',
-    ]) {
-      expect(activityTasks(file), file).toBe(0);
       expect(activities(file), file).toEqual(expect.arrayContaining(['wakeBatchDevice', 'sweepBatch']));
-      expect(activities(file), file).not.toContain('wakeAndSweepBatch');
-      expect(patchMarkers(file), file).toBe(0);
     }
-    expect(activities('batch-continue-as-new.run1.bin')[0]).toBe('wakeAndSweepBatch');
-    expect(activities('batch-scheduled-settled.bin').slice(0, 2)).toEqual(['releaseBatch', 'wakeAndSweepBatch']);
+    expect(activities('batch-scheduled-settled.bin')[0]).toBe('releaseBatch');
     // Cancelled before its time: the signal ended the wait, nothing was released or woken.
     expect(activities('batch-scheduled-cancelled.bin')).toEqual(['sweepBatch']);
   });
