@@ -9,7 +9,7 @@ import { capturePlans, preloadAutoExplain, printPlans } from './explain';
 import { httpClient, type Reply } from './http';
 import { createAccount, keyAuth } from './setup';
 import { cpuBetween, idleCpuPerSecond, snapshot, type Snapshot } from './proc';
-import { cleanup, onCleanup, runMain, startBenchStack, type PostgresLog } from './stack';
+import { cleanup, onCleanup, runMain, startBenchStack, type Layout, type PostgresLog } from './stack';
 import { latencyLine, summarize } from './stats';
 import { perRequest, readTemporalCounts, untilQuiet } from './temporal-metrics';
 
@@ -27,6 +27,9 @@ const PROFILE = !argv.includes('--no-cpu-prof');
 const PACE = Number(flag('pace') ?? 0);
 /** Postgres' own account of the timed requests and what they left behind: pg_stat_statements, per request. */
 const PG_STATS = argv.includes('--pg-stats');
+/** The service's processes: api and worker apart (split), or in one process as `npm start` runs them (start). */
+const LAYOUT = (flag('stack') ?? 'split') as Layout;
+if (!['split', 'start'].includes(LAYOUT)) throw new Error('--stack must be split or start');
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 async function statementLog(db: Pool, on: boolean): Promise<void> {
@@ -103,6 +106,7 @@ async function main() {
     prepare: (db) => preloadAutoExplain(db, 'bench'),
     env: { DEVICE_RATE_PER_SECOND: '100000', DEVICE_RATE_BURST: '100000' },
     nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${OUT}`] : [],
+    layout: LAYOUT,
   });
   const http = httpClient(service.base, 4);
   onCleanup('close the http agent', () => http.close());

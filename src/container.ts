@@ -29,6 +29,12 @@ export interface ContainerOptions {
   serviceName?: string;
   /** Test seam: spans go to this processor (an in-memory exporter) whatever the environment says. */
   spanProcessor?: SpanProcessor;
+  /**
+   * Set where this process runs the worker too (runWorker with this container): `connectWorkerClient`
+   * of temporal/worker.ts, whose client the worker shares, so that starts may be eager. Passed in, not
+   * imported: a process without the worker does not load the Temporal core.
+   */
+  connectWorkerClient?: (config: Config, logger: Logger, address?: string, tracing?: Tracing) => Promise<Client>;
 }
 
 /** Composition root: the ORM and the Temporal client every process part shares, and tracing when on. */
@@ -51,9 +57,20 @@ export async function createContainer(
       const applied = await migrate(orm);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
-    const temporal = await connectTemporal(config, options.temporalAddress, tracing);
+    const temporal = options.connectWorkerClient
+      ? await options.connectWorkerClient(config, logger, options.temporalAddress, tracing)
+      : await connectTemporal(config, options.temporalAddress, tracing);
     const clock = systemClock;
-    const services = buildServices({ config, logger, orm, temporal, clock, processMetrics: true, tracing });
+    const services = buildServices({
+      config,
+      logger,
+      orm,
+      temporal,
+      clock,
+      processMetrics: true,
+      tracing,
+      eagerStart: Boolean(options.connectWorkerClient),
+    });
     const opened = orm;
     return {
       config,

@@ -55,6 +55,8 @@ export interface ServiceDeps {
   mailer?: Mailer;
   /** Tracing, when on (OTEL_EXPORTER_OTLP_ENDPOINT, or a test's in-memory exporter). */
   tracing?: Tracing;
+  /** The client shares this process's worker's connection: starts may be eager (temporal/starter.ts). */
+  eagerStart?: boolean;
   /** Replaces the reconciler's sweeps (tests: a sweep over the shared test database would reach other files' rows). */
   sweeps?: Sweep[];
   /** Test-only: runs after an idempotent request commits, before it answers (the crash test kills there). */
@@ -87,6 +89,7 @@ export function buildServices(deps: ServiceDeps) {
     background,
     metrics: metrics.workflows,
     tracing: deps.tracing,
+    eagerStart: deps.eagerStart,
   });
 
   const plans = createPlansService({ em, clock });

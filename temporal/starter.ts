@@ -20,9 +20,10 @@ export interface StartKind<T extends { id: string }> {
   workflowType: string;
   /**
    * Starts one workflow with an id derived from the row: a repeat must be a no-op. `options` go into
-   * the start call as they are (the search attributes operators filter by).
+   * the start call as they are (the search attributes operators filter by). A `workflow.start`
+   * returns whether the server handed its first task to this process's worker.
    */
-  start(temporal: Client, item: T, options: StartOptions): Promise<void>;
+  start(temporal: Client, item: T, options: StartOptions): Promise<{ eagerlyStarted: boolean } | void>;
   /** The search attributes the workflow starts with (workflows/search-attributes.ts). */
   searchAttributes(item: T): SearchAttributePair[];
   /** Records, in one statement, that these rows' workflows run. */
@@ -45,6 +46,12 @@ export interface StartKind<T extends { id: string }> {
 /** What the starter adds to every start. */
 export interface StartOptions {
   typedSearchAttributes: SearchAttributePair[];
+  /**
+   * For `workflow.start` (signal-with-start has no eager form): set where the client shares the
+   * connection of a worker in this process, which then gets the first workflow task in the start's
+   * answer (eager start) instead of polling it from the server.
+   */
+  requestEagerStart: boolean;
 }
 
 export interface StarterDeps {
@@ -57,6 +64,8 @@ export interface StarterDeps {
   graceMs?: number;
   /** With tracing on, each start runs in the trace context of the request or activity that queued it. */
   tracing?: Tracing;
+  /** The client shares the connection of this process's worker (temporal/worker.ts connectWorkerClient). */
+  eagerStart?: boolean;
 }
 
 /** A row waiting for its start, with the trace context it was queued in (tracing on only). */
@@ -84,13 +93,17 @@ export function createStarter(deps: StarterDeps) {
   async function startOne<T extends { id: string }>(kind: StartKind<T>, { item, trace }: Queued<T>): Promise<boolean> {
     try {
       // Bounded: an unreachable Temporal must not pile up work; the reconciler retries later.
-      const options: StartOptions = { typedSearchAttributes: kind.searchAttributes(item) };
+      const options: StartOptions = {
+        typedSearchAttributes: kind.searchAttributes(item),
+        requestEagerStart: deps.eagerStart ?? false,
+      };
       const start = () =>
         deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => kind.start(deps.temporal, item, options));
       // Starts are made after the commit, outside the request: the span of the start (and so the
       // workflow's) joins the trace of the request or activity that queued it.
-      await (trace ? traceContext.with(trace, start) : start());
+      const started = await (trace ? traceContext.with(trace, start) : start());
       deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'started' });
+      if (started?.eagerlyStarted) deps.metrics.eagerStarts.inc({ workflow_type: kind.workflowType });
       return true;
     } catch (error) {
       // Already ran to its end: started is all we needed to know.

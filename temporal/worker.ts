@@ -14,7 +14,7 @@ import {
   type OpenTelemetrySinks,
 } from '@temporalio/interceptors-opentelemetry';
 import type { LogLevel, LogMetadata } from '@temporalio/common';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities } from '../activities';
 import type { Services } from '../src/services';
@@ -23,7 +23,7 @@ import type { Logger } from '../src/lib/logger';
 import type { Tracing } from '../src/traces/tracing';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
-import { idempotentStart, temporalAddress } from './client';
+import { clientInterceptors, idempotentStart, temporalAddress } from './client';
 import { defaultBundleCacheDir, prebuiltWorkflowBundle } from './bundle-cache';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -137,14 +137,35 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * The client of a process whose api also runs the worker (`npm start`): on the kind of connection the
+ * worker polls on (the Temporal core's), which runWorker then shares. A start on the worker's task
+ * queue through it may then ask for eager start: the server hands the workflow's first task back in
+ * its answer and the client gives it to this worker, with no trip through the server's task queue
+ * (the worker process alone starts batches only for the reconciler: it keeps its plain client).
+ * Where no worker of that queue runs on the connection, the start is an ordinary one.
+ */
+export async function connectWorkerClient(
+  config: Config,
+  logger: Logger,
+  address = temporalAddress(config),
+  tracing?: Tracing,
+): Promise<Client> {
+  installTemporalRuntime(logger, config);
+  const connection = await NativeConnection.connect({ address });
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors(tracing) });
+}
+
 /** Creates and runs a worker; stop() drains it and waits until it has shut down. */
 export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: MikroORM }): Promise<RunningWorker> {
   installTemporalRuntime(deps.logger, deps.config);
   // Every start sets them: a namespace without them would refuse every workflow start.
   await ensureSearchAttributes(deps.temporal.connection, deps.config.temporal.namespace, deps.logger);
-  const connection = await NativeConnection.connect({ address: temporalAddress(deps.config) });
+  // The client's own connection when it is a core one (connectWorkerClient), which its owner closes.
+  const shared = deps.temporal.connection instanceof NativeConnection ? deps.temporal.connection : undefined;
+  const connection = shared ?? (await NativeConnection.connect({ address: temporalAddress(deps.config) }));
   const worker = await createWorker({ ...deps, connection });
-  const done = worker.run().finally(() => connection.close());
+  const done = worker.run().finally(() => (shared ? undefined : connection.close()));
   await ensureReconciler(deps.temporal, deps.config);
   deps.logger.info(
     { taskQueue: deps.config.temporal.taskQueue, namespace: deps.config.temporal.namespace },

@@ -14,7 +14,7 @@ import { startBanner } from './banner';
 import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
 import { onShutdown } from '../lib/shutdown';
 import { serveConfiguredMetrics } from '../metrics/metrics.server';
-import { runWorker } from '../../temporal/worker';
+import { connectWorkerClient, runWorker } from '../../temporal/worker';
 import { supervise } from './supervise';
 import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-server';
 
@@ -114,6 +114,7 @@ async function main() {
       databaseUrl,
       temporalAddress,
       migrate: true,
+      connectWorkerClient,
     }).catch((error: unknown) => {
       throw new Error(`${describeFailure(error)} (${serversInWords(databaseUrl, temporalAddress!)})`, { cause: error });
     });

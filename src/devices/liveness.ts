@@ -62,7 +62,7 @@ export function createLiveness({ temporal, config, em, clock, background, starte
     async start(client, device, startOptions) {
       await client.workflow.signalWithStart('deviceLivenessWorkflow', {
         ...options(device),
-        ...startOptions,
+        typedSearchAttributes: startOptions.typedSearchAttributes,
         signal: deviceHeartbeatSignal,
       });
     },

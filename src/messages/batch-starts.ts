@@ -20,7 +20,7 @@ export function batchStarts(deps: { em: () => EntityManager; clock: Clock; taskQ
     workflowType: 'batchWorkflow',
     async start(temporal, batch, options) {
       const input: BatchInput = { batchId: batch.id, scheduledAt: batch.scheduledAt?.toISOString() ?? null };
-      await temporal.workflow.start('batchWorkflow', {
+      return temporal.workflow.start('batchWorkflow', {
         workflowId: batchWorkflowId(batch.id),
         taskQueue: deps.taskQueue,
         args: [input],

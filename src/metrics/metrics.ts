@@ -151,6 +151,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       labelNames: ['workflow_type', 'result'] as const,
       registers,
     }),
+    eagerStarts: new Counter({
+      name: `${PREFIX}workflow_eager_starts_total`,
+      help: "Starts whose first workflow task the server handed back to this process's worker (eager start), by workflow type.",
+      labelNames: ['workflow_type'] as const,
+      registers,
+    }),
     repairs: new Counter({
       name: `${PREFIX}reconciler_repairs_total`,
       help: 'Rows whose workflow the reconciler had to start (a crash between commit and start), by sweep.',

@@ -30,7 +30,7 @@ export function deliveryStarts(deps: { em: () => EntityManager; taskQueue: strin
         args: [input],
         signal: deliveriesQueuedSignal,
         signalArgs: [],
-        ...options,
+        typedSearchAttributes: options.typedSearchAttributes,
       });
     },
     searchAttributes: queueSearchAttributes,

@@ -70,6 +70,8 @@ export async function startTestApp(
     port?: number;
     /** Tracing on (test/traces): request and SQL spans, starts in their request's trace. */
     tracing?: Tracing;
+    /** `temporal` shares the connection of a worker in this process (test/temporal/eager-start.test.ts). */
+    eagerStart?: boolean;
   } = {},
 ): Promise<TestApp> {
   // Each test app is its own client address (behind a trusted proxy), so per-IP abuse limits count
@@ -89,6 +91,7 @@ export async function startTestApp(
     clock,
     mailer: options.mailer ?? memoryMailer(),
     tracing,
+    eagerStart: options.eagerStart,
   });
   const served = await serve(createApp({ config, logger, orm, temporal, services, tracing }), options.port);
   return {
