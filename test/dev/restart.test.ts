@@ -7,6 +7,7 @@ import { commandLine, isAlive } from '../../src/lib/processes';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, sessionCookie } from '../support/accounts';
 import { accepts, freePort } from '../support/net';
+import { startCommand } from '../support/start-script';
 
 // `npm start` after a crash: what a kill -9 (an OOM kill, a closed laptop) leaves behind never
 // blocks the next start, children that die are started again, and a stop leaves nothing running.
@@ -93,10 +94,12 @@ describe('npm start after a crash', () => {
 
   /** `npm start` in its own process group, as a terminal runs it. */
   function start(ports: Ports) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+    const command = startCommand();
+    const child = spawn(command.command, command.args, {
       cwd: root,
       detached: true,
       env: {
+        ...command.env,
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,

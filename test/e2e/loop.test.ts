@@ -8,6 +8,7 @@ import { json, PASSWORD, sessionCookie, uniqueEmail } from '../support/accounts'
 import { readJson } from '../support/http';
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
+import { startCommand } from '../support/start-script';
 import { expectSigned } from '../webhooks/helpers';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { parseExposition, valueOf } from '../metrics/scrape';
@@ -57,9 +58,11 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
     base = `http://127.0.0.1:${port}`;
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+    const start = startCommand();
+    child = spawn(start.command, start.args, {
       cwd: root,
       env: {
+        ...start.env,
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,

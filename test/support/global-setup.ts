@@ -5,6 +5,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embed
 import { migrate, openOrm } from '../../src/db/orm';
 import { bundleWorkflows } from '../../temporal/bundle';
 import { freePort } from './net';
+import { buildStart } from './start-script';
 import { createTestTls, type TestTls } from './tls';
 
 declare module 'vitest' {
@@ -43,6 +44,8 @@ export async function setup(project: {
   } finally {
     await orm.close();
   }
+  // The tests that run `npm start` run its compiled build, as it is after its prestart.
+  buildStart();
   const bundle = await bundleWorkflows();
   const bundlePath = path.join(scratch, `workflow-bundle-${process.pid}.js`);
   writeFileSync(bundlePath, bundle.code);

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { json, PASSWORD, sessionCookie, uniqueEmail } from './accounts';
 import { readJson } from './http';
 import { freePort } from './net';
+import { startCommand } from './start-script';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -27,7 +28,7 @@ export async function freeStartPorts(): Promise<StartPorts> {
 }
 
 /**
- * `npm start` (src/dev/start.ts) as a child process on `dataDir` and `ports`, logging warnings and
+ * `npm start` (its start script, compiled by the global setup's `buildStart`) as a child process on `dataDir` and `ports`, logging warnings and
  * worse: our PATH, home and caches (the Postgres and Temporal binaries), the tests' CA (so its
  * worker trusts a local HTTPS receiver), and `env`.
  */
@@ -35,9 +36,11 @@ export function spawnStart(
   { dataDir, ports }: { dataDir: string; ports: StartPorts },
   env: Record<string, string> = {},
 ): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev/start.ts'], {
+  const { command, args, env: startEnv } = startCommand();
+  const child = spawn(command, args, {
     cwd: root,
     env: {
+      ...startEnv,
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       PHONE_GATEWAY_CACHE: process.env.PHONE_GATEWAY_CACHE,
