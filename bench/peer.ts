@@ -2,8 +2,9 @@
 // on the same machine, in the same run, rounds interleaved (ours first in even rounds, the peer first
 // in odd ones). Absolute figures swing with the machine's load; the ratio of one run is what holds.
 //
-// Ours is what `npm start` runs (package.json's start script without npm's own launcher process:
-// src/dev/start.ts, api and worker in one Node process, embedded Postgres, the Temporal dev server)
+// Ours is what `npm start` runs (package.json's prestart, the build, then its start script without
+// npm's own launcher process: dist/src/dev/start.js, api and worker in one Node process, embedded
+// Postgres, the Temporal dev server)
 // on a fresh DATA_DIR, the Business plan with raised limits and
 // the per-key and per-phone request limits raised (the peer has none). The peer: private mode, its
 // own MariaDB, a fresh database. Each system gets one account, two phones and the same requests
@@ -68,7 +69,9 @@ async function startOurs(): Promise<{ system: System; db: Pool }> {
   chmodSync(dataDir, 0o755);
   const port = await freePort();
   const postgresPort = await freePort();
-  // The command of package.json's `start` script: its leading NAME=value words, node and its flags.
+  // What `npm start` runs: its prestart (the dashboard and the compiled build, when stale), then the
+  // command of the `start` script: its leading NAME=value words, node and its flags and script.
+  execFileSync('npm', ['run', '--silent', 'prestart'], { cwd: root, stdio: 'inherit' });
   const words = (
     JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
   ).scripts.start.split(' ');
