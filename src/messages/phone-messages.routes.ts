@@ -10,7 +10,14 @@ import { messageView, outboxRowView } from './messages.views';
 import type { OutcomesService, Report } from './outcomes.service';
 import type { InferType } from 'yup';
 import type { PhoneMessagesService } from './phone-messages.service';
-import { deviceMessagesQuery, inboundBody, outboxQuery, reportsBody, statusBody } from './phone-messages.schemas';
+import {
+  deviceMessagesQuery,
+  inboundBody,
+  outboxQuery,
+  plainReports,
+  reportsBody,
+  statusBody,
+} from './phone-messages.schemas';
 
 export interface PhoneMessagesRoutesDeps {
   auth: Auth;
@@ -52,7 +59,7 @@ export function phoneMessagesRoutes({ auth, phoneMessages, outcomes, clock }: Ph
 
   // Many reports applied as one set; each item answers as the single report would.
   router.post('/messages/status', auth.device(), async (ctx) => {
-    const { body } = await validate(ctx, { body: reportsBody });
+    const body = plainReports(ctx.request.body) ?? (await validate(ctx, { body: reportsBody })).body;
     const results = await outcomes.report(
       deviceOf(ctx),
       body.reports.map((item) => reportOf(item.id, item)),
