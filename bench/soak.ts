@@ -26,6 +26,8 @@ if (argv.includes('--help') || argv.includes('-h')) {
   --sends=N          sends per second (1–50 recipients each)  SOAK_SENDS_PER_SECOND (5)
   --reads=N          integrator reads per second              SOAK_READS_PER_SECOND (20)
   --rest=N           minutes of sampling memory after it      SOAK_REST_MINUTES (2)
+  --env=NAME=value   the service's environment, for an experiment (repeatable),
+                     e.g. --env=TEMPORAL_MAX_CACHED_WORKFLOWS=50
   --stack=S          npm-start: \`npm start\` itself; split, start, cluster: the bench's stacks
                                                               SOAK_STACK (npm-start)`);
   process.exit(0);
@@ -42,6 +44,15 @@ const SENDS_PER_SECOND = flag('sends', 'SOAK_SENDS_PER_SECOND', 5);
 const READS_PER_SECOND = flag('reads', 'SOAK_READS_PER_SECOND', 20);
 const REST_MINUTES = flag('rest', 'SOAK_REST_MINUTES', 2, 0);
 const STACK = option('stack', 'SOAK_STACK') ?? 'npm-start';
+const EXTRA_ENV = Object.fromEntries(
+  argv
+    .filter((a) => a.startsWith('--env='))
+    .map((a) => {
+      const [name, ...value] = a.slice('--env='.length).split('=');
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || value.length === 0) throw new Error(`--env wants NAME=value: ${a}`);
+      return [name, value.join('=')];
+    }),
+);
 if (!['npm-start', 'split', 'start', 'cluster'].includes(STACK))
   throw new Error('--stack / SOAK_STACK must be npm-start, split, start or cluster');
 
@@ -84,26 +95,53 @@ const MiB = 1024 * 1024;
 class Inside {
   /** The dev server's live heap after its last GC, MiB. */
   goLive = NaN;
-  constructor(readonly metricsPort?: number) {}
+  /** `npm start`'s metrics port (its Node process metrics) and the Temporal SDK's (WORKER_METRICS_ADDRESS). */
+  constructor(readonly ports?: { metrics: number; worker: number }) {}
+
+  /** The dev server's Prometheus metrics, where the bench started it (the `npm start` one listens on a random port). */
+  temporalMetricsUrl?: string;
 
   /** GODEBUG=gctrace=1 lines: "gc 12 @3.4s 1%: …, 9->10->5 MB, 11 MB goal, …" (heap at start, end, live). */
   goTrace(line: string) {
     for (const match of line.matchAll(/(\d+)->(\d+)->(\d+) MB, (\d+) MB goal/g)) this.goLive = Number(match[3]);
   }
 
-  /** The api+worker process's V8 heap and external memory (prom-client's default metrics), MiB. */
+  /**
+   * The api+worker process's V8 heap and external memory (prom-client's default metrics), MiB, and
+   * how many workflows its worker keeps cached (the SDK's sticky cache, TEMPORAL_MAX_CACHED_WORKFLOWS).
+   */
   async node(): Promise<Record<string, number>> {
-    if (!this.metricsPort) return {};
-    const text = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)
-      .then((res) => res.text())
-      .catch(() => '');
-    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / MiB;
+    if (!this.ports) return {};
+    const scrape = (port: number) =>
+      fetch(`http://127.0.0.1:${port}/metrics`)
+        .then((res) => res.text())
+        .catch(() => '');
+    const [own, sdk] = await Promise.all([scrape(this.ports.metrics), scrape(this.ports.worker)]);
+    const value = (text: string, name: string) =>
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
     return {
-      'V8 heap used': value('nodejs_heap_size_used_bytes'),
-      'V8 heap total': value('nodejs_heap_size_total_bytes'),
-      external: value('nodejs_external_memory_bytes'),
+      'V8 heap used': value(own, 'nodejs_heap_size_used_bytes') / MiB,
+      'V8 heap total': value(own, 'nodejs_heap_size_total_bytes') / MiB,
+      external: value(own, 'nodejs_external_memory_bytes') / MiB,
+      'workflows cached (count)': value(sdk, 'temporal_sticky_cache_size'),
     };
   }
+}
+
+/**
+ * The dev server's own figures: entries in its history service's mutable-state cache (a count) and
+ * its Go heap in use (live and not yet collected), MiB.
+ */
+async function temporalFigures(url: string | undefined): Promise<Record<string, number>> {
+  if (!url) return {};
+  const text = await fetch(url)
+    .then((res) => res.text())
+    .catch(() => '');
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+  return {
+    'history cache entries (count)': value(/^cache_usage\{cache_type="mutablestate"[^}]*\} (\S+)/m),
+    'Go heap in use': value(/^memory_heapinuse\{service_name="history"\} (\S+)/m) / MiB,
+  };
 }
 
 /** Memory over time, MiB per named series: each component's PSS and its parts, the heaps inside. */
@@ -137,6 +175,8 @@ class MemoryLog {
     }
     for (const [name, mib] of Object.entries(await this.inside.node())) this.add(`api+worker: ${name}`, minute, mib);
     this.add('temporal: Go live heap', minute, this.inside.goLive);
+    for (const [name, value] of Object.entries(await temporalFigures(this.inside.temporalMetricsUrl)))
+      this.add(`temporal: ${name}`, minute, value);
   }
 
   /** The growth table (markdown): levels at four moments, slopes after the warm-up, the verdict. */
@@ -186,21 +226,32 @@ async function main() {
     `phone-gateway soak — ${new Date().toISOString()}: ${MINUTES} min, ${SENDS_PER_SECOND} sends/s, ${READS_PER_SECOND} reads/s`,
   );
   const tls = await createTestTls(mkdtempSync(path.join(tmpdir(), 'soak-tls-')));
-  const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' };
-  const inside = new Inside(STACK === 'npm-start' ? await freePort() : undefined);
+  const env = {
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+    ...EXTRA_ENV,
+  };
+  const inside = new Inside(
+    STACK === 'npm-start' ? { metrics: await freePort(), worker: await freePort() } : undefined,
+  );
   const { db, smtp, base, components } =
     STACK === 'npm-start'
       ? await startNpmStart({
           label: 'soak',
           // Inside the processes: the Node heap from its own metrics, the dev server's Go heap from
           // its GC trace (it writes to stderr, which npm start logs as a warning).
-          env: { ...env, METRICS_PORT: String(inside.metricsPort), GODEBUG: 'gctrace=1' },
+          env: {
+            ...env,
+            METRICS_PORT: String(inside.ports!.metrics),
+            WORKER_METRICS_ADDRESS: `127.0.0.1:${inside.ports!.worker}`,
+            GODEBUG: 'gctrace=1',
+          },
           onLine: (line) => inside.goTrace(line),
         })
-      : await startBenchStack({ layout: STACK as Layout, env }).then((stack) => ({
-          ...stack,
-          base: stack.service.base,
-        }));
+      : await startBenchStack({ layout: STACK as Layout, env }).then((stack) => {
+          inside.temporalMetricsUrl = stack.temporal.metricsUrl;
+          return { ...stack, base: stack.service.base };
+        });
   console.log(`stack: ${STACK} (${components.map((c) => c.name).join(', ')})`);
   const http = httpClient(base, 32);
   onCleanup('close the http agent', () => http.close());
