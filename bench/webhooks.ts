@@ -193,8 +193,8 @@ async function main() {
     `latency    committed → first attempt p50 ${int(s.attempt_p50)} ms, ` +
       `p99 ${int(s.attempt_p99)} ms; POST p50 ${int(s.post_ms)} ms (${s.n} attempts)`,
   );
-  // What the deliveries cost Temporal: the runs of the webhook's queue workflow and their history
-  // events (none before the queues, when each delivery had a workflow of its own).
+  // What the deliveries cost Temporal: the runs of the webhook's queue workflow (it continues as new)
+  // and their history events.
   const described = await queue.describe().catch(() => undefined);
   let runs = 0;
   let historyEvents = 0;
@@ -206,7 +206,7 @@ async function main() {
   console.log(
     described
       ? `temporal   ${runs} run(s) of ${queue.workflowId}, ${int(historyEvents)} history events in all`
-      : `temporal   no ${queue.workflowId}: a workflow per delivery`,
+      : `temporal   ${queue.workflowId} not found: the webhook's queue never started`,
   );
   console.log(`rows       ${statuses.rows.map((r) => `${r.status} ${int(Number(r.n))}`).join(', ')}`);
 }

@@ -19,6 +19,7 @@ import { createEventsService } from './events/events.service';
 import { createNotifier } from './events/notifier';
 import { createStreamCap } from './devices/stream-cap';
 import { createPhoneChannel } from './devices/phone-channel';
+import { createPacedWakes } from './devices/paced-wakes';
 import { createAuth } from './http/auth';
 import { createIdempotency } from './idempotency/idempotency.middleware';
 import { createIdempotencyService } from './idempotency/idempotency.service';
@@ -203,7 +204,22 @@ export function buildServices(deps: ServiceDeps) {
     defaultCountry: config.defaultCountry,
     metrics: metrics.sends,
   });
-  const phoneMessages = createPhoneMessagesService({ em, clock, plans, outcomes, events, metrics: metrics.phone });
+  // A phone reached by push hears when its pace frees, as one on the live channel does.
+  const pacedWakes = createPacedWakes({
+    orm: deps.orm,
+    clock,
+    logger,
+    wake: (deviceId) => background.run('wake push', () => push.wakeNow(deviceId)),
+  });
+  const phoneMessages = createPhoneMessagesService({
+    em,
+    clock,
+    plans,
+    outcomes,
+    events,
+    metrics: metrics.phone,
+    onPacedOut: push.enabled ? pacedWakes.watch : undefined,
+  });
   // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
   const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
@@ -252,6 +268,7 @@ export function buildServices(deps: ServiceDeps) {
     presence,
     notifier,
     phoneChannel,
+    pacedWakes,
     streamCap,
     pairing,
     outcomes,
@@ -267,11 +284,12 @@ export function buildServices(deps: ServiceDeps) {
       await background.idle();
       await keyUsage.flush();
     },
-    /** Stops what runs on its own: the credential caches' subscriptions and the key usage timer. */
+    /** Stops what runs on its own: the credential caches' subscriptions, the key usage timer, the paced wakes. */
     async stop(): Promise<void> {
       await apiKeys.stop();
       await devices.stopCache();
       await keyUsage.stop();
+      pacedWakes.stop();
     },
   };
 }

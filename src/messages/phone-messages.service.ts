@@ -23,6 +23,8 @@ export interface PhoneMessagesDeps {
   outcomes: OutcomesService;
   events: EventsService;
   metrics: Metrics['phone'];
+  /** A paced phone's fetch used up its max_sends_per_minute/hour: it should hear when the pace frees. */
+  onPacedOut?: (deviceId: string) => void;
 }
 
 export interface InboundInput {
@@ -68,6 +70,7 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
      * nothing at all outside its send window.
      */
     async outbox(deviceId: string, limit: number): Promise<Message[]> {
+      let pacedOut = false;
       const messages = await transaction(em(), async (tx) => {
         const now = clock.now();
         const pace = await devicesRepository.pacingOf(tx, deviceId);
@@ -75,8 +78,10 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
         const moves = await outboxRepository.takeOutbox(tx, deviceId, now, limit, fresh);
         await deps.outcomes.follow(tx, moves);
+        pacedOut = fresh !== null && moves.filter((m) => m.from === 'queued').length >= fresh;
         return moves.map((m) => m.message);
       });
+      if (pacedOut) deps.onPacedOut?.(deviceId);
       deps.metrics.outboxFetches.inc();
       deps.metrics.outboxMessages.inc(messages.length);
       return messages;

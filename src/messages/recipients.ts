@@ -52,8 +52,3 @@ export function normalizeRecipients(to: string[], defaultCountry?: string): Reci
   });
   return { numbers, errors, invalidCount };
 }
-
-/** How many entries `to` lists once exact repeats are dropped (what the early batch-limit check counts). */
-export function distinctEntries(to: unknown[]): number {
-  return new Set(to.map((entry) => (typeof entry === 'string' ? entry.trim() : entry))).size;
-}

@@ -18,7 +18,7 @@ import { sendsRepository, PRIORITY_RANK } from './sends.repository';
 import { messageView } from './messages.views';
 import { OPTED_OUT } from './transitions';
 import { paceOf, placement, placementSql, type Deadlines } from './outbox';
-import { distinctEntries, normalizeRecipients } from './recipients';
+import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 
 // POST /v1/messages: a send accepted, in one statement when it can be, else in one short transaction.
@@ -39,9 +39,6 @@ export interface SendsDeps {
   defaultCountry?: string;
   metrics: Metrics['sends'];
 }
-
-/** Sends listing more entries than this read the plan's batch limit before anything else. */
-export const PLAN_READ_FROM = 100;
 
 const noDevice = (why: string) => conflict('no_device', why);
 
@@ -261,19 +258,15 @@ export function createSendsService(deps: SendsDeps) {
   return {
     /**
      * What POST /v1/messages checks of its raw body before anything is done per recipient (parsing,
-     * validating, normalising: about 15-30 µs each): `to` is within RECIPIENTS_MAX (a 422 first),
-     * the caller may send, and its distinct entries are within the plan's batch limit. Exact repeats are
-     * not counted; two spellings of one number are (the answer says how many the limit allows).
-     * Up to PLAN_READ_FROM entries cost less to read than the plan: the admission counts them.
+     * validating, normalising: about 15-30 µs each): `to` lists at most RECIPIENTS_MAX entries (422).
+     * The account and its plan are asked only of a valid send (send()), whatever its size: an
+     * invalid request is refused as invalid (422) before the unverified email (403) or a plan limit
+     * (429), as a send of a few recipients is.
      */
-    async admitSize(userId: string, to: unknown): Promise<void> {
-      if (!Array.isArray(to) || to.length <= PLAN_READ_FROM) return;
-      // An invalid request is refused as invalid (422) before any limit of the account is asked.
-      if (to.length > RECIPIENTS_MAX) {
+    admitSize(to: unknown): void {
+      if (Array.isArray(to) && to.length > RECIPIENTS_MAX) {
         throw validationFailed([{ field: 'body.to', message: `to must have at most ${RECIPIENTS_MAX} entries` }]);
       }
-      await deps.accounts.assertCanSend(userId);
-      await deps.plans.assertBatch(userId, distinctEntries(to));
     },
 
     /**

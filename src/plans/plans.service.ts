@@ -74,13 +74,6 @@ export function createPlansService({ em, clock }: PlansDeps) {
     },
     refusal,
 
-    /** Refuses (plan_limit_batch) a send of more than the plan's batch limit, before it is counted. */
-    async assertBatch(userId: string, count: number): Promise<void> {
-      const plan = await plansRepository.limitsOf(em(), userId);
-      if (!plan) throw notFound('account');
-      if (count > plan.batchLimit) throw batchRefusal(plan);
-    },
-
     /**
      * Gives back `count` sends admitted at `countedAt` (a cancelled send's messages), in the caller's
      * transaction: they no longer count against that day and its month.

@@ -85,6 +85,27 @@ describe('the dashboard words counts, limits and times plainly', () => {
     );
   });
 
+  it('draws the Overview chart in UTC, and says so, when the server does not know the browser’s zone', async () => {
+    // Emulated as "GMT+05:30", Chromium's Intl reports the zone as the offset "+05:30", which
+    // GET /v1/stats/daily refuses (a 422: an offset is not a place, src/devices/send-window.ts).
+    const page = await signInOn(
+      await contexts.page(onApp(app, { locale: 'en-US', timezoneId: 'GMT+05:30' })),
+      account.email,
+      PASSWORD,
+    );
+    expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('+05:30');
+    await shown(page.getByTestId('chart-zone'));
+    expect(await page.getByTestId('chart-zone').textContent()).toBe(
+      ' Days are in UTC: the server does not know this browser’s time zone.',
+    );
+    expect(await page.getByTestId('chart-day').count()).toBe(14);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    // A zone the server knows draws no such note.
+    const known = await signedIn();
+    await shown(known.getByTestId('daily-chart'));
+    expect(await known.getByTestId('chart-zone').count()).toBe(0);
+  });
+
   it('logged no console errors on any page', () => {
     expect(contexts.consoleErrors()).toEqual([]);
   });

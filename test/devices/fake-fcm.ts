@@ -1,6 +1,7 @@
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestApp, type TestApp } from '../support/app';
 
 /**
  * A local FCM speaking the real protocol: the OAuth2 token endpoint (jwt-bearer grant, RS256 checked
@@ -123,5 +124,26 @@ export async function startFakeFcm(projectId = 'test-project') {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The test app pushing to a fake FCM of its own; close() stops both. */
+export async function startAppWithFakeFcm(): Promise<{
+  app: TestApp;
+  fcm: Awaited<ReturnType<typeof startFakeFcm>>;
+  close(): Promise<void>;
+}> {
+  const fcm = await startFakeFcm();
+  const app = await startTestApp({ env: fcm.env }).catch(async (error) => {
+    await fcm.close();
+    throw error;
+  });
+  return {
+    app,
+    fcm,
+    async close() {
+      await app.close();
+      await fcm.close();
+    },
   };
 }

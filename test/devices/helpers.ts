@@ -37,3 +37,25 @@ export async function accountWithKey(app: TestApp, plan?: string): Promise<{ acc
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** What the phone is handed by GET /v1/device/outbox. */
+export const fetchOutbox = async (app: TestApp, phone: PairedPhone) =>
+  (await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }))).data as { id: string }[];
+
+/**
+ * A send of four texts to a phone paced at two a minute, fetched after ten minutes away (all four
+ * due by then): the phone is handed two and reports them sent, so its minute is spent with two waiting.
+ */
+export async function spendPace(app: TestApp, key: string, phone: PairedPhone, to: string[]): Promise<void> {
+  const sent = await app.fetch(
+    '/v1/messages',
+    json('POST', { body: 'Paced', to, device_id: phone.id }, { 'x-api-key': key }),
+  );
+  if (sent.status !== 202) throw new Error(`send failed: ${sent.status} ${await sent.text()}`);
+  app.clock.advance(10 * 60_000);
+  const first = await fetchOutbox(app, phone);
+  if (first.length !== 2) throw new Error(`the pace of two handed out ${first.length}`);
+  const reports = first.map(({ id }) => ({ id, status: 'sent' }));
+  const reported = await app.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(phone.token)));
+  if (reported.status !== 200) throw new Error(`reports failed: ${reported.status}`);
+}

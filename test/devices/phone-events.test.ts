@@ -4,7 +4,7 @@ import { createPhoneChannel } from '../../src/devices/phone-channel';
 import { createLogger } from '../../src/lib/logger';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
-import { bearer, pairPhone } from './helpers';
+import { bearer, fetchOutbox, pairPhone, spendPace } from './helpers';
 import { SimulatedPhone } from '../../tools/phone/phone';
 
 /** An open GET /v1/device/events: every line it received, and the events parsed from them. */
@@ -241,30 +241,23 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
     const channel = createPhoneChannel({ orm: a.orm, clock: a.clock, logger: createLogger('silent'), pollMs: 50 });
     const key = await createKey(a, await registerAccount(a, { verified: true, plan: 'pro' }));
     const phone = await pairPhone(a, key);
-    const patched = await a.fetch(`/v1/devices/${phone.id}`, json('PATCH', { max_sends_per_minute: 2 }, { 'x-api-key': key }));
+    const patched = await a.fetch(
+      `/v1/devices/${phone.id}`,
+      json('PATCH', { max_sends_per_minute: 2 }, { 'x-api-key': key }),
+    );
     expect(patched.status).toBe(200);
     const told: string[] = [];
     const close = await channel.open(phone.id, { send: (e: string) => told.push(e), keepAlive() {}, end() {} });
     try {
-      const to = ['+14155550161', '+14155550162', '+14155550163', '+14155550164'];
-      const sent = await a.fetch('/v1/messages', json('POST', { body: 'Paced', to, device_id: phone.id }, { 'x-api-key': key }));
-      expect(sent.status).toBe(202);
-      // The phone was away: all four are due by the time it fetches, its pace hands out two.
-      a.clock.advance(10 * 60_000);
-      const fetchOutbox = async () =>
-        (await readJson(await a.fetch('/v1/device/outbox', { headers: bearer(phone.token) }))).data as { id: string }[];
-      const first = await fetchOutbox();
-      expect(first).toHaveLength(2);
-      const reports = first.map(({ id }) => ({ id, status: 'sent' }));
-      expect((await a.fetch('/v1/device/messages/status', json('POST', { reports }, bearer(phone.token)))).status).toBe(200);
+      await spendPace(a, key, phone, ['+14155550161', '+14155550162', '+14155550163', '+14155550164']);
       await expect.poll(() => told.includes('outbox')).toBe(true);
       // Told of the rest, it fetches: its pace allows nothing more in this minute.
-      expect(await fetchOutbox()).toHaveLength(0);
+      expect(await fetchOutbox(a, phone)).toHaveLength(0);
       told.length = 0;
       // The minute moves on: it may send two more, and is told so (not left to its next pull).
       a.clock.advance(61_000);
       await expect.poll(() => told, { timeout: 3_000 }).toEqual(['outbox']);
-      expect(await fetchOutbox()).toHaveLength(2);
+      expect(await fetchOutbox(a, phone)).toHaveLength(2);
     } finally {
       close();
       a.clock.set(new Date());

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { startFakeFcm } from './fake-fcm';
+import { startAppWithFakeFcm, type startFakeFcm } from './fake-fcm';
 import { accountWithKey, bearer, pairPhone } from './helpers';
 
 describe('settings push through FCM HTTP v1', () => {
   let app: TestApp;
   let fcm: Awaited<ReturnType<typeof startFakeFcm>>;
+  let stack: Awaited<ReturnType<typeof startAppWithFakeFcm>> | undefined;
 
   beforeAll(async () => {
-    fcm = await startFakeFcm();
-    app = await startTestApp({ env: fcm.env });
+    stack = await startAppWithFakeFcm();
+    ({ app, fcm } = stack);
   });
-  afterAll(async () => {
-    await app?.close();
-    await fcm?.close();
-  });
+  afterAll(() => stack?.close());
 
   const patch = async (key: string, id: string, body: Record<string, unknown>) => {
     const res = await app.fetch(`/v1/devices/${id}`, json('PATCH', body, { 'x-api-key': key }));

@@ -19,8 +19,9 @@ const dayLabel = (date: string) =>
 /**
  * Sent, delivered and failed texts of each day as grouped bars, drawn in plain SVG that scales to
  * its card's width. Each day's numbers are its bars' tooltip and the figure's text for screen readers.
+ * `inUtc`: the days are UTC's, not the browser's time zone's (the server did not know that zone).
  */
-export function DailyChart({ days }: { days: Day[] }) {
+export function DailyChart({ days, inUtc = false }: { days: Day[]; inUtc?: boolean }) {
   const top = Math.max(1, ...days.flatMap((d) => [d.sent, d.delivered, d.failed]));
   const slot = 30;
   const bar = 8;
@@ -88,6 +89,7 @@ export function DailyChart({ days }: { days: Day[] }) {
       </div>
       <Text size="xs" c="dimmed" component="figcaption" mt={4}>
         {summary}
+        {inUtc && <span data-testid="chart-zone"> Days are in UTC: the server does not know this browser’s time zone.</span>}
       </Text>
     </Card>
   );

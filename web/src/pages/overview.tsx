@@ -1,6 +1,7 @@
+import { useRef } from 'react';
 import { Anchor, Card, Group, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
 import { DataTable } from '../components/data-table';
-import { api, ok } from '../api/client';
+import { api, ApiFailure, ok } from '../api/client';
 import { BatchProgress } from '../components/batch-progress';
 import { DailyChart } from '../components/daily-chart';
 import { Page } from '../components/page';
@@ -32,16 +33,36 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
   );
 }
 
+const dailyIn = (timezone: string) =>
+  ok(api.GET('/v1/stats/daily', { params: { query: { days: 14, timezone } } }));
+
+/**
+ * The chart's days in the browser's time zone, or in UTC when the server refuses that zone (an offset
+ * such as "+05:30", or a name its zone list does not have yet). `zone` keeps the zone the server took,
+ * so the next poll does not ask with the refused one again.
+ */
+async function dailyStats(zone: { current: string }) {
+  try {
+    const stats = await dailyIn(zone.current);
+    return { days: stats.days, utcInstead: zone.current !== timeZone };
+  } catch (error) {
+    if (zone.current === 'UTC' || !(error instanceof ApiFailure) || !error.field('timezone')) throw error;
+    zone.current = 'UTC';
+    return { days: (await dailyIn('UTC')).days, utcInstead: true };
+  }
+}
+
 export function Overview() {
+  const zone = useRef(timeZone);
   const state = useLoad(
     async () => {
       const [me, devices, batches, daily] = await Promise.all([
         ok(api.GET('/v1/auth/me')),
         ok(api.GET('/v1/devices')),
         ok(api.GET('/v1/batches', { params: { query: { limit: 5 } } })),
-        ok(api.GET('/v1/stats/daily', { params: { query: { days: 14, timezone: timeZone } } })),
+        dailyStats(zone),
       ]);
-      return { me, devices: devices.data, batches: batches.data, daily: daily.days };
+      return { me, devices: devices.data, batches: batches.data, daily };
     },
     [],
     LIVE_MS,
@@ -83,7 +104,7 @@ export function Overview() {
                   </Text>
                 </Card>
               </SimpleGrid>
-              <DailyChart days={daily} />
+              <DailyChart days={daily.days} inUtc={daily.utcInstead} />
               <Group justify="space-between">
                 <Text fw={600} component="h2">
                   Recent sends
