@@ -6,6 +6,7 @@
 // memory grows: PSS sampled every 30 s, its slope after a warm-up. A bench, not a test.
 // `npm run soak -- --help` lists the flags.
 import { createServer } from 'node:https';
+import type { Pool } from 'pg';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,6 +91,15 @@ class Tally {
 }
 
 const MiB = 1024 * 1024;
+const OPEN_WORK = 'open messages (count)';
+
+/** Messages not final yet: the work the stack still holds. */
+async function openMessages(db: Pool): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `select count(*) as n from messages where status in ('scheduled', 'queued', 'dispatched', 'sent')`,
+  );
+  return Number(rows[0].n);
+}
 
 /** What the processes of `npm start` say of their own memory: the V8 heap and the Go heap. */
 class Inside {
@@ -152,6 +162,8 @@ class MemoryLog {
   constructor(
     private components: Component[],
     private inside: Inside,
+    /** The open work: messages not final yet. */
+    private openWork: () => Promise<number>,
   ) {}
 
   private add(name: string, minute: number, mib: number) {
@@ -175,8 +187,14 @@ class MemoryLog {
     }
     for (const [name, mib] of Object.entries(await this.inside.node())) this.add(`api+worker: ${name}`, minute, mib);
     this.add('temporal: Go live heap', minute, this.inside.goLive);
+    this.add(OPEN_WORK, minute, await this.openWork().catch(() => NaN));
     for (const [name, value] of Object.entries(await temporalFigures(this.inside.temporalMetricsUrl)))
       this.add(`temporal: ${name}`, minute, value);
+  }
+
+  /** The last value of a series. */
+  latest(name: string): number {
+    return this.series.get(name)?.at(-1)?.[1] ?? NaN;
   }
 
   /** The growth table (markdown): levels at four moments, slopes after the warm-up, the verdict. */
@@ -188,9 +206,16 @@ class MemoryLog {
       return Number.isNaN(fit.slope) ? '—' : `${fit.slope.toFixed(2)} ± ${fit.stderr.toFixed(2)}`;
     };
     const halfFrom = Math.max(WARMUP_MINUTES, loadMinutes / 2);
+    // Memory that grows with a growing queue (the stack not keeping up) is backlog, not a leak: the
+    // verdict says so when the open work grew over the same minutes.
+    const open = (this.series.get(OPEN_WORK) ?? []).filter(([m]) => m >= halfFrom - 0.01 && m <= loadMinutes + 0.01);
+    const openFit = leastSquares(open);
+    const openMean = open.reduce((sum, [, n]) => sum + n, 0) / Math.max(1, open.length);
+    const backlog =
+      openFit.slope > 2 * openFit.stderr && openFit.slope * (loadMinutes - halfFrom) > Math.max(100, 0.05 * openMean);
     console.log(
       `\n=== memory growth: PSS in MiB, sampled every ${SAMPLE_MS / 1000} s from the load's start; warm-up ` +
-        `${WARMUP_MINUTES} min; slopes in MiB/min (least squares ± standard error); "no growth": the slope ` +
+        `${+WARMUP_MINUTES.toFixed(1)} min; slopes in MiB/min (least squares ± standard error); "no growth": the slope ` +
         `over the load's last half (from min ${halfFrom.toFixed(1)}) ≤ ${GROWTH_TOLERANCE} MiB/min`,
     );
     console.log(
@@ -211,7 +236,9 @@ class MemoryLog {
           ? 'too short'
           : fit.slope <= GROWTH_TOLERANCE
             ? 'no growth'
-            : 'grows';
+            : backlog
+              ? 'grows, with the open work'
+              : 'grows';
       const level = (minute: number) => near(points, minute).toFixed(0);
       console.log(
         `| ${name} | ${level(0)} | ${level(WARMUP_MINUTES)} | ${level(loadMinutes)} | ${points[points.length - 1][1].toFixed(0)} | ` +
@@ -372,6 +399,7 @@ async function main() {
       `min ${String(minute).padStart(2)}: sends ${int(sends.minute.length / 60)}/s ${sends.line(sends.minute)}, ` +
         `reads ${int(reads.minute.length / 60)}/s ${reads.line(reads.minute)}, texts ${int((sent - lastTexts) / 60)}/s, ` +
         `webhooks ${int([...received.values()].reduce((a, b) => a + b, 0))}, 5xx ${sends.errors5xx + reads.errors5xx}, ` +
+        `open ${int(memory.latest(OPEN_WORK))}, ` +
         `RSS ${mib(snap.total.rssBytes)} PSS ${mib(snap.total.pssBytes)} (${components.map((c) => `${c.name} ${mib(snap[c.name].pssBytes)}`).join(', ')})` +
         (Number.isNaN(inside.goLive) ? '' : `, Go live heap ${inside.goLive} MiB`),
     );
@@ -381,7 +409,7 @@ async function main() {
   }, 60_000);
   onCleanup('stop the reporter', () => clearInterval(reporter));
 
-  const memory = new MemoryLog(components, inside);
+  const memory = new MemoryLog(components, inside, () => openMessages(db));
   const startedAt = Date.now();
   const sampleNow = () => memory.sample((Date.now() - startedAt) / 60_000);
   await sampleNow();
@@ -396,10 +424,7 @@ async function main() {
   const drainFrom = Date.now();
   let open = -1;
   while (Date.now() - drainFrom < 120_000) {
-    const { rows } = await db.query<{ n: string }>(
-      `select count(*) as n from messages where status in ('scheduled', 'queued', 'dispatched', 'sent')`,
-    );
-    open = Number(rows[0].n);
+    open = await openMessages(db);
     if (open === 0) break;
     await delay(1000);
   }
