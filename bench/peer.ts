@@ -2,11 +2,10 @@
 // on the same machine, in the same run, rounds interleaved (ours first in even rounds, the peer first
 // in odd ones). Absolute figures swing with the machine's load; the ratio of one run is what holds.
 //
-// Ours is what `npm start` runs (package.json's prestart, the build, then its start script without
-// npm's own launcher process: dist/src/dev/start.js, api and worker in one Node process, embedded
-// Postgres, the Temporal dev server)
-// on a fresh DATA_DIR, the Business plan with raised limits and
-// the per-key and per-phone request limits raised (the peer has none). The peer: private mode, its
+// Ours is what `npm start` runs (its prestart, then its start script without npm's own launcher
+// process: dist/src/dev/start.js, api and worker in one Node process, embedded Postgres, the dev server)
+// on a fresh DATA_DIR (bench/stack.ts startNpmStart), the bench plan (the Business plan with raised
+// limits) and the per-key and per-phone request limits raised (the peer has none). The peer: private mode, its
 // own MariaDB, a fresh database. Each system gets one account, two phones and the same requests
 // through the same keep-alive client (bench/http.ts).
 //
@@ -22,19 +21,16 @@
 //   PEER_DIR=~/.cache/phone-gateway/smsgate-server-v1.44.7 npm run bench:peer
 // PEER_DIR: the folder holding the built `sms-gateway` (bench/peer/build.sh); PEER_PORT and
 // PEER_DB_PORT: its ports (3300 and 3307). About 6 minutes.
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { startSmtpServer } from '../test/support/smtp';
-import { freePort } from '../test/support/net';
-import { apiReady, baseEnv, root } from '../test/support/stack';
 import { httpClient, type HttpClient } from './http';
 import { startPeer } from './peer/smsgate';
-import { childNamed, cpuBetween, memorySampler, snapshot, type Component, type Snapshot } from './proc';
+import { cpuBetween, memorySampler, snapshot, type Component, type Snapshot } from './proc';
 import { createAccount, keyAuth } from './setup';
-import { onCleanup, runMain, startProcess, tempDir } from './stack';
+import { onCleanup, runMain, startNpmStart } from './stack';
 import { mib, percentile } from './stats';
 
 type Side = 'ours' | 'peer';
@@ -62,58 +58,16 @@ interface System {
 // Ours: `npm start` on a fresh data folder.
 
 async function startOurs(): Promise<{ system: System; db: Pool }> {
-  const smtp = await startSmtpServer();
-  onCleanup('stop the SMTP server', () => smtp.close());
-  const dataDir = tempDir('bench-peer-ours-');
-  // Run as root, Postgres runs as the postgres user: it must reach its folder inside this one.
-  chmodSync(dataDir, 0o755);
-  const port = await freePort();
-  const postgresPort = await freePort();
-  // What `npm start` runs: its prestart (the dashboard and the compiled build, when stale), then the
-  // command of the `start` script: its leading NAME=value words, node and its flags and script.
-  execFileSync('npm', ['run', '--silent', 'prestart'], { cwd: root, stdio: 'inherit' });
-  const words = (
-    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  ).scripts.start.split(' ');
-  const assignments = words.filter((w, i) => words.slice(0, i + 1).every((v) => /^[A-Z_]+=/.test(v)));
-  const nodeArgs = words.slice(assignments.length + 1);
-  const start = startProcess('npm start', process.execPath, nodeArgs, {
-    ...baseEnv(),
-    ...Object.fromEntries(assignments.map((a) => a.split('=') as [string, string])),
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    EMBEDDED_POSTGRES_PORT: String(postgresPort),
-    TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    METRICS_PORT: 'off',
-    LOG_LEVEL: 'warn',
-    DEFAULT_PLAN: 'business',
-    SMTP_URL: smtp.url,
-    API_KEY_RATE_PER_SECOND: '100000',
-    API_KEY_RATE_BURST: '100000',
-    DEVICE_RATE_PER_SECOND: '100000',
-    DEVICE_RATE_BURST: '100000',
-    // More Node flags for an experiment, e.g. --max-semi-space-size=8.
-    NODE_OPTIONS: process.env.BENCH_OURS_NODE_OPTIONS ?? '',
+  // The per-key and per-phone request limits raised: the peer has none.
+  const { base, db, smtp, components } = await startNpmStart({
+    label: 'peer-ours',
+    env: {
+      API_KEY_RATE_PER_SECOND: '100000',
+      API_KEY_RATE_BURST: '100000',
+      DEVICE_RATE_PER_SECOND: '100000',
+      DEVICE_RATE_BURST: '100000',
+    },
   });
-  const base = `http://127.0.0.1:${port}`;
-  await apiReady(base, [start], 240_000);
-  const node = () => start.process.pid;
-  const components: Component[] = [
-    { name: 'api+worker', root: node, alone: true },
-    { name: 'postgres', root: () => childNamed(node(), 'postgres') },
-    { name: 'temporal', root: () => childNamed(node(), 'temporal') },
-  ];
-  const db = new Pool({
-    connectionString: `postgres://postgres:phone-gateway-local@127.0.0.1:${postgresPort}/phone_gateway`,
-    max: 1,
-    application_name: 'bench',
-  });
-  db.on('error', () => {});
-  onCleanup('close the bench pool', () => db.end());
-  // Long runs are not refused: the Business plan's sending limits raised.
-  await db.query(`update plans set batch_limit = 100000, daily_limit = 1000000000, monthly_limit = 1000000000
-                   where id = 'business'`);
 
   const http = httpClient(base, 16);
   onCleanup('close the http agent (ours)', () => http.close());

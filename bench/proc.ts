@@ -31,13 +31,22 @@ function readStat(pid: number): Stat | undefined {
   }
 }
 
-function readPss(pid: number): number {
+/** PSS and its parts: anonymous (heaps), file-backed (code, libraries) and shared memory (Postgres' buffers). */
+interface Pss {
+  pss: number;
+  anon: number;
+  shmem: number;
+}
+
+function readPss(pid: number): Pss {
+  let text = '';
   try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
+    text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
   } catch {
-    return 0;
+    // exited meanwhile
   }
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { pss: field('Pss'), anon: field('Pss_Anon'), shmem: field('Pss_Shmem') };
 }
 
 interface ProcessTable {
@@ -92,6 +101,9 @@ export interface Usage {
   cpuMs: number;
   rssBytes: number;
   pssBytes: number;
+  /** PSS's anonymous and shared-memory parts (the rest is file-backed). */
+  pssAnonBytes: number;
+  pssShmemBytes: number;
 }
 
 /** A named part of the stack: the pid of its root process, found lazily (Postgres writes its pid file late). */
@@ -104,14 +116,19 @@ export interface Component {
 
 function usageOf(table: ProcessTable, component: Component, withPss: boolean): Usage {
   const root = component.root();
-  const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 };
+  const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0, pssAnonBytes: 0, pssShmemBytes: 0 };
   if (!root) return usage;
   for (const pid of component.alone ? [root].filter((p) => table.stats.has(p)) : treeOf(table, root)) {
     const stat = table.stats.get(pid)!;
     usage.processes += 1;
     usage.cpuMs += stat.cpuMs;
     usage.rssBytes += stat.rssBytes;
-    if (withPss) usage.pssBytes += readPss(pid);
+    if (withPss) {
+      const pss = readPss(pid);
+      usage.pssBytes += pss.pss;
+      usage.pssAnonBytes += pss.anon;
+      usage.pssShmemBytes += pss.shmem;
+    }
   }
   return usage;
 }
@@ -125,7 +142,9 @@ export function cpuBetween(before: Snapshot, after: Snapshot): Record<string, nu
 
 export function snapshot(components: Component[], withPss = false): Snapshot {
   const table = readProcessTable();
-  const out = { total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0 } } as Snapshot;
+  const out = {
+    total: { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0, pssAnonBytes: 0, pssShmemBytes: 0 },
+  } as Snapshot;
   for (const component of components) {
     const usage = usageOf(table, component, withPss);
     out[component.name] = usage;
@@ -133,6 +152,8 @@ export function snapshot(components: Component[], withPss = false): Snapshot {
     out.total.cpuMs += usage.cpuMs;
     out.total.rssBytes += usage.rssBytes;
     out.total.pssBytes += usage.pssBytes;
+    out.total.pssAnonBytes += usage.pssAnonBytes;
+    out.total.pssShmemBytes += usage.pssShmemBytes;
   }
   return out;
 }

@@ -1,19 +1,23 @@
-// `npm run soak`: mixed traffic for a while (10 minutes by default) against a stack it starts itself,
-// as the bench does: sends of 1–50 recipients, integrator reads, three simulated phones fetching
+// `npm run soak`: mixed traffic for a while (10 minutes by default) against `npm start` itself
+// (package.json's start script on a fresh DATA_DIR: bench/stack.ts startNpmStart), or with --stack
+// the bench's stacks: sends of 1–50 recipients, integrator reads, three simulated phones fetching
 // (live channel) and reporting in batches, and a webhook endpoint receiving every event. Prints a
-// line per minute (throughput, p50/p99 per kind, 5xx, memory) and a summary. A bench, not a test.
+// line per minute (throughput, p50/p99 per kind, 5xx, memory), a summary, and whether each process's
+// memory grows: PSS sampled every 30 s, its slope after a warm-up. A bench, not a test.
 // `npm run soak -- --help` lists the flags.
 import { createServer } from 'node:https';
+import type { Pool } from 'pg';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SimulatedPhone } from '../tools/phone/phone';
 import { createTestTls } from '../test/support/tls';
+import { freePort } from '../test/support/net';
 import { httpClient, type Reply } from './http';
-import { snapshot } from './proc';
+import { snapshot, type Component } from './proc';
 import { createAccount, keyAuth } from './setup';
-import { onCleanup, runMain, startBenchStack, stopping } from './stack';
-import { int, mib, ms, percentile } from './stats';
+import { onCleanup, runMain, startBenchStack, startNpmStart, stopping, type Layout } from './stack';
+import { int, leastSquares, mib, ms, percentile } from './stats';
 
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -21,19 +25,47 @@ if (argv.includes('--help') || argv.includes('-h')) {
 
   --minutes=N        how long the mixed traffic runs          SOAK_MINUTES (10)
   --sends=N          sends per second (1–50 recipients each)  SOAK_SENDS_PER_SECOND (5)
-  --reads=N          integrator reads per second              SOAK_READS_PER_SECOND (20)`);
+  --reads=N          integrator reads per second              SOAK_READS_PER_SECOND (20)
+  --rest=N           minutes of sampling memory after it      SOAK_REST_MINUTES (2)
+  --env=NAME=value   the service's environment, for an experiment (repeatable),
+                     e.g. --env=TEMPORAL_MAX_CACHED_WORKFLOWS=50
+  --stack=S          npm-start: \`npm start\` itself; split, start, cluster: the bench's stacks
+                                                              SOAK_STACK (npm-start)`);
   process.exit(0);
 }
-const flag = (name: string, env: string, fallback: number) => {
-  const value = Number(
-    argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? process.env[env] ?? fallback,
-  );
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} / ${env} must be a positive number`);
+const option = (name: string, env: string) =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? process.env[env];
+const flag = (name: string, env: string, fallback: number, min = Number.MIN_VALUE) => {
+  const value = Number(option(name, env) ?? fallback);
+  if (!Number.isFinite(value) || value < min) throw new Error(`--${name} / ${env} must be a number ≥ ${min}`);
   return value;
 };
 const MINUTES = flag('minutes', 'SOAK_MINUTES', 10);
 const SENDS_PER_SECOND = flag('sends', 'SOAK_SENDS_PER_SECOND', 5);
 const READS_PER_SECOND = flag('reads', 'SOAK_READS_PER_SECOND', 20);
+const REST_MINUTES = flag('rest', 'SOAK_REST_MINUTES', 2, 0);
+const STACK = option('stack', 'SOAK_STACK') ?? 'npm-start';
+const EXTRA_ENV = Object.fromEntries(
+  argv
+    .filter((a) => a.startsWith('--env='))
+    .map((a) => {
+      const [name, ...value] = a.slice('--env='.length).split('=');
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || value.length === 0) throw new Error(`--env wants NAME=value: ${a}`);
+      return [name, value.join('=')];
+    }),
+);
+if (!['npm-start', 'split', 'start', 'cluster'].includes(STACK))
+  throw new Error('--stack / SOAK_STACK must be npm-start, split, start or cluster');
+
+// Memory growth: PSS sampled every 30 s from the load's start. The first minutes are warm-up (caches,
+// pools, Postgres' shared buffers and the JIT filling); after them a process has "no growth" when the
+// least-squares slope of its PSS over the load's last half is at most GROWTH_TOLERANCE. 0.25 MiB/min
+// is about the slope the GC's sawtooth alone gives over 15 minutes of 30-s samples (its standard
+// error is printed beside it): a 30-minute soak cannot tell less from noise, and a leak below it adds
+// at most 15 MiB an hour; a longer --minutes narrows it.
+const SAMPLE_MS = 30_000;
+const WARMUP_MINUTES = Math.min(5, MINUTES / 3);
+const GROWTH_TOLERANCE = 0.25;
 
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
@@ -58,15 +90,197 @@ class Tally {
   }
 }
 
+const MiB = 1024 * 1024;
+const OPEN_WORK = 'open messages (count)';
+
+/** Messages not final yet: the work the stack still holds. */
+async function openMessages(db: Pool): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `select count(*) as n from messages where status in ('scheduled', 'queued', 'dispatched', 'sent')`,
+  );
+  return Number(rows[0].n);
+}
+
+/** What the processes of `npm start` say of their own memory: the V8 heap and the Go heap. */
+class Inside {
+  /** The dev server's live heap after its last GC, MiB. */
+  goLive = NaN;
+  /** `npm start`'s metrics port (its Node process metrics) and the Temporal SDK's (WORKER_METRICS_ADDRESS). */
+  constructor(readonly ports?: { metrics: number; worker: number }) {}
+
+  /** The dev server's Prometheus metrics, where the bench started it (the `npm start` one listens on a random port). */
+  temporalMetricsUrl?: string;
+
+  /** GODEBUG=gctrace=1 lines: "gc 12 @3.4s 1%: …, 9->10->5 MB, 11 MB goal, …" (heap at start, end, live). */
+  goTrace(line: string) {
+    for (const match of line.matchAll(/(\d+)->(\d+)->(\d+) MB, (\d+) MB goal/g)) this.goLive = Number(match[3]);
+  }
+
+  /**
+   * The api+worker process's V8 heap and external memory (prom-client's default metrics), MiB, and
+   * how many workflows its worker keeps cached (the SDK's sticky cache, TEMPORAL_MAX_CACHED_WORKFLOWS).
+   */
+  async node(): Promise<Record<string, number>> {
+    if (!this.ports) return {};
+    const scrape = (port: number) =>
+      fetch(`http://127.0.0.1:${port}/metrics`)
+        .then((res) => res.text())
+        .catch(() => '');
+    const [own, sdk] = await Promise.all([scrape(this.ports.metrics), scrape(this.ports.worker)]);
+    const value = (text: string, name: string) =>
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+    return {
+      'V8 heap used': value(own, 'nodejs_heap_size_used_bytes') / MiB,
+      'V8 heap total': value(own, 'nodejs_heap_size_total_bytes') / MiB,
+      external: value(own, 'nodejs_external_memory_bytes') / MiB,
+      'workflows cached (count)': value(sdk, 'temporal_sticky_cache_size'),
+    };
+  }
+}
+
+/**
+ * The dev server's own figures: entries in its history service's mutable-state cache (a count) and
+ * its Go heap in use (live and not yet collected), MiB.
+ */
+async function temporalFigures(url: string | undefined): Promise<Record<string, number>> {
+  if (!url) return {};
+  const text = await fetch(url)
+    .then((res) => res.text())
+    .catch(() => '');
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+  return {
+    'history cache entries (count)': value(/^cache_usage\{cache_type="mutablestate"[^}]*\} (\S+)/m),
+    'Go heap in use': value(/^memory_heapinuse\{service_name="history"\} (\S+)/m) / MiB,
+  };
+}
+
+/** Memory over time, MiB per named series: each component's PSS and its parts, the heaps inside. */
+class MemoryLog {
+  series = new Map<string, Array<[number, number]>>();
+  /** The series the verdict is about: PSS of each component and of all. */
+  pss = new Set<string>();
+  constructor(
+    private components: Component[],
+    private inside: Inside,
+    /** The open work: messages not final yet. */
+    private openWork: () => Promise<number>,
+  ) {}
+
+  private add(name: string, minute: number, mib: number) {
+    if (!Number.isFinite(mib)) return;
+    const points = this.series.get(name) ?? [];
+    points.push([minute, mib]);
+    this.series.set(name, points);
+  }
+
+  async sample(minute: number) {
+    const snap = snapshot(this.components, true);
+    for (const name of [...this.components.map((c) => c.name), 'total']) {
+      this.pss.add(name);
+      this.add(name, minute, snap[name].pssBytes / MiB);
+    }
+    for (const c of this.components) {
+      this.add(`${c.name}: anonymous`, minute, snap[c.name].pssAnonBytes / MiB);
+      if (snap[c.name].pssShmemBytes > 0)
+        this.add(`${c.name}: shared memory`, minute, snap[c.name].pssShmemBytes / MiB);
+      this.add(`${c.name}: processes`, minute, snap[c.name].processes);
+    }
+    for (const [name, mib] of Object.entries(await this.inside.node())) this.add(`api+worker: ${name}`, minute, mib);
+    this.add('temporal: Go live heap', minute, this.inside.goLive);
+    this.add(OPEN_WORK, minute, await this.openWork().catch(() => NaN));
+    for (const [name, value] of Object.entries(await temporalFigures(this.inside.temporalMetricsUrl)))
+      this.add(`temporal: ${name}`, minute, value);
+  }
+
+  /** The last value of a series. */
+  latest(name: string): number {
+    return this.series.get(name)?.at(-1)?.[1] ?? NaN;
+  }
+
+  /** The growth table (markdown): levels at four moments, slopes after the warm-up, the verdict. */
+  print(loadMinutes: number) {
+    const near = (points: Array<[number, number]>, minute: number) =>
+      points.reduce((best, p) => (Math.abs(p[0] - minute) < Math.abs(best[0] - minute) ? p : best))[1];
+    const slope = (points: Array<[number, number]>) => {
+      const fit = leastSquares(points);
+      return Number.isNaN(fit.slope) ? '—' : `${fit.slope.toFixed(2)} ± ${fit.stderr.toFixed(2)}`;
+    };
+    const halfFrom = Math.max(WARMUP_MINUTES, loadMinutes / 2);
+    // Memory that grows with a growing queue (the stack not keeping up) is backlog, not a leak: the
+    // verdict says so when the open work grew over the same minutes.
+    const open = (this.series.get(OPEN_WORK) ?? []).filter(([m]) => m >= halfFrom - 0.01 && m <= loadMinutes + 0.01);
+    const openFit = leastSquares(open);
+    const openMean = open.reduce((sum, [, n]) => sum + n, 0) / Math.max(1, open.length);
+    const backlog =
+      openFit.slope > 2 * openFit.stderr && openFit.slope * (loadMinutes - halfFrom) > Math.max(100, 0.05 * openMean);
+    console.log(
+      `\n=== memory growth: PSS in MiB, sampled every ${SAMPLE_MS / 1000} s from the load's start; warm-up ` +
+        `${+WARMUP_MINUTES.toFixed(1)} min; slopes in MiB/min (least squares ± standard error); "no growth": the slope ` +
+        `over the load's last half (from min ${halfFrom.toFixed(1)}) ≤ ${GROWTH_TOLERANCE} MiB/min`,
+    );
+    console.log(
+      '| series | start | after warm-up | end of load | after rest | slope after warm-up | slope, last half | verdict |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|');
+    const names = [...this.pss, ...[...this.series.keys()].filter((name) => !this.pss.has(name))];
+    for (const name of names) {
+      const points = this.series.get(name);
+      if (!points?.length) continue;
+      const load = points.filter(([m]) => m <= loadMinutes + 0.01);
+      const afterWarmup = load.filter(([m]) => m >= WARMUP_MINUTES - 0.01);
+      const lastHalf = load.filter(([m]) => m >= halfFrom - 0.01);
+      const fit = leastSquares(lastHalf);
+      const verdict = !this.pss.has(name)
+        ? ''
+        : Number.isNaN(fit.slope)
+          ? 'too short'
+          : fit.slope <= GROWTH_TOLERANCE
+            ? 'no growth'
+            : backlog
+              ? 'grows, with the open work'
+              : 'grows';
+      const level = (minute: number) => near(points, minute).toFixed(0);
+      console.log(
+        `| ${name} | ${level(0)} | ${level(WARMUP_MINUTES)} | ${level(loadMinutes)} | ${points[points.length - 1][1].toFixed(0)} | ` +
+          `${slope(afterWarmup)} | ${slope(lastHalf)} | ${verdict} |`,
+      );
+    }
+  }
+}
+
 async function main() {
   console.log(
     `phone-gateway soak — ${new Date().toISOString()}: ${MINUTES} min, ${SENDS_PER_SECOND} sends/s, ${READS_PER_SECOND} reads/s`,
   );
   const tls = await createTestTls(mkdtempSync(path.join(tmpdir(), 'soak-tls-')));
-  const { db, smtp, service, components } = await startBenchStack({
-    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' },
-  });
-  const http = httpClient(service.base, 32);
+  const env = {
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+    ...EXTRA_ENV,
+  };
+  const inside = new Inside(
+    STACK === 'npm-start' ? { metrics: await freePort(), worker: await freePort() } : undefined,
+  );
+  const { db, smtp, base, components } =
+    STACK === 'npm-start'
+      ? await startNpmStart({
+          label: 'soak',
+          // Inside the processes: the Node heap from its own metrics, the dev server's Go heap from
+          // its GC trace (it writes to stderr, which npm start logs as a warning).
+          env: {
+            ...env,
+            METRICS_PORT: String(inside.ports!.metrics),
+            WORKER_METRICS_ADDRESS: `127.0.0.1:${inside.ports!.worker}`,
+            GODEBUG: 'gctrace=1',
+          },
+          onLine: (line) => inside.goTrace(line),
+        })
+      : await startBenchStack({ layout: STACK as Layout, env }).then((stack) => {
+          inside.temporalMetricsUrl = stack.temporal.metricsUrl;
+          return { ...stack, base: stack.service.base };
+        });
+  console.log(`stack: ${STACK} (${components.map((c) => c.name).join(', ')})`);
+  const http = httpClient(base, 32);
   onCleanup('close the http agent', () => http.close());
 
   // The webhook endpoint: answers 200 to everything, counts deliveries by event.
@@ -106,7 +320,7 @@ async function main() {
       code: string;
     }>();
     const phone = new SimulatedPhone({
-      server: service.base,
+      server: base,
       code,
       label: `phone ${i + 1}`,
       sentAfterMs: 5,
@@ -118,7 +332,7 @@ async function main() {
     phones.push(phone);
     onCleanup(`stop phone ${i + 1}`, () => phone.stop());
   }
-  console.log(`stack up at ${service.base}; 3 phones paired; webhook at https://127.0.0.1:${hookPort}/hook`);
+  console.log(`stack up at ${base}; 3 phones paired; webhook at https://127.0.0.1:${hookPort}/hook`);
 
   const sends = new Tally();
   const reads = new Tally();
@@ -185,7 +399,9 @@ async function main() {
       `min ${String(minute).padStart(2)}: sends ${int(sends.minute.length / 60)}/s ${sends.line(sends.minute)}, ` +
         `reads ${int(reads.minute.length / 60)}/s ${reads.line(reads.minute)}, texts ${int((sent - lastTexts) / 60)}/s, ` +
         `webhooks ${int([...received.values()].reduce((a, b) => a + b, 0))}, 5xx ${sends.errors5xx + reads.errors5xx}, ` +
-        `RSS ${mib(snap.total.rssBytes)} PSS ${mib(snap.total.pssBytes)} (${components.map((c) => `${c.name} ${mib(snap[c.name].rssBytes)}`).join(', ')})`,
+        `open ${int(memory.latest(OPEN_WORK))}, ` +
+        `RSS ${mib(snap.total.rssBytes)} PSS ${mib(snap.total.pssBytes)} (${components.map((c) => `${c.name} ${mib(snap[c.name].pssBytes)}`).join(', ')})` +
+        (Number.isNaN(inside.goLive) ? '' : `, Go live heap ${inside.goLive} MiB`),
     );
     sends.minute = [];
     reads.minute = [];
@@ -193,7 +409,12 @@ async function main() {
   }, 60_000);
   onCleanup('stop the reporter', () => clearInterval(reporter));
 
+  const memory = new MemoryLog(components, inside, () => openMessages(db));
   const startedAt = Date.now();
+  const sampleNow = () => memory.sample((Date.now() - startedAt) / 60_000);
+  await sampleNow();
+  const sampler = setInterval(() => void sampleNow(), SAMPLE_MS);
+  onCleanup('stop the memory sampler', () => clearInterval(sampler));
   await Promise.all([paced(SENDS_PER_SECOND, sendOne), paced(READS_PER_SECOND, readOne)]);
   while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   const seconds = (Date.now() - startedAt) / 1000;
@@ -203,10 +424,7 @@ async function main() {
   const drainFrom = Date.now();
   let open = -1;
   while (Date.now() - drainFrom < 120_000) {
-    const { rows } = await db.query<{ n: string }>(
-      `select count(*) as n from messages where status in ('scheduled', 'queued', 'dispatched', 'sent')`,
-    );
-    open = Number(rows[0].n);
+    open = await openMessages(db);
     if (open === 0) break;
     await delay(1000);
   }
@@ -235,6 +453,14 @@ async function main() {
   console.log(
     `memory     RSS ${mib(snap.total.rssBytes)} (PSS ${mib(snap.total.pssBytes)}): ${components.map((c) => `${c.name} ${mib(snap[c.name].rssBytes)}`).join(', ')}`,
   );
+
+  // At rest after the load: does anything keep growing?
+  const restUntil = Date.now() + REST_MINUTES * 60_000;
+  if (REST_MINUTES > 0) console.log(`\nresting ${REST_MINUTES} min, sampling memory…`);
+  while (Date.now() < restUntil && !stopping()) await delay(1000);
+  clearInterval(sampler);
+  await sampleNow();
+  memory.print(seconds / 60);
 }
 
 runMain(main, 'soak');

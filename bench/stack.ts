@@ -3,9 +3,11 @@
 // (`src/main.ts`, `src/worker.ts`), or both in one process (`src/dev/start.ts`, the `npm start`
 // layout) with --stack=start, or with --stack=cluster the production shape of `npm run cluster`
 // (src/dev/cluster.ts: two Temporal servers on the same Postgres, two api and two worker processes
-// of the compiled build). Everything is stopped and deleted on exit, error, Ctrl-C or SIGTERM.
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// of the compiled build). startNpmStart runs `npm start` itself instead (package.json's start script
+// on a fresh DATA_DIR: embedded Postgres and the Temporal dev server are its children). Everything is
+// stopped and deleted on exit, error, Ctrl-C or SIGTERM.
+import { type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -30,7 +32,8 @@ import {
 } from '../test/support/stack';
 import { Pool } from 'pg';
 import { startSmtpServer } from '../test/support/smtp';
-import type { Component } from './proc';
+import { buildStart, startCommand } from '../test/support/start-script';
+import { childNamed, type Component } from './proc';
 import { insertBenchPlan } from './setup';
 
 // ---------------------------------------------------------------------------------------------
@@ -124,12 +127,16 @@ async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
   clearTimeout(timer);
 }
 
-/** A child process in its own process group (Ctrl-C reaches the bench, which stops it in order). */
+/**
+ * A child process in its own process group (Ctrl-C reaches the bench, which stops it in order).
+ * `onLine` sees every line it writes.
+ */
 export function startProcess(
   name: string,
   command: string,
   args: string[],
   env: Record<string, string | undefined>,
+  onLine?: (line: string) => void,
 ): Child {
   // Its warnings for the summary: grouped by message (pino's "msg", the dev server's msg=), ids and
   // numbers blurred.
@@ -141,6 +148,7 @@ export function startProcess(
       .replace(/\d+/g, 'N')
       .slice(0, 160);
     counts.set(message, (counts.get(message) ?? 0) + 1);
+    onLine?.(line);
   };
   const started = spawnChild(name, command, args, env, count);
   const child = started.process;
@@ -412,4 +420,69 @@ async function startClusterService(databaseUrl: string, env: Record<string, stri
       ...workers,
     ],
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// `npm start` itself, as an operator runs it.
+
+/**
+ * `npm start` (its prestart, then its start script without npm's own launcher process) on a fresh DATA_DIR,
+ * with a local SMTP server, the bench plan as the default plan, and a small pool on its embedded
+ * Postgres. Its components: the api+worker process alone, Postgres and the Temporal dev server (its
+ * children, each with what runs below it). BENCH_OURS_NODE_OPTIONS: more Node flags for an experiment.
+ */
+export async function startNpmStart(options: {
+  label: string;
+  env?: Record<string, string>;
+  /** Sees every line the process writes (the dev server's stderr comes through it as warnings). */
+  onLine?: (line: string) => void;
+}) {
+  const smtp = await startSmtpServer();
+  onCleanup('stop the SMTP server', () => smtp.close());
+  const dataDir = tempDir(`bench-${options.label}-`);
+  // Run as root, Postgres runs as the postgres user: it must reach its folder inside this one.
+  chmodSync(dataDir, 0o755);
+  const port = await freePort();
+  const postgresPort = await freePort();
+  buildStart();
+  const command = startCommand();
+  const start = startProcess(
+    'npm start',
+    command.command,
+    command.args,
+    {
+      ...baseEnv(),
+      ...command.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_POSTGRES_PORT: String(postgresPort),
+      TEMPORAL_DEV_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      METRICS_PORT: 'off',
+      LOG_LEVEL: 'warn',
+      DEFAULT_PLAN: 'bench',
+      SMTP_URL: smtp.url,
+      NODE_OPTIONS: process.env.BENCH_OURS_NODE_OPTIONS ?? '',
+      ...options.env,
+    },
+    options.onLine,
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await apiReady(base, [start], 240_000);
+  const node = () => start.process.pid;
+  const components: Component[] = [
+    { name: 'api+worker', root: node, alone: true },
+    { name: 'postgres', root: () => childNamed(node(), 'postgres') },
+    { name: 'temporal', root: () => childNamed(node(), 'temporal') },
+  ];
+  const db = new Pool({
+    connectionString: `postgres://postgres:phone-gateway-local@127.0.0.1:${postgresPort}/phone_gateway`,
+    max: 1,
+    application_name: 'bench',
+  });
+  db.on('error', () => {});
+  onCleanup('close the bench pool', () => db.end());
+  // Registration comes later: the default plan exists before the first account.
+  await insertBenchPlan(db);
+  return { base, db, smtp, start, components };
 }

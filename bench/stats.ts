@@ -50,3 +50,15 @@ export function latencyLine(s: Summary): string {
   const rounds = s.rounds.length > 1 ? `  rounds p50: ${s.rounds.map((r) => r.toFixed(r < 10 ? 2 : 1)).join(' ')}` : '';
   return `p50 ${ms(s.p50)}  p95 ${ms(s.p95)}  (n=${s.n})${rounds}`;
 }
+
+/** The least-squares line through (x, y) points: its slope and the slope's standard error. */
+export function leastSquares(points: Array<[number, number]>): { slope: number; stderr: number } {
+  const n = points.length;
+  if (n < 3) return { slope: NaN, stderr: NaN };
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  const slope = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0) / sxx;
+  const residuals = points.reduce((sum, [x, y]) => sum + (y - my - slope * (x - mx)) ** 2, 0);
+  return { slope, stderr: Math.sqrt(residuals / (n - 2) / sxx) };
+}
