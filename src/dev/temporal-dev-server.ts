@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
+import { asError } from '../lib/backoff';
 import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from '../lib/processes';
 import { installScript, temporalCliPath } from '../../temporal/paths';
 import { searchAttributeFlags } from '../../temporal/search-attributes';
@@ -135,7 +136,10 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   // Go's collector at half its default heap growth (GOGC=100): a smaller heap after a load for a
   // little more collecting. GOGC in our environment wins.
   const env = { GOGC: '50', ...process.env };
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  // The CLI says why it could not start on its standard output: kept (the end of it) for that error.
+  let said = '';
+  child.stdout?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000)));
   let stopping = false;
   child.stderr?.on('data', (chunk: Buffer) => {
     const text = chunk.toString().trim();
@@ -158,8 +162,10 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
-    throw error;
+    const output = said.trim();
+    throw output ? new Error(`${asError(error).message}; it said: ${output}`, { cause: error }) : error;
   }
+  said = '';
   return {
     address,
     uiUrl,
