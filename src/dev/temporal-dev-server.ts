@@ -137,11 +137,14 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   // little more collecting. GOGC in our environment wins.
   const env = { GOGC: '50', ...process.env };
   const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
-  // The CLI says why it could not start on its standard output: kept (the end of it) for that error.
+  // What the CLI says until it answers (its reason, when it cannot start, on either stream): the end
+  // of it goes into that error, which is logged even where the process exits before a warning is.
   let said = '';
-  child.stdout?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000)));
+  const hear = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000));
+  child.stdout?.on('data', hear);
   let stopping = false;
   child.stderr?.on('data', (chunk: Buffer) => {
+    hear(chunk);
     const text = chunk.toString().trim();
     // What it says while shutting down (closed connections, stopped services) is expected noise.
     if (stopping) logger.debug({ temporal: text }, 'temporal dev server');
