@@ -139,8 +139,10 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   // What the CLI says until it answers (its reason, when it cannot start, on either stream): the end
   // of it goes into that error, which is logged even where the process exits before a warning is.
-  let said = '';
-  const hear = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000));
+  let said: string | undefined = '';
+  const hear = (chunk: Buffer) => {
+    if (said !== undefined) said = (said + chunk.toString()).slice(-2_000);
+  };
   child.stdout?.on('data', hear);
   let stopping = false;
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -165,10 +167,11 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
-    const output = said.trim();
+    const output = said?.trim();
     throw output ? new Error(`${asError(error).message}; it said: ${output}`, { cause: error }) : error;
   }
-  said = '';
+  // Answering: what it says from now on is only logged (stdout still read, so its pipe never fills).
+  said = undefined;
   return {
     address,
     uiUrl,
