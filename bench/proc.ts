@@ -1,7 +1,7 @@
 // CPU and memory of the stack's processes, read from /proc (Linux): each component is a root pid and
 // every process below it (Postgres backends, helper children), so short-lived children count too.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const PAGE_SIZE = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()) || 4096;
@@ -191,4 +191,76 @@ export async function idleCpuPerSecond(components: Component[], ms = 10_000): Pr
   const after = snapshot(components);
   const seconds = (performance.now() - from) / 1000;
   return Object.fromEntries(Object.entries(cpuBetween(before, after)).map(([name, cpu]) => [name, cpu / seconds]));
+}
+
+/**
+ * One process's PSS by kind of mapping (/proc/<pid>/smaps), bytes, for a Go binary such as the
+ * Temporal dev server: `Go heap` is the anonymous memory below the kernel's mmap area (Go reserves its
+ * heap arenas at hint addresses there, randomised since Go 1.25); `1 MiB-aligned` the anonymous
+ * mappings in the mmap area that start on a 1 MiB boundary, which is how the allocator under the dev
+ * server's SQLite (modernc.org/memory, 1 MiB pages) maps its memory (glibc's per-thread malloc arenas
+ * align so too, and hold little); `other anonymous` the rest (thread stacks, Go's runtime metadata);
+ * and each file-backed mapping by its file's name (the binary, SQLite's index beside a WAL database).
+ */
+// x86-64 and arm64 place mmap's area (libraries, thread stacks, mmap(NULL, …)) within a terabyte or so
+// below the top of the 47-bit user space.
+const MMAP_AREA = 0x7e0000000000n;
+
+export function pssByMapping(pid: number): Record<string, number> {
+  let text = '';
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return {};
+  }
+  const out: Record<string, number> = {};
+  let kind = '';
+  for (const line of text.split('\n')) {
+    const header = /^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (header) {
+      const [, start, inode, name] = header;
+      const address = BigInt(`0x${start}`);
+      if (inode !== '0' && name) kind = `file ${name.split('/').pop()}`;
+      else if (address >= 0x10000000n && address < MMAP_AREA && !name) kind = 'Go heap';
+      else if (address % (1n << 20n) === 0n && !name) kind = '1 MiB-aligned';
+      else kind = 'other anonymous';
+      continue;
+    }
+    const pss = /^Pss:\s+(\d+) kB/.exec(line);
+    if (pss) out[kind] = (out[kind] ?? 0) + Number(pss[1]) * 1024;
+  }
+  return out;
+}
+
+/** The TCP ports a process listens on (/proc/<pid>/net/tcp matched against its socket descriptors). */
+export function listeningPorts(pid: number): number[] {
+  const sockets = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode) sockets.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return [];
+  }
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local address "0100007F:1F90", state 0A is LISTEN, inode in field 10
+      if (fields[3] === '0A' && sockets.has(fields[9])) ports.push(parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  return ports;
 }

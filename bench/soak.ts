@@ -14,7 +14,7 @@ import { SimulatedPhone } from '../tools/phone/phone';
 import { createTestTls } from '../test/support/tls';
 import { freePort } from '../test/support/net';
 import { httpClient, type Reply } from './http';
-import { snapshot, type Component } from './proc';
+import { listeningPorts, pssByMapping, snapshot, type Component } from './proc';
 import { createAccount, keyAuth } from './setup';
 import { onCleanup, runMain, startBenchStack, startNpmStart, stopping, type Layout } from './stack';
 import { int, leastSquares, mib, ms, percentile } from './stats';
@@ -139,8 +139,9 @@ class Inside {
 }
 
 /**
- * The dev server's own figures: entries in its history service's mutable-state cache (a count) and
- * its Go heap in use (live and not yet collected), MiB.
+ * The dev server's own figures: entries in its history service's mutable-state cache (a count), its
+ * goroutines, and Go's memory statistics (runtime.MemStats, MiB): the heap in use (live and not yet
+ * collected), objects allocated, spans idle and not yet returned to the system, goroutine stacks.
  */
 async function temporalFigures(url: string | undefined): Promise<Record<string, number>> {
   if (!url) return {};
@@ -150,8 +151,27 @@ async function temporalFigures(url: string | undefined): Promise<Record<string, 
   const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
   return {
     'history cache entries (count)': value(/^cache_usage\{cache_type="mutablestate"[^}]*\} (\S+)/m),
+    'goroutines (count)': value(/^num_goroutines\{service_name="history"\} (\S+)/m),
     'Go heap in use': value(/^memory_heapinuse\{service_name="history"\} (\S+)/m) / MiB,
+    'Go heap allocated': value(/^memory_heap\{service_name="history"\} (\S+)/m) / MiB,
+    'Go heap idle, kept':
+      (value(/^memory_heapidle\{service_name="history"\} (\S+)/m) -
+        value(/^memory_heapreleased\{service_name="history"\} (\S+)/m)) /
+      MiB,
+    'Go stacks': value(/^memory_stack\{service_name="history"\} (\S+)/m) / MiB,
   };
+}
+
+/** The dev server's Prometheus endpoint under `npm start`, which gives it a random port: the one of its ports that answers /metrics. */
+async function metricsUrlOf(pid: number | undefined): Promise<string | undefined> {
+  for (const port of pid ? listeningPorts(pid) : []) {
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const text = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      .then((res) => (res.ok ? res.text() : ''))
+      .catch(() => '');
+    if (text.includes('memory_heapinuse')) return url;
+  }
+  return undefined;
 }
 
 /** Memory over time, MiB per named series: each component's PSS and its parts, the heaps inside. */
@@ -179,6 +199,9 @@ class MemoryLog {
       this.pss.add(name);
       this.add(name, minute, snap[name].pssBytes / MiB);
     }
+    const temporal = this.components.find((c) => c.name === 'temporal')?.root();
+    if (temporal)
+      for (const [kind, bytes] of Object.entries(pssByMapping(temporal))) this.add(`temporal: ${kind}`, minute, bytes / MiB);
     for (const c of this.components) {
       this.add(`${c.name}: anonymous`, minute, snap[c.name].pssAnonBytes / MiB);
       if (snap[c.name].pssShmemBytes > 0)
@@ -280,6 +303,7 @@ async function main() {
           return { ...stack, base: stack.service.base };
         });
   console.log(`stack: ${STACK} (${components.map((c) => c.name).join(', ')})`);
+  inside.temporalMetricsUrl ??= await metricsUrlOf(components.find((c) => c.name === 'temporal')?.root());
   const http = httpClient(base, 32);
   onCleanup('close the http agent', () => http.close());
 
