@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openOrm } from '../../src/db/orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, sql } from '../../src/db/sql';
 import { deliveryQueueRepository } from '../../src/webhooks/delivery-queue.repository';
 import { webhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 
 // Migrations that move rows, run on a database of their own holding the rows they move: the shared
 // test database is migrated to the end before any test runs.
@@ -14,8 +14,7 @@ const MIN = 60_000;
 describe('Migration20261126220000OneDeliveryPath: the queue takes over the workflow per delivery', () => {
   const BEFORE = 'Migration20261126200000SmsGateIntegrators';
   const THIS = 'Migration20261126220000OneDeliveryPath';
-  const name = `phone_gateway_migration_${randomUUID().replaceAll('-', '')}`;
-  let admin: MikroORM;
+  let db: ScratchDatabase | undefined;
   let orm: MikroORM;
   const now = new Date();
   const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -24,12 +23,8 @@ describe('Migration20261126220000OneDeliveryPath: the queue takes over the workf
   const queued = randomUUID();
 
   beforeAll(async () => {
-    admin = await openOrm(inject('databaseUrl'));
-    await query(admin.em.fork(), sql`create database ${sql.identifier(name)}`);
-    const url = new URL(inject('databaseUrl'));
-    url.pathname = `/${name}`;
-    orm = await openOrm(url.toString());
-    await orm.getMigrator().up({ to: BEFORE });
+    db = await scratchDatabase(BEFORE);
+    orm = db.orm;
 
     // Before it: three rows of the workflow per delivery (one waiting for its first attempt, one for
     // its second, one delivered) and one of the queue.
@@ -73,11 +68,7 @@ describe('Migration20261126220000OneDeliveryPath: the queue takes over the workf
     await delivery(queued, { status: 'pending', attempts: 0, created: ago(2 * MIN), viaQueue: true });
   });
 
-  afterAll(async () => {
-    await orm?.close();
-    await query(admin.em.fork(), sql`drop database if exists ${sql.identifier(name)}`);
-    await admin?.close();
-  });
+  afterAll(() => db?.drop());
 
   const columns = async () =>
     (
@@ -135,24 +126,15 @@ describe('Migration20261126220000OneDeliveryPath: the queue takes over the workf
 });
 
 describe("Migration20261127000000LeasedIndex: a phone's handed-out messages indexed on their own", () => {
-  const name = `phone_gateway_migration_${randomUUID().replaceAll('-', '')}`;
-  let admin: MikroORM;
+  let db: ScratchDatabase | undefined;
   let orm: MikroORM;
 
   beforeAll(async () => {
-    admin = await openOrm(inject('databaseUrl'));
-    await query(admin.em.fork(), sql`create database ${sql.identifier(name)}`);
-    const url = new URL(inject('databaseUrl'));
-    url.pathname = `/${name}`;
-    orm = await openOrm(url.toString());
-    await orm.getMigrator().up({ to: 'Migration20261127000000LeasedIndex' });
+    db = await scratchDatabase('Migration20261127000000LeasedIndex');
+    orm = db.orm;
   });
 
-  afterAll(async () => {
-    await orm?.close();
-    await query(admin.em.fork(), sql`drop database if exists ${sql.identifier(name)}`);
-    await admin?.close();
-  });
+  afterAll(() => db?.drop());
 
   const definition = async () =>
     (
