@@ -4,20 +4,24 @@ import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
 import { systemClock, type Clock } from './lib/clock';
-import { buildServices, type Services } from './services';
+import { buildServices, type ServiceDeps, type Services } from './services';
 import { migrate, openOrm } from './db/orm';
 import { installTracing, type Tracing } from './traces/tracing';
 import { connectTemporal } from '../temporal/client';
 
-export interface Container {
+/** What every part of a process shares, and its services are built over. */
+export interface ContainerParts {
   config: Config;
   logger: Logger;
   orm: MikroORM;
   temporal: Client;
   clock: Clock;
-  services: Services;
   /** Set only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
   tracing?: Tracing;
+}
+
+export interface Container extends ContainerParts {
+  services: Services;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,18 @@ export interface ContainerOptions {
    * imported: a process without the worker does not load the Temporal core.
    */
   connectWorkerClient?: (config: Config, logger: Logger, address?: string, tracing?: Tracing) => Promise<Client>;
+}
+
+/**
+ * A process's services over its parts, as the container builds them: the one place that says what
+ * they are built from, so the test app (test/support/app.ts), which opens its parts its own way,
+ * builds the same services, with what it swaps in `overrides`.
+ */
+export function containerServices(
+  parts: ContainerParts,
+  overrides: Omit<Partial<ServiceDeps>, keyof ContainerParts> = {},
+): Services {
+  return buildServices({ ...parts, processMetrics: true, ...overrides });
 }
 
 /** Composition root: the ORM and the Temporal client every process part shares, and tracing when on. */
@@ -60,26 +76,12 @@ export async function createContainer(
     const temporal = options.connectWorkerClient
       ? await options.connectWorkerClient(config, logger, options.temporalAddress, tracing)
       : await connectTemporal(config, options.temporalAddress, tracing);
-    const clock = systemClock;
-    const services = buildServices({
-      config,
-      logger,
-      orm,
-      temporal,
-      clock,
-      processMetrics: true,
-      tracing,
-      eagerStart: Boolean(options.connectWorkerClient),
-    });
+    const parts = { config, logger, orm, temporal, clock: systemClock, tracing };
+    const services = containerServices(parts, { eagerStart: Boolean(options.connectWorkerClient) });
     const opened = orm;
     return {
-      config,
-      logger,
-      orm,
-      temporal,
-      clock,
+      ...parts,
       services,
-      tracing,
       async close() {
         await services.accounts.mailsSent();
         await services.stop();

@@ -4,10 +4,11 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../../src/app';
 import type { Mail, Mailer } from '../../src/accounts/mailer';
 import type { Config, Env } from '../../src/config';
+import { containerServices } from '../../src/container';
 import { openOrm } from '../../src/db/orm';
 import type { Clock } from '../../src/lib/clock';
 import { createLogger, type Logger } from '../../src/lib/logger';
-import { buildServices, type Services } from '../../src/services';
+import type { Services } from '../../src/services';
 import type { Tracing } from '../../src/traces/tracing';
 import { testConfig } from './config';
 import { serve, type Served } from './http';
@@ -83,17 +84,15 @@ export async function startTestApp(
   const clock = options.clock ?? testClock();
   const temporal = options.temporal ?? new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const logger = options.logger ?? createLogger('silent');
-  const services = buildServices({
-    config,
-    logger,
-    orm,
-    temporal,
-    clock,
+  const parts = { config, logger, orm, temporal, clock, tracing };
+  const services = containerServices(parts, {
     mailer: options.mailer ?? memoryMailer(),
-    tracing,
     eagerStart: options.eagerStart,
+    // Node's process metrics watch the event loop and GC with observers nothing stops: a real process
+    // builds its services once, a test file many times.
+    processMetrics: false,
   });
-  const served = await serve(createApp({ config, logger, orm, temporal, services, tracing }), options.port);
+  const served = await serve(createApp({ ...parts, services }), options.port);
   return {
     ...served,
     fetch: (path, init = {}) => {
