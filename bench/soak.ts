@@ -58,14 +58,24 @@ if (!['npm-start', 'split', 'start', 'cluster'].includes(STACK))
   throw new Error('--stack / SOAK_STACK must be npm-start, split, start or cluster');
 
 // Memory growth: PSS sampled every 30 s from the load's start. The first minutes are warm-up (caches,
-// pools, Postgres' shared buffers and the JIT filling); after them a process has "no growth" when the
-// least-squares slope of its PSS over the load's last half is at most GROWTH_TOLERANCE. 0.25 MiB/min
-// is about the slope the GC's sawtooth alone gives over 15 minutes of 30-s samples (its standard
-// error is printed beside it): a 30-minute soak cannot tell less from noise, and a leak below it adds
-// at most 15 MiB an hour; a longer --minutes narrows it.
+// pools, Postgres' shared buffers and the JIT filling); after them the verdict reads the least-squares
+// slope of a process's PSS over the load's last half with its standard error (se): "grows" when even
+// slope - 2 se is above GROWTH_TOLERANCE, "no growth" when even slope + 2 se is at most it, and
+// "unclear (noise)" between, where the samples cannot tell (0.43 ± 0.55 MiB/min is unclear, not
+// growth; a longer --minutes narrows se). 0.25 MiB/min is about the slope the GC's sawtooth alone
+// gives over 15 minutes of 30-s samples: a 30-minute soak cannot tell less from noise, and a leak
+// below it adds at most 15 MiB an hour.
 const SAMPLE_MS = 30_000;
 const WARMUP_MINUTES = Math.min(5, MINUTES / 3);
 const GROWTH_TOLERANCE = 0.25;
+
+/** The verdict on a PSS series from its slope over the load's last half (see GROWTH_TOLERANCE). */
+function growthVerdict(fit: { slope: number; stderr: number }, backlog: boolean): string {
+  if (Number.isNaN(fit.slope)) return 'too short';
+  if (fit.slope + 2 * fit.stderr <= GROWTH_TOLERANCE) return 'no growth';
+  if (fit.slope - 2 * fit.stderr > GROWTH_TOLERANCE) return backlog ? 'grows, with the open work' : 'grows';
+  return 'unclear (noise)';
+}
 
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
@@ -238,8 +248,9 @@ class MemoryLog {
       openFit.slope > 2 * openFit.stderr && openFit.slope * (loadMinutes - halfFrom) > Math.max(100, 0.05 * openMean);
     console.log(
       `\n=== memory growth: PSS in MiB, sampled every ${SAMPLE_MS / 1000} s from the load's start; warm-up ` +
-        `${+WARMUP_MINUTES.toFixed(1)} min; slopes in MiB/min (least squares ± standard error); "no growth": the slope ` +
-        `over the load's last half (from min ${halfFrom.toFixed(1)}) ≤ ${GROWTH_TOLERANCE} MiB/min`,
+        `${+WARMUP_MINUTES.toFixed(1)} min; slopes in MiB/min (least squares ± standard error se); verdict on the slope ` +
+        `over the load's last half (from min ${halfFrom.toFixed(1)}): "grows" when slope - 2 se > ${GROWTH_TOLERANCE}, ` +
+        `"no growth" when slope + 2 se ≤ ${GROWTH_TOLERANCE}, else "unclear (noise)"`,
     );
     console.log(
       '| series | start | after warm-up | end of load | after rest | slope after warm-up | slope, last half | verdict |',
@@ -252,16 +263,7 @@ class MemoryLog {
       const load = points.filter(([m]) => m <= loadMinutes + 0.01);
       const afterWarmup = load.filter(([m]) => m >= WARMUP_MINUTES - 0.01);
       const lastHalf = load.filter(([m]) => m >= halfFrom - 0.01);
-      const fit = leastSquares(lastHalf);
-      const verdict = !this.pss.has(name)
-        ? ''
-        : Number.isNaN(fit.slope)
-          ? 'too short'
-          : fit.slope <= GROWTH_TOLERANCE
-            ? 'no growth'
-            : backlog
-              ? 'grows, with the open work'
-              : 'grows';
+      const verdict = this.pss.has(name) ? growthVerdict(leastSquares(lastHalf), backlog) : '';
       const level = (minute: number) => near(points, minute).toFixed(0);
       console.log(
         `| ${name} | ${level(0)} | ${level(WARMUP_MINUTES)} | ${level(loadMinutes)} | ${points[points.length - 1][1].toFixed(0)} | ` +
