@@ -264,3 +264,34 @@ export function listeningPorts(pid: number): number[] {
   }
   return ports;
 }
+
+/**
+ * PSS of the processes at or below `root`, bytes, summed by a name for each process (`kindOf` gets its
+ * command line, e.g. "postgres: autovacuum worker").
+ */
+export function pssByProcess(root: number, kindOf: (commandLine: string) => string): Record<string, number> {
+  const table = readProcessTable();
+  const out: Record<string, number> = {};
+  for (const pid of treeOf(table, root)) {
+    let commandLine = '';
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    } catch {
+      continue; // exited meanwhile
+    }
+    const kind = kindOf(commandLine);
+    out[kind] = (out[kind] ?? 0) + readPss(pid).pss;
+  }
+  return out;
+}
+
+/**
+ * A Postgres process by its role, from the title it sets: the server's connections (one per client
+ * connection, coming and going with the pools), autovacuum workers (started per table that needs it,
+ * gone when done), and the server and its background processes (postmaster, checkpointer, WAL writer…).
+ */
+export function postgresProcessKind(commandLine: string): string {
+  if (commandLine.includes('autovacuum worker')) return 'autovacuum workers';
+  if (/\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(commandLine)) return 'connections';
+  return 'server and background processes';
+}

@@ -14,7 +14,7 @@ import { SimulatedPhone } from '../tools/phone/phone';
 import { createTestTls } from '../test/support/tls';
 import { freePort } from '../test/support/net';
 import { httpClient, type Reply } from './http';
-import { listeningPorts, pssByMapping, snapshot, type Component } from './proc';
+import { listeningPorts, postgresProcessKind, pssByMapping, pssByProcess, snapshot, type Component } from './proc';
 import { createAccount, keyAuth } from './setup';
 import { onCleanup, runMain, startBenchStack, startNpmStart, stopping, type Layout } from './stack';
 import { int, leastSquares, mib, ms, percentile } from './stats';
@@ -211,7 +211,15 @@ class MemoryLog {
     }
     const temporal = this.components.find((c) => c.name === 'temporal')?.root();
     if (temporal)
-      for (const [kind, bytes] of Object.entries(pssByMapping(temporal))) this.add(`temporal: ${kind}`, minute, bytes / MiB);
+      for (const [kind, bytes] of Object.entries(pssByMapping(temporal)))
+        this.add(`temporal: ${kind}`, minute, bytes / MiB);
+    const postgres = this.components.find((c) => c.name === 'postgres')?.root();
+    if (postgres) {
+      const kinds = pssByProcess(postgres, postgresProcessKind);
+      // Every sample has every kind: a kind with no process now is 0 MiB, not a gap in its series.
+      for (const kind of ['server and background processes', 'connections', 'autovacuum workers'])
+        this.add(`postgres: ${kind}`, minute, (kinds[kind] ?? 0) / MiB);
+    }
     for (const c of this.components) {
       this.add(`${c.name}: anonymous`, minute, snap[c.name].pssAnonBytes / MiB);
       if (snap[c.name].pssShmemBytes > 0)
