@@ -212,7 +212,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
       return run.fetchHistory();
     });
     expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
-    const { sinks } = workerTracing(tracing);
+    const { sinks } = await workerTracing(tracing);
     await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, workflowId);
   });
 });
