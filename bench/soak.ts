@@ -59,7 +59,7 @@ if (!['npm-start', 'split', 'start', 'cluster'].includes(STACK))
 
 // Memory growth: PSS sampled every 30 s from the load's start. The first minutes are warm-up (caches,
 // pools, Postgres' shared buffers and the JIT filling); after them the verdict reads the least-squares
-// slope of a process's PSS over the load's last half with its standard error (se): "grows" when even
+// slope of the memory a process holds (its PSS less its file pages, see MemoryLog.sample) over the load's last half with its standard error (se): "grows" when even
 // slope - 2 se is above GROWTH_TOLERANCE, "no growth" when even slope + 2 se is at most it, and
 // "unclear (noise)" between, where the samples cannot tell (0.43 ± 0.55 MiB/min is unclear, not
 // growth; a longer --minutes narrows se). 0.25 MiB/min is about the slope the GC's sawtooth alone
@@ -69,7 +69,7 @@ const SAMPLE_MS = 30_000;
 const WARMUP_MINUTES = Math.min(5, MINUTES / 3);
 const GROWTH_TOLERANCE = 0.25;
 
-/** The verdict on a PSS series from its slope over the load's last half (see GROWTH_TOLERANCE). */
+/** The verdict on a memory series from its slope over the load's last half (see GROWTH_TOLERANCE). */
 function growthVerdict(fit: { slope: number; stderr: number }, backlog: boolean): string {
   if (Number.isNaN(fit.slope)) return 'too short';
   if (fit.slope + 2 * fit.stderr <= GROWTH_TOLERANCE) return 'no growth';
@@ -205,10 +205,16 @@ class MemoryLog {
 
   async sample(minute: number) {
     const snap = snapshot(this.components, true);
+    // The verdict is on the memory a process holds: its PSS without its file-backed pages. Those are
+    // the clean pages of its executable and libraries, resident or not as the kernel decides: a
+    // kernel that drops cold pages (this machine runs DAMON's pageout) moves them by tens of MiB
+    // either way while the process holds the same memory.
     for (const name of [...this.components.map((c) => c.name), 'total']) {
-      this.pss.add(name);
-      this.add(name, minute, snap[name].pssBytes / MiB);
+      this.pss.add(`${name}: held`);
+      this.add(`${name}: held`, minute, (snap[name].pssAnonBytes + snap[name].pssShmemBytes) / MiB);
     }
+    for (const name of [...this.components.map((c) => c.name), 'total'])
+      this.add(name, minute, snap[name].pssBytes / MiB);
     const temporal = this.components.find((c) => c.name === 'temporal')?.root();
     if (temporal)
       for (const [kind, bytes] of Object.entries(pssByMapping(temporal)))
@@ -256,7 +262,8 @@ class MemoryLog {
       openFit.slope > 2 * openFit.stderr && openFit.slope * (loadMinutes - halfFrom) > Math.max(100, 0.05 * openMean);
     console.log(
       `\n=== memory growth: PSS in MiB, sampled every ${SAMPLE_MS / 1000} s from the load's start; warm-up ` +
-        `${+WARMUP_MINUTES.toFixed(1)} min; slopes in MiB/min (least squares ± standard error se); verdict on the slope ` +
+        `${+WARMUP_MINUTES.toFixed(1)} min; "held": PSS less file-backed pages; slopes in MiB/min (least squares ± ` +
+        `standard error se); verdict on the held memory's slope ` +
         `over the load's last half (from min ${halfFrom.toFixed(1)}): "grows" when slope - 2 se > ${GROWTH_TOLERANCE}, ` +
         `"no growth" when slope + 2 se ≤ ${GROWTH_TOLERANCE}, else "unclear (noise)"`,
     );
