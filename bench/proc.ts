@@ -295,3 +295,12 @@ export function postgresProcessKind(commandLine: string): string {
   if (/\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(commandLine)) return 'connections';
   return 'server and background processes';
 }
+
+/** How many threads a process runs (/proc/<pid>/status), NaN when it has exited. */
+export function threadCount(pid: number): number {
+  try {
+    return Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}

@@ -14,7 +14,15 @@ import { SimulatedPhone } from '../tools/phone/phone';
 import { createTestTls } from '../test/support/tls';
 import { freePort } from '../test/support/net';
 import { httpClient, type Reply } from './http';
-import { listeningPorts, postgresProcessKind, pssByMapping, pssByProcess, snapshot, type Component } from './proc';
+import {
+  listeningPorts,
+  postgresProcessKind,
+  pssByMapping,
+  pssByProcess,
+  snapshot,
+  threadCount,
+  type Component,
+} from './proc';
 import { createAccount, keyAuth } from './setup';
 import { onCleanup, runMain, startBenchStack, startNpmStart, stopping, type Layout } from './stack';
 import { int, leastSquares, mib, ms, percentile } from './stats';
@@ -216,9 +224,13 @@ class MemoryLog {
     for (const name of [...this.components.map((c) => c.name), 'total'])
       this.add(name, minute, snap[name].pssBytes / MiB);
     const temporal = this.components.find((c) => c.name === 'temporal')?.root();
-    if (temporal)
+    if (temporal) {
       for (const [kind, bytes] of Object.entries(pssByMapping(temporal)))
         this.add(`temporal: ${kind}`, minute, bytes / MiB);
+      // Each OS thread has a stack of its own outside Go's heap: Go starts one when every thread it has
+      // is blocked in a system call (SQLite's file I/O) and keeps it for later.
+      this.add('temporal: threads (count)', minute, threadCount(temporal));
+    }
     const postgres = this.components.find((c) => c.name === 'postgres')?.root();
     if (postgres) {
       const kinds = pssByProcess(postgres, postgresProcessKind);
