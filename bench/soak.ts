@@ -67,12 +67,12 @@ if (!['npm-start', 'split', 'start', 'cluster'].includes(STACK))
 
 // Memory growth: PSS sampled every 30 s from the load's start. The first minutes are warm-up (caches,
 // pools, Postgres' shared buffers and the JIT filling); after them the verdict reads the least-squares
-// slope of the memory a process holds (its PSS less its file pages, see MemoryLog.sample) over the load's last half with its standard error (se): "grows" when even
-// slope - 2 se is above GROWTH_TOLERANCE, "no growth" when even slope + 2 se is at most it, and
-// "unclear (noise)" between, where the samples cannot tell (0.43 ± 0.55 MiB/min is unclear, not
-// growth; a longer --minutes narrows se). 0.25 MiB/min is about the slope the GC's sawtooth alone
-// gives over 15 minutes of 30-s samples: a 30-minute soak cannot tell less from noise, and a leak
-// below it adds at most 15 MiB an hour.
+// slope of the memory a process holds (its PSS less its file pages, see MemoryLog.sample) over the
+// load's last half with its standard error (se): "grows" when even slope - 2 se is above
+// GROWTH_TOLERANCE, "no growth" when even slope + 2 se is at most it, and "unclear (noise)" between,
+// where the samples cannot tell (0.43 ± 0.55 MiB/min is unclear, not growth; a longer --minutes
+// narrows se). 0.25 MiB/min is about the slope the GC's sawtooth alone gives over 15 minutes of 30-s
+// samples: a 30-minute soak cannot tell less from noise, and a leak below it adds at most 15 MiB an hour.
 const SAMPLE_MS = 30_000;
 const WARMUP_MINUTES = Math.min(5, MINUTES / 3);
 const GROWTH_TOLERANCE = 0.25;
@@ -166,17 +166,18 @@ async function temporalFigures(url: string | undefined): Promise<Record<string, 
   const text = await fetch(url)
     .then((res) => res.text())
     .catch(() => '');
-  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+  // Every service of the dev server reports the same process's figures: the history service's are read.
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}\\{service_name="history"\\} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
   return {
-    'history cache entries (count)': value(/^cache_usage\{cache_type="mutablestate"[^}]*\} (\S+)/m),
-    'goroutines (count)': value(/^num_goroutines\{service_name="history"\} (\S+)/m),
-    'Go heap in use': value(/^memory_heapinuse\{service_name="history"\} (\S+)/m) / MiB,
-    'Go heap allocated': value(/^memory_heap\{service_name="history"\} (\S+)/m) / MiB,
-    'Go heap idle, kept':
-      (value(/^memory_heapidle\{service_name="history"\} (\S+)/m) -
-        value(/^memory_heapreleased\{service_name="history"\} (\S+)/m)) /
-      MiB,
-    'Go stacks': value(/^memory_stack\{service_name="history"\} (\S+)/m) / MiB,
+    'history cache entries (count)': Number(
+      /^cache_usage\{cache_type="mutablestate"[^}]*\} (\S+)/m.exec(text)?.[1] ?? NaN,
+    ),
+    'goroutines (count)': value('num_goroutines'),
+    'Go heap in use': value('memory_heapinuse') / MiB,
+    'Go heap allocated': value('memory_heap') / MiB,
+    'Go heap idle, kept': (value('memory_heapidle') - value('memory_heapreleased')) / MiB,
+    'Go stacks': value('memory_stack') / MiB,
   };
 }
 
