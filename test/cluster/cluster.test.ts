@@ -206,6 +206,7 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
     // kill -9 of the second Temporal server and the first worker, with work in flight.
     const node = cluster!.nodes[1].current();
     const worker = cluster!.workers[0].current();
+    const killedAt = new Date();
     process.kill(node.pid!, 'SIGKILL');
     process.kill(worker.pid!, 'SIGKILL');
     expect(await node.exited).toBe('killed by SIGKILL');
@@ -297,18 +298,35 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       expect(listed).toEqual([deviceWorkflowId(phone.deviceId!)]);
     }
 
-    // Two servers again: every service of each process alive in the cluster's membership table.
+    // Two servers again: every service of each process alive in the cluster's membership table. Rows
+    // outlive their process (Temporal writes record_expiry 48 h ahead), so alive is a heartbeat in the
+    // last 45 s (Temporal upserts one every 10-15 s and trusts 20 s itself), and the killed server's
+    // services must have a session begun after the kill: its old rows are the dead process's.
     const temporalDb = new URL(cluster!.databaseUrl);
     temporalDb.pathname = '/temporal';
     const membership = new Pool({ connectionString: temporalDb.toString(), max: 1 });
     try {
-      const { rows } = await membership.query<{ port: number }>(
-        'select distinct rpc_port as port from cluster_membership where record_expiry > now() order by 1',
-      );
-      const ports = cluster!.nodes.flatMap((n) =>
-        Array.from({ length: MEMBERSHIP_PORTS_PER_NODE }, (_, i) => n.current().membershipPortBase + i),
-      );
-      expect(rows.map((row) => row.port)).toEqual(ports);
+      const servicePorts = (n: Cluster['nodes'][number]) =>
+        Array.from({ length: MEMBERSHIP_PORTS_PER_NODE }, (_, i) => n.current().membershipPortBase + i);
+      const restarted = new Set(servicePorts(cluster!.nodes[1]));
+      const notAlive = async () => {
+        // Temporal writes UTC into `timestamp` columns: compared in UTC, whatever the session's zone.
+        const { rows } = await membership.query<{ port: number; after_kill: boolean; recent: boolean }>(
+          `select rpc_port as port, session_start > ($1::timestamptz at time zone 'UTC') as after_kill,
+                  last_heartbeat > (now() at time zone 'UTC') - interval '45 seconds' as recent
+             from cluster_membership`,
+          [killedAt.toISOString()],
+        );
+        return cluster!.nodes
+          .flatMap(servicePorts)
+          .filter((port) => !rows.some((r) => r.port === port && r.recent && (r.after_kill || !restarted.has(port))))
+          .map(
+            (port) =>
+              `membership port ${port}: none of its ${rows.filter((r) => r.port === port).length} rows has a heartbeat` +
+              ` in the last 45 s${restarted.has(port) ? ' and a session begun after the kill' : ''}`,
+          );
+      };
+      await expect.poll(notAlive, { timeout: 60_000, interval: 1000 }).toEqual([]);
     } finally {
       await membership.end();
     }
