@@ -65,7 +65,13 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
     receiver = await startReceiver((request) => {
       const body = JSON.parse(request.raw) as { id: string; data: { id: string } };
       const first = !hooks.some((hook) => hook.deliveryId === request.deliveryId);
-      const hook: Hook = { id: body.id, event: request.event, messageId: body.data.id, deliveryId: request.deliveryId };
+      const hook: Hook = {
+        id: body.id,
+        event: request.event,
+        messageId: body.data.id,
+        deliveryId: request.deliveryId,
+        at: ((Date.now() - began) / 1000).toFixed(1),
+      };
       hooks.push(hook);
       hook.answered = first && failFirst(request.deliveryId) ? 503 : 200;
       return { status: hook.answered, body: hook.answered === 200 ? 'ok' : 'try later' };
@@ -266,6 +272,18 @@ describe('the cluster: two Temporal servers, two api and two worker processes of
       .toBe(0);
     mark('every delivery recorded delivered');
     expect(delivered().size).toBe(expected.length);
+    // Each delivery answered 200 exactly once: a set of (message, event) would hide a delivery the
+    // service sent again after its endpoint had taken it (answered 200 twice).
+    const oks = new Map<string, Hook[]>();
+    for (const h of hooks)
+      oks.set(h.deliveryId, [...(oks.get(h.deliveryId) ?? []), ...(h.answered === 200 ? [h] : [])]);
+    expect(
+      [...oks]
+        .filter(([, ok]) => ok.length !== 1)
+        .map(
+          ([id, ok]) => `delivery ${id} answered 200 ${ok.length} times (at ${ok.map((h) => `${h.at} s`).join(', ')})`,
+        ),
+    ).toEqual([]);
     // One event per (message, event name), one delivery per event: its retries keep its id.
     const { deliveriesOf } = expectOneDeliveryPerEvent(hooks);
 
