@@ -18,15 +18,20 @@
 // - `temporalAddress` and `namespace`: a frontend this process can reach, for the searches and the
 //   liveness workflows: the checks read Temporal, not only what the api says of it.
 // - `verificationCode(email)`: the api mails the code to the SMTP server the caller gave it; only the
-//   caller knows where that is.
+//   caller knows where that is (startSmtpServer's codeFor; from containers, started with
+//   `listenHost: '0.0.0.0'` and `publicHost`, its url their SMTP_URL).
 // - `receiver` (startLoadReceiver): it must be started before the service is configured, since its
 //   URL must be reachable from the processes that deliver webhooks (the workers) and its certificate
 //   trusted by them. On the host that is 127.0.0.1 and NODE_EXTRA_CA_CERTS (the global setup's, which
 //   child processes inherit). From containers it is `listenHost: '0.0.0.0'`, `publicHost` an address
-//   of the host the containers reach (its certificate then names it), `caCert` mounted and named by
-//   NODE_EXTRA_CA_CERTS in the worker (and api) containers, and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.
-// - `kill()`: the fault, a Temporal server and a worker killed at once (SIGKILL, `docker kill`); it
-//   resolves once both are dead, not once they are back, so the second half is sent through the loss.
+//   of the host the containers reach (its certificate then names it), `caCert` written to a file
+//   mounted in the worker containers (they post the webhooks) and named by their NODE_EXTRA_CA_CERTS,
+//   and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true in the api (it checks the URL when the webhook is created)
+//   and the workers (they check the address they connect to).
+// - `kill()`: the fault, a Temporal server and a worker killed at once with SIGKILL; it resolves once
+//   both are dead, not once they are back, so the second half is sent through the loss. For a
+//   container, kill its process from the host (the pid `docker inspect -f '{{.State.Pid}}'` gives):
+//   Docker may take `docker kill` for a manual stop, which a restart policy leaves stopped.
 // - `recovered()`: resolves once what was killed runs again as new processes or containers (as a
 //   supervisor, compose's restart policy or Kubernetes would start them), or throws after its own
 //   timeout: the final checks must see the restarted shape, not the survivors alone.
