@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -6,6 +7,38 @@ export interface TestTls {
   /** PEM key and certificate of a server for localhost, 127.0.0.1 and ::1, signed by the test CA. */
   key: string;
   cert: string;
+  /**
+   * The test CA itself (PEM), for a server certificate under another name (serverTls) and for a
+   * process that does not inherit NODE_EXTRA_CA_CERTS from here (a container) to trust.
+   */
+  ca: { key: string; cert: string };
+}
+
+/** A server certificate the test CA signed, for localhost, 127.0.0.1, ::1 and `names` (DNS names or IPs). */
+export async function serverTls(
+  ca: { key: string; cert: string },
+  names: string[] = [],
+): Promise<{ key: string; cert: string }> {
+  const now = new Date(Date.now() - 86_400_000);
+  const until = new Date(Date.now() + 30 * 86_400_000);
+  const all = [...new Set(['localhost', '127.0.0.1', '::1', ...names])];
+  const server = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate: now,
+    notAfterDate: until,
+    ca: { key: ca.key, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: all.map((name) => (isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
+      },
+    ],
+  });
+  return { key: server.private, cert: server.cert };
 }
 
 /**
@@ -27,30 +60,11 @@ export async function createTestTls(scratch: string): Promise<TestTls> {
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     ],
   });
-  const server = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate: now,
-    notAfterDate: until,
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
-        ],
-      },
-    ],
-  });
+  const server = await serverTls({ key: ca.private, cert: ca.cert });
   const existing = process.env.NODE_EXTRA_CA_CERTS;
   const bundle = path.join(scratch, `test-ca-${process.pid}.pem`);
   const inherited = existing && existsSync(existing) ? `${readFileSync(existing, 'utf8').trimEnd()}\n` : '';
   writeFileSync(bundle, inherited + ca.cert);
   process.env.NODE_EXTRA_CA_CERTS = bundle;
-  return { key: server.private, cert: server.cert };
+  return { ...server, ca: { key: ca.private, cert: ca.cert } };
 }
