@@ -226,13 +226,19 @@ function temporalTls(env: Env) {
 }
 
 /** Passwords of examples, images and tutorials: the first ones tried against an exposed Postgres. */
-const DEFAULT_PASSWORDS = new Set(['gateway', 'postgres', 'password', 'temporal', 'changeme', 'secret', 'admin', 'root']);
+const DEFAULT_PASSWORDS = new Set([
+  'gateway',
+  'postgres',
+  'password',
+  'temporal',
+  'changeme',
+  'secret',
+  'admin',
+  'root',
+]);
 
 const isLoopback = (host: string) =>
-  host === 'localhost' ||
-  host.endsWith('.localhost') ||
-  /^127(\.\d{1,3}){3}$/.test(host) ||
-  host === '[::1]';
+  host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
 
 /**
  * In production (NODE_ENV=production: npm run api, worker, migrate, the image), settings that are

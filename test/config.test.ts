@@ -146,7 +146,7 @@ describe('config', () => {
     });
 
     it('refuses a certificate without its key (or a key alone), naming both', () => {
-      for (const env of [{ TEMPORAL_TLS_CERT_FILE: crt }, { TEMPORAL_TLS_KEY_FILE: key }]) {
+      for (const env of [{ TEMPORAL_TLS_CERT_FILE: crt }, { TEMPORAL_TLS_KEY_FILE: key }] as Record<string, string>[]) {
         expect(refusal(env)).toMatch(/TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE/);
       }
     });
@@ -223,9 +223,9 @@ describe('config', () => {
 
     it('takes a plain-http PUBLIC_URL only when told it is meant', () => {
       expect(refusal({ ...safe, PUBLIC_URL: 'http://10.0.0.5:3000' })).toMatch(/PUBLIC_URL is not https/);
-      expect(loadConfig({ ...safe, PUBLIC_URL: 'http://10.0.0.5:3000', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl).toBe(
-        'http://10.0.0.5:3000',
-      );
+      expect(
+        loadConfig({ ...safe, PUBLIC_URL: 'http://10.0.0.5:3000', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl,
+      ).toBe('http://10.0.0.5:3000');
     });
 
     it('leaves development and tests as easy as they were', () => {
