@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ConnectionOptions } from 'node:tls';
+import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 
 // TLS to Postgres, from DATABASE_URL's own libpq parameters: `?sslmode=verify-full&sslrootcert=/ca.pem`
 // (and `sslcert`/`sslkey` for a client certificate). MikroORM builds its connection from the URL's
@@ -30,7 +30,8 @@ function readPem(file: string, parameter: string): Buffer {
  *   verify-full  the chain and the host name checked
  */
 export function postgresSsl(databaseUrl: string): false | ConnectionOptions {
-  const params = new URL(databaseUrl).searchParams;
+  const parsed = new URL(databaseUrl);
+  const params = parsed.searchParams;
   const given = params.get('sslmode') ?? undefined;
   const rootcert = params.get('sslrootcert') || undefined;
   const cert = params.get('sslcert') || undefined;
@@ -55,5 +56,11 @@ export function postgresSsl(databaseUrl: string): false | ConnectionOptions {
   }
   // The chain is still verified (rejectUnauthorized); only the name is not.
   if (mode === 'verify-ca') ssl.checkServerIdentity = () => undefined;
+  if (mode === 'verify-full') {
+    // Against the URL's host, always: node-postgres gives TLS no server name for an IP address, and
+    // Node then checks the certificate against "localhost".
+    const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
+    ssl.checkServerIdentity = (_name, cert) => checkServerIdentity(host, cert);
+  }
   return ssl;
 }

@@ -68,3 +68,54 @@ export async function createTestTls(scratch: string): Promise<TestTls> {
   process.env.NODE_EXTRA_CA_CERTS = bundle;
   return { ...server, ca: { key: ca.private, cert: ca.cert } };
 }
+
+export interface TestCa {
+  key: string;
+  cert: string;
+}
+
+const validity = () => ({
+  notBeforeDate: new Date(Date.now() - 86_400_000),
+  notAfterDate: new Date(Date.now() + 30 * 86_400_000),
+});
+
+/** A throwaway certificate authority of its own (not trusted by anything unless handed over). */
+export async function createCa(commonName: string): Promise<TestCa> {
+  const ca = await generate([{ name: 'commonName', value: commonName }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    ...validity(),
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  return { key: ca.private, cert: ca.cert };
+}
+
+/**
+ * A certificate `ca` signed: for a server (named by `dns` and `ips`) or a client (mTLS), or both.
+ * Its key is PKCS#8 PEM.
+ */
+export async function issueCert(
+  ca: TestCa,
+  options: { commonName: string; dns?: string[]; ips?: string[]; server?: boolean; client?: boolean },
+): Promise<{ key: string; cert: string }> {
+  const altNames = [
+    ...(options.dns ?? []).map((value) => ({ type: 2 as const, value })),
+    ...(options.ips ?? []).map((ip) => ({ type: 7 as const, ip })),
+  ];
+  const issued = await generate([{ name: 'commonName', value: options.commonName }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    ...validity(),
+    ca: { key: ca.key, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: Boolean(options.server), clientAuth: Boolean(options.client) },
+      ...(altNames.length > 0 ? [{ name: 'subjectAltName' as const, altNames }] : []),
+    ],
+  });
+  return { key: issued.private, cert: issued.cert };
+}
