@@ -96,9 +96,9 @@ describe('Postgres over TLS (DATABASE_URL sslmode)', () => {
   });
 
   it('refuses a certificate that does not name the host with verify-full, and takes it with verify-ca', async () => {
-    await expect(
-      sessionSsl(url('127.0.0.1', { sslmode: 'verify-full', sslrootcert: file('ca.pem') })),
-    ).rejects.toThrow(/does not match|altnames|IP: 127\.0\.0\.1/i);
+    await expect(sessionSsl(url('127.0.0.1', { sslmode: 'verify-full', sslrootcert: file('ca.pem') }))).rejects.toThrow(
+      /does not match|altnames|IP: 127\.0\.0\.1/i,
+    );
     expect(await sessionSsl(url('127.0.0.1', { sslmode: 'verify-ca', sslrootcert: file('ca.pem') }))).toBe(true);
     await expect(
       sessionSsl(url('127.0.0.1', { sslmode: 'verify-ca', sslrootcert: file('other-ca.pem') })),
