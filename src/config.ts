@@ -207,6 +207,12 @@ function temporalTls(env: Env) {
     throw new ConfigError(`Invalid configuration: TEMPORAL_TLS is false but ${settings.join(', ')} need TLS`);
   }
   if (!env.TEMPORAL_TLS && settings.length === 0) return undefined;
+  if (!env.TEMPORAL_ADDRESS) {
+    // npm start's dev server speaks plain text only.
+    throw new ConfigError(
+      `Invalid configuration: ${env.TEMPORAL_TLS ? 'TEMPORAL_TLS' : settings.join(', ')} need TEMPORAL_ADDRESS (the dev server npm start runs has no TLS)`,
+    );
+  }
   return {
     settings: env.TEMPORAL_TLS ? ['TEMPORAL_TLS', ...settings] : settings,
     options: {

@@ -114,7 +114,7 @@ describe('config', () => {
     });
 
     it('is on with TEMPORAL_TLS=true alone: the system roots, no client certificate', () => {
-      expect(loadConfig({ TEMPORAL_TLS: 'true' }).temporal.tls).toEqual({
+      expect(loadConfig({ TEMPORAL_TLS: 'true', TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.tls).toEqual({
         settings: ['TEMPORAL_TLS'],
         options: { serverRootCACertificate: undefined, clientCertPair: undefined, serverNameOverride: undefined },
       });
@@ -122,6 +122,7 @@ describe('config', () => {
 
     it('reads the CA, the client certificate and its key at start, and takes the server name', () => {
       const tls = loadConfig({
+        TEMPORAL_ADDRESS: 'temporal:7233',
         TEMPORAL_TLS_CA_FILE: ca,
         TEMPORAL_TLS_CERT_FILE: crt,
         TEMPORAL_TLS_KEY_FILE: key,
@@ -140,24 +141,32 @@ describe('config', () => {
     });
 
     it('is implied by an API key, which is kept for the connection', () => {
-      const config = loadConfig({ TEMPORAL_API_KEY: 'cloud-key-123' });
+      const config = loadConfig({ TEMPORAL_API_KEY: 'cloud-key-123', TEMPORAL_ADDRESS: 'x.tmprl.cloud:7233' });
       expect(config.temporal.apiKey).toBe('cloud-key-123');
       expect(config.temporal.tls?.settings).toEqual(['TEMPORAL_API_KEY']);
     });
 
     it('refuses a certificate without its key (or a key alone), naming both', () => {
-      for (const env of [{ TEMPORAL_TLS_CERT_FILE: crt }, { TEMPORAL_TLS_KEY_FILE: key }] as Record<string, string>[]) {
+      for (const env of [
+        { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CERT_FILE: crt },
+        { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_KEY_FILE: key },
+      ] as Record<string, string>[]) {
         expect(refusal(env)).toMatch(/TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE/);
       }
     });
 
     it('refuses a file it cannot read, naming the setting', () => {
-      expect(refusal({ TEMPORAL_TLS_CA_FILE: path.join(dir, 'missing.pem') })).toMatch(
-        /TEMPORAL_TLS_CA_FILE: cannot read .*missing\.pem \(ENOENT\)/,
-      );
-      expect(refusal({ TEMPORAL_TLS_CERT_FILE: crt, TEMPORAL_TLS_KEY_FILE: dir })).toMatch(
-        /TEMPORAL_TLS_KEY_FILE: cannot read .*EISDIR/,
-      );
+      expect(
+        refusal({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CA_FILE: path.join(dir, 'missing.pem') }),
+      ).toMatch(/TEMPORAL_TLS_CA_FILE: cannot read .*missing\.pem \(ENOENT\)/);
+      expect(
+        refusal({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CERT_FILE: crt, TEMPORAL_TLS_KEY_FILE: dir }),
+      ).toMatch(/TEMPORAL_TLS_KEY_FILE: cannot read .*EISDIR/);
+    });
+
+    it("refuses TLS without TEMPORAL_ADDRESS: npm start's dev server has none", () => {
+      expect(refusal({ TEMPORAL_TLS_CA_FILE: ca })).toMatch(/TEMPORAL_TLS_CA_FILE need TEMPORAL_ADDRESS/);
+      expect(refusal({ TEMPORAL_TLS: 'true' })).toMatch(/TEMPORAL_TLS need TEMPORAL_ADDRESS/);
     });
 
     it('refuses TEMPORAL_TLS=false beside settings that need TLS', () => {
