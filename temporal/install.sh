@@ -44,7 +44,7 @@ install_server() {
   local dir="$cache/temporal-server-$TEMPORAL_SERVER_VERSION"
   if [ -x "$dir/temporal-server" ] && [ -x "$dir/temporal-sql-tool" ] && [ -d "$dir/schema" ]; then return 0; fi
   if ! command -v go >/dev/null 2>&1; then
-    say "Go is not installed: the cluster (npm run cluster and its test) needs it to build the server."
+    say "Go is not installed: the cluster (npm run cluster and its test) and npm test's mTLS test need it to build the server."
     return 1
   fi
   say "Building the Temporal server $TEMPORAL_SERVER_VERSION and its SQL tool with go install (first time only)..."
