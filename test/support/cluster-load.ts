@@ -8,7 +8,7 @@
 // sent meanwhile; then `recovered()`. The checks: every message final (delivered or failed, its batch
 // completed) and sent exactly once, none handed out by an outbox fetch that began after its outcome
 // was accepted, each failed message's event delivered in one delivery whose retries keep its id and
-// answered 200 exactly once, every batch's workflow found settled by its search attributes, each
+// answered 200 exactly once (twice only across the kill), every batch's workflow found settled by its search attributes, each
 // phone's liveness workflow running; then `checkMembership()`. A failed check throws (vitest's
 // expect), so this runs inside a test.
 //
@@ -100,6 +100,7 @@ export async function startLoadReceiver(
         messageId: body.data.id,
         deliveryId: request.deliveryId,
         at: ((Date.now() - since) / 1000).toFixed(1),
+        receivedAt: Date.now(),
       };
       hooks.push(hook);
       hook.answered = first && failFirst(request.deliveryId) ? 503 : 200;
@@ -232,6 +233,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     mark(`${sentTexts()} texts sent`);
 
     // The fault, with work in flight.
+    const killedAt = Date.now();
     await options.kill();
     mark('a Temporal server and a worker killed');
 
@@ -240,6 +242,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     mark(`${messageIds.length} recipients accepted`);
     expect(messageIds).toHaveLength(RECIPIENTS);
     await options.recovered();
+    const recoveredAt = Date.now();
     mark('the killed Temporal server and worker running again');
 
     // Every message final: delivered or failed, its batch completed; the phones told so all along.
@@ -287,13 +290,21 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     mark('every delivery recorded delivered');
     expect(delivered().size).toBe(expected.length);
     // Each delivery answered 200 exactly once: a set of (message, event) would hide a delivery the
-    // service sent again after its endpoint had taken it (answered 200 twice).
+    // service sent again after its endpoint had taken it (answered 200 twice). The one repeat a crash
+    // may cause (docs/webhooks.md: a 200 whose record was lost with the killed worker or server is
+    // sent again) is a first 200 in flight at the kill (within 30 s before it, or before the killed
+    // processes ran again) and a second after the kill.
     const oks = new Map<string, Hook[]>();
     for (const h of hooks)
       oks.set(h.deliveryId, [...(oks.get(h.deliveryId) ?? []), ...(h.answered === 200 ? [h] : [])]);
+    const acrossTheKill = (ok: Hook[]) =>
+      ok.length === 2 &&
+      ok[0].receivedAt! >= killedAt - 30_000 &&
+      ok[0].receivedAt! < recoveredAt &&
+      ok[1].receivedAt! >= killedAt;
     expect(
       [...oks]
-        .filter(([, ok]) => ok.length !== 1)
+        .filter(([, ok]) => ok.length !== 1 && !acrossTheKill(ok))
         .map(
           ([id, ok]) => `delivery ${id} answered 200 ${ok.length} times (at ${ok.map((h) => `${h.at} s`).join(', ')})`,
         ),
