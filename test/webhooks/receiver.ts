@@ -28,6 +28,8 @@ export interface Receiver {
   connections: number;
   /** Decides each answer; 200 by default. */
   respond: (request: Received, index: number) => Answer | Promise<Answer>;
+  /** Closes the connections kept alive with no request on them, as its keep-alive timeout does. */
+  closeIdle(): void;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startReceiver(
   const port = (server.address() as AddressInfo).port;
   receiver.port = port;
   receiver.url = `https://${isIPv6(publicHost) ? `[${publicHost}]` : publicHost}:${port}/hook`;
+  receiver.closeIdle = () => server.closeIdleConnections();
   receiver.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
