@@ -102,6 +102,30 @@ describe('SMSGate’s integrator API under hostile input', () => {
     expect((await readJson(await call(alice, 'GET', '/webhooks'))).map((w: { id: string }) => w.id)).toEqual(['alice-hook']);
   });
 
+  it('answers an id with a NUL as not there, like /v1, never a 500', async () => {
+    for (const path of ['/messages/%00', '/message/a%00b', '/messages/%00abc', '/message/x%01y']) {
+      const body = await expectTheirRefusal(await call(alice, 'GET', path), 404);
+      expect(body.data.code, path).toBe('not_found');
+    }
+    expect((await app.fetch('/v1/messages/%00', { headers: { 'x-api-key': alice.key } })).status).toBe(404);
+  });
+
+  it('refuses a since that is not a timestamp with its own error only, on every inbox export path', async () => {
+    const until = '2026-11-29T00:00:00Z';
+    for (const path of ['/inbox/export', '/inbox/refresh', '/messages/inbox/export', '/message/inbox/export']) {
+      for (const since of [1, {}, [], true, 'x', '2026-13-01T00:00:00Z']) {
+        const refused = await expectTheirRefusal(await call(alice, 'POST', path, { since, until }), 400);
+        expect(refused.data, `${path} since=${JSON.stringify(since)}`).toEqual({
+          code: 'validation_failed',
+          errors: [{ field: 'body.since', message: expect.stringContaining('since') }],
+        });
+      }
+      // Both valid and in the wrong order: the order is the one problem.
+      const backwards = await expectTheirRefusal(await call(alice, 'POST', path, { since: until, until: '2026-11-01T00:00:00Z' }), 400);
+      expect(backwards.data.errors).toEqual([{ field: 'body.until', message: 'until must not be before since' }]);
+    }
+  });
+
   it('refuses malformed Basic credentials with 401 in their shape', async () => {
     const headers = [
       'Basic',
