@@ -261,10 +261,14 @@ export function createIntegratorService(deps: IntegratorDeps) {
       return webhookView(input.id || webhook.id, input.event, webhook.url, null);
     },
 
-    /** DELETE /webhooks/{id}: their server answers 204 whether or not the id named one. */
+    /**
+     * DELETE /webhooks/{id}. Their server answers 204 whether or not the id named one; here, as on
+     * /v1, an id that names none of the account's SMSGate webhooks is 404, so a typo is not taken
+     * for a deletion.
+     */
     async removeWebhook(userId: string, id: string) {
       const found = (await smsgateWebhooks(userId)).find((row) => row.id === id);
-      if (!found) return;
+      if (!found) throw notFound('webhook');
       await deps.webhooks.remove(userId, found.webhook.id);
       await repo.forget(em(), found.webhook.id);
     },

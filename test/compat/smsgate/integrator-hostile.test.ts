@@ -89,8 +89,10 @@ describe('SMSGate’s integrator API under hostile input', () => {
     }
     expect(await readJson(await call(bob, 'GET', '/messages'))).toEqual([]);
     await expectTheirRefusal(await call(bob, 'DELETE', `/devices/${alice.phone.id}`), 404);
-    // Their server answers 204 to a webhook id it does not know: Alice's stays.
-    expect((await call(bob, 'DELETE', '/webhooks/alice-hook')).status).toBe(204);
+    // Another account's webhook, or none: not there, as on /v1; Alice's stays.
+    for (const ref of ['alice-hook', 'no-such-hook', '00000000-0000-4000-8000-000000000000']) {
+      expect((await expectTheirRefusal(await call(bob, 'DELETE', `/webhooks/${ref}`), 404)).data.code).toBe('not_found');
+    }
     expect(await readJson(await call(bob, 'GET', '/webhooks'))).toEqual([]);
     const since = new Date(Date.now() - 86_400_000).toISOString();
     const until = new Date().toISOString();
