@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
-import { apiErrorOf } from '../../http/error-handler';
+import { apiErrorOf, logFailure } from '../../http/error-handler';
 import { ApiError, methodNotAllowed, unauthenticated } from '../../http/errors';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
@@ -21,7 +21,7 @@ export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
  * body parser and the input guard, so what they refuse is answered in this shape too.
  */
 export const integratorErrors: Middleware = async (ctx, next) => {
-  if (ctx.path !== INTEGRATOR_API && !ctx.path.startsWith(`${INTEGRATOR_API}/`)) return next();
+  if (!isIntegratorPath(ctx.path)) return next();
   try {
     await next();
     if (ctx.body === undefined || ctx.body === null) {
@@ -36,14 +36,23 @@ export const integratorErrors: Middleware = async (ctx, next) => {
     if (apiError.code === 'idempotency_key_reused') {
       apiError = new ApiError(409, apiError.code, 'A message with this id already exists, with another content.');
     }
-    if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
-    const status = apiError.status === 422 ? 400 : apiError.status;
-    ctx.status = status;
-    const body = apiError.toBody() as { code: string; errors?: unknown };
-    ctx.body = { message: apiError.message, data: { code: body.code, ...(body.errors ? { errors: body.errors } : {}) } };
+    logFailure(ctx, error, apiError);
+    ctx.status = integratorStatus(apiError);
+    ctx.body = integratorBody(apiError);
     for (const [name, value] of Object.entries(apiError.headers ?? {})) ctx.set(name, value);
   }
 };
+
+/** Whether a request path is under the integrator API (what answers in its error shape). */
+export const isIntegratorPath = (path: string): boolean => path === INTEGRATOR_API || path.startsWith(`${INTEGRATOR_API}/`);
+
+/** The status of an error here: a body that fails validation is 400, as on their server. */
+export const integratorStatus = (apiError: ApiError): number => (apiError.status === 422 ? 400 : apiError.status);
+
+/** An error in their shape: `{message, data: {code, errors?}}`. */
+export function integratorBody(apiError: ApiError): { message: string; data: { code: string; errors?: unknown } } {
+  return { message: apiError.message, data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) } };
+}
 
 /**
  * Their clients send `Authorization: Basic base64(login:password)`: here the password is one of
