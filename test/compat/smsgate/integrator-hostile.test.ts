@@ -161,6 +161,54 @@ describe('SMSGate’s integrator API under hostile input', () => {
     expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: basic(`anyone:${alice.key}`) } })).status).toBe(200);
   });
 
+  it('decodes Basic credentials strictly and refuses two different keys', async () => {
+    const good = Buffer.from(`login:${alice.key}`, 'latin1').toString('base64');
+    const unpadded = good.replace(/=+$/, '');
+    const variants = [
+      `${good}=`,
+      `${good}==`,
+      `${good}====`,
+      `=${good}`,
+      `${good.slice(0, 4)}=${good.slice(4)}`,
+      ...(unpadded !== good ? [unpadded] : [`${good.slice(0, -1)}`]),
+      good.replace(/\+/g, '-').replace(/\//g, '_') === good ? `${good.slice(0, -4)}-_-_` : good.replace(/\+/g, '-').replace(/\//g, '_'),
+      `${good.slice(0, 8)}!${good.slice(8)}`,
+      `${good.slice(0, 8)}.${good.slice(9)}`,
+    ];
+    for (const encoded of variants) {
+      const res = await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${encoded}` } });
+      expect((await expectTheirRefusal(res, 401)).data.code, encoded).toBe('unauthenticated');
+    }
+    // Stray bits after the last whole byte: the same bytes to a lenient decoder, not the canonical text.
+    let login = 'login';
+    while ((login.length + 1 + alice.key.length) % 3 !== 1) login += 'x';
+    const padded = Buffer.from(`${login}:${alice.key}`, 'latin1').toString('base64');
+    expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${padded}` } })).status).toBe(200);
+    const last = padded.at(-3)!;
+    const stray = `${padded.slice(0, -3)}${String.fromCharCode(last.charCodeAt(0) + 1)}==`;
+    expect(Buffer.from(stray, 'base64').equals(Buffer.from(padded, 'base64'))).toBe(true);
+    await expectTheirRefusal(await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${stray}` } }), 401);
+    expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${good}` } })).status).toBe(200);
+
+    // Both X-Api-Key and Basic: the same key passes, two different keys are refused whichever is valid.
+    const both = (apiKey: string, password: string) =>
+      app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: basic(`login:${password}`), 'x-api-key': apiKey } });
+    expect((await both(alice.key, alice.key)).status).toBe(200);
+    for (const [apiKey, password] of [
+      [alice.key, bob.key],
+      [bob.key, alice.key],
+      [alice.key, `${alice.key}x`],
+      [`${alice.key}x`, alice.key],
+    ]) {
+      expect((await expectTheirRefusal(await both(apiKey, password), 401)).data.code).toBe('unauthenticated');
+    }
+    // Bearer and X-Api-Key with different keys: refused the same way.
+    const bearer = await app.fetch(`${INTEGRATOR_API}/messages`, {
+      headers: { authorization: `Bearer ${bob.key}`, 'x-api-key': alice.key },
+    });
+    await expectTheirRefusal(bearer, 401);
+  });
+
   it('refuses settings out of any range with 400, nothing applied, the signing key kept', async () => {
     const before = await footprint(alice);
     const patches = [
