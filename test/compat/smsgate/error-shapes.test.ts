@@ -118,6 +118,34 @@ describe('one error shape per API', () => {
     expect(await registration.json()).toMatchObject({ code: 'validation_failed', status: 400 });
   });
 
+  it('refuses SMSGate-shaped webhooks to private networks in its shape, on create and on replace', async () => {
+    // This app has the default WEBHOOK_ALLOW_PRIVATE_NETWORKS=false.
+    const key = alice.key;
+    const made = await call('POST', '/webhooks', { key, body: JSON.stringify({ id: 'ssrf-hook', url: 'https://93.184.216.34/hook', event: 'sms:sent' }) });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://10.1.2.3/x',
+      'https://192.168.0.1/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://[fd00::1]/x',
+      'https://0x7f000001/x',
+      'https://2130706433/x',
+      'https://localhost/x',
+      'http://93.184.216.34/hook',
+    ]) {
+      for (const id of [undefined, 'ssrf-hook']) {
+        const refused = await call('POST', '/webhooks', { key, body: JSON.stringify({ ...(id ? { id } : {}), url, event: 'sms:sent' }) });
+        expect(refused.status, `${url} ${id}: ${JSON.stringify(refused.body)}`).toBe(400);
+        expect(refused.body).toEqual({ message: expect.any(String), data: expect.objectContaining({ code: expect.any(String) }) });
+      }
+    }
+    const listed = (await call('GET', '/webhooks', { key })).body;
+    expect(listed).toEqual([expect.objectContaining({ id: 'ssrf-hook', url: 'https://93.184.216.34/hook' })]);
+  });
+
   it('logs the documented 501 answers as expected, not as errors', async () => {
     lines.length = 0;
     for (const path of ['/inbox', '/auth/token', '/messages/some-id']) {
