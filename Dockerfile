@@ -3,7 +3,7 @@
 
 # The build: TypeScript to dist/, both workflow bundles into dist/workflow-bundles (where the compiled
 # worker looks), the dashboard's static files into web/dist. Needs the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -17,7 +17,7 @@ RUN npm run build
 
 # What runs: the production dependencies and the build, nothing else (no TypeScript, no tsx). The
 # bundles' manifests name files by path, so /app is the folder in both stages.
-FROM node:20-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

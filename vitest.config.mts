@@ -3,8 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The cluster test runs on its own, on the compiled build: `npm run test:cluster` (test/cluster).
-    exclude: [...configDefaults.exclude, 'test/cluster/**'],
+    // The cluster and compose tests run on their own: `npm run test:cluster`, `npm run test:compose`.
+    exclude: [...configDefaults.exclude, 'test/cluster/**', 'test/compose/**'],
     // One Postgres, one migration run and one workflow bundle for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

@@ -12,6 +12,7 @@ import { requestContext } from './http/request-context';
 import { routeMethods } from './http/route-methods';
 import { healthRoutes } from './http/health.routes';
 import { messagesRoutes } from './messages/messages.routes';
+import { inboundRefusals } from './messages/inbound-refusals';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
 import { optOutsRoutes } from './opt-outs/opt-outs.routes';
 import type { Services } from './services';
@@ -92,6 +93,8 @@ export function createApp(deps: AppDeps): Koa {
     // Only objects and arrays: a bare `"text"` body is not a request we understand.
     jsonStrict: true,
   };
+  // Around the parsers and the input guard: a forwarded text refused by any of them is logged and counted.
+  app.use(inboundRefusals({ logger: deps.logger, metrics: services.metrics.phone }));
   // The SMSGate app's paths and its MMS webhook bodies, before the app-wide parser.
   app.use(smsgateRequests({ orm: deps.orm, parserOptions }));
   app.use(bodyParser({ ...parserOptions, jsonLimit: deps.config.bodyLimit }));

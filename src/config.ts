@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as yup from 'yup';
 import { parseDuration, parseDurationList } from './lib/duration';
+import { postgresSsl, PostgresTlsError } from './db/postgres-tls';
 
 // The only module that reads process.env. Parsed once at start, frozen; a bad value stops the
 // process with one line that names the variable.
@@ -19,7 +21,8 @@ const duration = (fallback: string) =>
       }
     });
 
-const bool = (fallback: boolean) =>
+/** true, false, 1 or 0; undefined when unset. */
+const flag = () =>
   yup
     .boolean()
     .transform((value, original) =>
@@ -28,8 +31,9 @@ const bool = (fallback: boolean) =>
           original)
         : value,
     )
-    .typeError('${path} must be true or false')
-    .default(fallback);
+    .typeError('${path} must be true or false');
+
+const bool = (fallback: boolean) => flag().default(fallback);
 
 const url = (protocols: string[]) =>
   yup.string().test('url', `\${path} must be a URL (${protocols.join(', ')})`, (value) => {
@@ -64,6 +68,8 @@ export const envSchema = yup.object({
   NODE_ENV: yup.string().oneOf(['development', 'production', 'test']).default('development'),
   PORT: int(3000, 0, 65535),
   PUBLIC_URL: url(['http', 'https']),
+  /** In production a PUBLIC_URL that is neither https nor loopback is refused unless this says it is meant. */
+  ALLOW_INSECURE_PUBLIC_URL: bool(false),
   DASHBOARD_URL: url(['http', 'https']),
   DATABASE_URL: url(['postgres', 'postgresql']),
   /** Connections per process; each is a Postgres backend with its own memory (about 5 to 10 MiB). */
@@ -72,6 +78,17 @@ export const envSchema = yup.object({
   EMBEDDED_POSTGRES_PORT: int(54329, 1, 65535),
   TEMPORAL_ADDRESS: yup.string().matches(/^[^\s:]+:\d+$/, '${path} must be host:port'),
   TEMPORAL_NAMESPACE: yup.string().default('default'),
+  /** TLS to the frontend; unset: on when any TEMPORAL_TLS_* file or name, or TEMPORAL_API_KEY, is set. */
+  TEMPORAL_TLS: flag(),
+  /** PEM of the CA that signed the frontend's certificate; unset: the system's roots. */
+  TEMPORAL_TLS_CA_FILE: yup.string(),
+  /** A client certificate and its key (PEM), for a frontend that requires mTLS: both or neither. */
+  TEMPORAL_TLS_CERT_FILE: yup.string(),
+  TEMPORAL_TLS_KEY_FILE: yup.string(),
+  /** The name the frontend's certificate is checked against, when not the host of TEMPORAL_ADDRESS. */
+  TEMPORAL_TLS_SERVER_NAME: yup.string(),
+  /** A Temporal Cloud API key (implies TLS). A secret: never logged. */
+  TEMPORAL_API_KEY: yup.string(),
   TEMPORAL_TASK_QUEUE: yup.string().default('phone-gateway'),
   /**
    * Workflows the worker keeps in memory between tasks. The SDK's default follows the heap limit
@@ -157,6 +174,124 @@ export type Env = yup.InferType<typeof envSchema>;
 
 export class ConfigError extends Error {}
 
+/** A file named by a setting, read at start: one that cannot be read stops the process naming the setting. */
+function readSettingFile(variable: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`Invalid configuration: ${variable}: cannot read ${file} (${reason})`);
+  }
+}
+
+/**
+ * TLS to the Temporal frontend, in the shape Connection.connect and NativeConnection.connect take, with
+ * the names of the settings that made it (for a failed connection's message); undefined: plain text.
+ */
+function temporalTls(env: Env) {
+  const settings = (
+    [
+      'TEMPORAL_TLS_CA_FILE',
+      'TEMPORAL_TLS_CERT_FILE',
+      'TEMPORAL_TLS_KEY_FILE',
+      'TEMPORAL_TLS_SERVER_NAME',
+      'TEMPORAL_API_KEY',
+    ] as const
+  ).filter((name) => env[name] !== undefined);
+  if (Boolean(env.TEMPORAL_TLS_CERT_FILE) !== Boolean(env.TEMPORAL_TLS_KEY_FILE)) {
+    throw new ConfigError(
+      'Invalid configuration: TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together (a client certificate and its key): set both or neither',
+    );
+  }
+  if (env.TEMPORAL_TLS === false && settings.length > 0) {
+    throw new ConfigError(`Invalid configuration: TEMPORAL_TLS is false but ${settings.join(', ')} need TLS`);
+  }
+  if (!env.TEMPORAL_TLS && settings.length === 0) return undefined;
+  if (!env.TEMPORAL_ADDRESS) {
+    // npm start's dev server speaks plain text only.
+    throw new ConfigError(
+      `Invalid configuration: ${env.TEMPORAL_TLS ? 'TEMPORAL_TLS' : settings.join(', ')} need TEMPORAL_ADDRESS (the dev server npm start runs has no TLS)`,
+    );
+  }
+  return {
+    settings: env.TEMPORAL_TLS ? ['TEMPORAL_TLS', ...settings] : settings,
+    options: {
+      serverRootCACertificate: env.TEMPORAL_TLS_CA_FILE
+        ? readSettingFile('TEMPORAL_TLS_CA_FILE', env.TEMPORAL_TLS_CA_FILE)
+        : undefined,
+      clientCertPair:
+        env.TEMPORAL_TLS_CERT_FILE && env.TEMPORAL_TLS_KEY_FILE
+          ? {
+              crt: readSettingFile('TEMPORAL_TLS_CERT_FILE', env.TEMPORAL_TLS_CERT_FILE),
+              key: readSettingFile('TEMPORAL_TLS_KEY_FILE', env.TEMPORAL_TLS_KEY_FILE),
+            }
+          : undefined,
+      serverNameOverride: env.TEMPORAL_TLS_SERVER_NAME,
+    },
+  };
+}
+
+/** Passwords of examples, images and tutorials: the first ones tried against an exposed Postgres. */
+const DEFAULT_PASSWORDS = new Set([
+  'gateway',
+  'postgres',
+  'password',
+  'temporal',
+  'changeme',
+  'secret',
+  'admin',
+  'root',
+]);
+
+const isLoopback = (host: string) =>
+  host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
+
+/**
+ * In production (NODE_ENV=production: npm run api, worker, migrate, the image), settings that are
+ * fine on a laptop and unsafe on a server stop the start, every one named in one line. Values are
+ * never echoed.
+ */
+function productionProblems(env: Env): string[] {
+  const problems: string[] = [];
+  if (!env.SECRETS_KEY) {
+    problems.push('SECRETS_KEY is not set (webhook secrets would be stored as given; openssl rand -base64 32)');
+  }
+  if (env.DATABASE_URL) {
+    const parsed = new URL(env.DATABASE_URL);
+    const password = decodeURIComponent(parsed.password);
+    const user = decodeURIComponent(parsed.username);
+    if (!password) problems.push("DATABASE_URL's password is empty");
+    else if (DEFAULT_PASSWORDS.has(password.toLowerCase()) || password === user) {
+      problems.push("DATABASE_URL's password is a well-known default (set a long random one)");
+    }
+  }
+  const publicUrl = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
+  if (publicUrl.protocol !== 'https:' && !isLoopback(publicUrl.hostname) && !env.ALLOW_INSECURE_PUBLIC_URL) {
+    problems.push(
+      'PUBLIC_URL is not https (sessions and keys would cross the network in the clear; set ALLOW_INSECURE_PUBLIC_URL=true if TLS ends in front of it on a trusted network)',
+    );
+  }
+  return problems;
+}
+
+/** What the schema cannot say alone: settings that go together, files they name, production's rules. */
+function check(env: Env): void {
+  if (env.DATABASE_URL) {
+    try {
+      postgresSsl(env.DATABASE_URL);
+    } catch (error) {
+      if (error instanceof PostgresTlsError) throw new ConfigError(`Invalid configuration: ${error.message}`);
+      throw error;
+    }
+  }
+  if (env.NODE_ENV === 'production') {
+    const problems = productionProblems(env);
+    if (problems.length > 0) {
+      throw new ConfigError(`Unsafe configuration for production (NODE_ENV=production): ${problems.join('; ')}`);
+    }
+  }
+}
+
 function build(env: Env) {
   const port = env.PORT;
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -172,6 +307,10 @@ function build(env: Env) {
     temporal: {
       address: env.TEMPORAL_ADDRESS,
       namespace: env.TEMPORAL_NAMESPACE,
+      /** TLS to the frontend (undefined: plain text) and the settings that asked for it. */
+      tls: temporalTls(env),
+      /** A secret (Temporal Cloud): never logged. */
+      apiKey: env.TEMPORAL_API_KEY,
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       maxCachedWorkflows: env.TEMPORAL_MAX_CACHED_WORKFLOWS,
       devPort: env.TEMPORAL_DEV_PORT,
@@ -274,7 +413,9 @@ export function loadConfig(
     raw[key] = value === '' ? undefined : value;
   }
   try {
-    return deepFreeze(build(envSchema.validateSync(raw, { abortEarly: true, stripUnknown: true })));
+    const env = envSchema.validateSync(raw, { abortEarly: true, stripUnknown: true });
+    check(env);
+    return deepFreeze(build(env));
   } catch (error) {
     if (error instanceof yup.ValidationError) {
       // The value itself is not echoed: it may be a secret.

@@ -221,6 +221,7 @@ export function buildServices(deps: ServiceDeps) {
     outcomes,
     events,
     metrics: metrics.phone,
+    logger,
     onPacedOut: push.enabled ? pacedWakes.watch : undefined,
   });
   // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.

@@ -13,12 +13,44 @@ export function temporalAddress(config: Config): string {
   return config.temporal.address ?? `127.0.0.1:${config.temporal.devPort}`;
 }
 
+/**
+ * What Connection.connect and NativeConnection.connect both take to reach the frontend: its address,
+ * and TLS (a CA, a client certificate, a server name) and the API key when configured.
+ */
+export function temporalConnectionOptions(config: Config, address = temporalAddress(config)) {
+  const { tls, apiKey } = config.temporal;
+  return {
+    address,
+    ...(tls ? { tls: { ...tls.options } } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  };
+}
+
+/**
+ * Connects with `connect`; with TLS configured, a failure names the TLS settings in use (a wrong
+ * certificate otherwise reads as a bare handshake error), never their values.
+ */
+export async function withTlsSettings<T>(config: Config, address: string, connect: () => Promise<T>): Promise<T> {
+  try {
+    return await connect();
+  } catch (error) {
+    const tls = config.temporal.tls;
+    if (!tls) throw error;
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot connect to Temporal at ${address} with ${tls.settings.join(', ')}: ${cause}`, {
+      cause: error,
+    });
+  }
+}
+
 export async function connectTemporal(
   config: Config,
   address = temporalAddress(config),
   tracing?: Tracing,
 ): Promise<Client> {
-  const connection = await Connection.connect({ address });
+  const connection = await withTlsSettings(config, address, () =>
+    Connection.connect(temporalConnectionOptions(config, address)),
+  );
   return new Client({ connection, namespace: config.temporal.namespace, interceptors: await clientInterceptors(tracing) });
 }
 

@@ -5,6 +5,8 @@
 #   server       the Temporal server and its SQL schema tool (the cluster: `npm run cluster`), built
 #                with `go install` at the server version the CLI is built on, with the server's own
 #                Postgres schema files copied beside them; and the Temporal UI server the CLI embeds
+#   all          what `npm test` needs: the test server, the CLI, and the server without its UI (the
+#                mTLS test, test/temporal/tls.test.ts, runs it: the dev server has no TLS)
 # Usage: temporal/install.sh [cli|test-server|server|all]   (default: test-server; `npm start` asks for cli)
 # A second run finds the cache and returns at once. Without Go (or Java and Maven) it says so and
 # exits 0: the SDK's own download is then the fallback (see temporal/paths.ts).
@@ -42,7 +44,7 @@ install_server() {
   local dir="$cache/temporal-server-$TEMPORAL_SERVER_VERSION"
   if [ -x "$dir/temporal-server" ] && [ -x "$dir/temporal-sql-tool" ] && [ -d "$dir/schema" ]; then return 0; fi
   if ! command -v go >/dev/null 2>&1; then
-    say "Go is not installed: the cluster (npm run cluster and its test) needs it to build the server."
+    say "Go is not installed: the cluster (npm run cluster and its test) and npm test's mTLS test need it to build the server."
     return 1
   fi
   say "Building the Temporal server $TEMPORAL_SERVER_VERSION and its SQL tool with go install (first time only)..."
@@ -119,6 +121,6 @@ case "$what" in
   cli) install_cli ;;
   test-server) install_test_server ;;
   server) install_server; install_ui ;;
-  all) install_test_server; install_cli ;;
+  all) install_test_server; install_cli; install_server ;;
   *) echo "usage: $0 [cli|test-server|server|all]" >&2; exit 2 ;;
 esac

@@ -48,6 +48,32 @@ const refused = (error: unknown) =>
   isGrpcServiceError(error) && (error.code === PERMISSION_DENIED || error.code === UNIMPLEMENTED);
 
 /**
+ * What the namespace lacks of the custom search attributes, in words (undefined: nothing), for
+ * readiness: every workflow start fails without them. A server that will not list them (the
+ * time-skipping test server, a restricted role) is not held against it, as ensureSearchAttributes
+ * does not hold it.
+ */
+export async function searchAttributesProblem(
+  connection: Pick<ConnectionLike, 'operatorService'>,
+  namespace: string,
+): Promise<string | undefined> {
+  let found: Awaited<ReturnType<typeof check>>;
+  try {
+    found = await check(connection, namespace);
+  } catch (error) {
+    if (refused(error)) return undefined;
+    throw error;
+  }
+  if (found.absent.length > 0) {
+    return `search attributes ${found.absent.map((key) => key.name).join(', ')} are missing on namespace ${namespace}`;
+  }
+  if (found.mismatched.length > 0) {
+    return `search attributes ${found.mismatched.join(', ')} are registered with another type than Keyword on namespace ${namespace}`;
+  }
+  return undefined;
+}
+
+/**
  * Makes sure the namespace has every custom search attribute, adding the missing ones one by one; one
  * that exists already (another worker added it meanwhile) is fine. Where the server refuses to add a
  * missing one the worker does not start, since every workflow start would fail: an operator runs

@@ -18,7 +18,7 @@ import type { Logger } from '../src/lib/logger';
 import type { Tracing } from '../src/traces/tracing';
 import { RECONCILER_WORKFLOW_ID } from '../workflows/definitions';
 import type { reconcilerWorkflow } from '../workflows';
-import { clientInterceptors, idempotentStart, temporalAddress } from './client';
+import { clientInterceptors, idempotentStart, temporalAddress, temporalConnectionOptions, withTlsSettings } from './client';
 import { defaultBundleCacheDir, prebuiltWorkflowBundle } from './bundle-cache';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -150,7 +150,9 @@ export async function connectWorkerClient(
   tracing?: Tracing,
 ): Promise<Client> {
   installTemporalRuntime(logger, config);
-  const connection = await NativeConnection.connect({ address });
+  const connection = await withTlsSettings(config, address, () =>
+    NativeConnection.connect(temporalConnectionOptions(config, address)),
+  );
   return new Client({ connection, namespace: config.temporal.namespace, interceptors: await clientInterceptors(tracing) });
 }
 
@@ -161,7 +163,12 @@ export async function runWorker(deps: Omit<WorkerDeps, 'connection'> & { orm: Mi
   await ensureSearchAttributes(deps.temporal.connection, deps.config.temporal.namespace, deps.logger);
   // The client's own connection when it is a core one (connectWorkerClient), which its owner closes.
   const shared = deps.temporal.connection instanceof NativeConnection ? deps.temporal.connection : undefined;
-  const connection = shared ?? (await NativeConnection.connect({ address: temporalAddress(deps.config) }));
+  const address = temporalAddress(deps.config);
+  const connection =
+    shared ??
+    (await withTlsSettings(deps.config, address, () =>
+      NativeConnection.connect(temporalConnectionOptions(deps.config, address)),
+    ));
   const worker = await createWorker({ ...deps, connection });
   const done = worker.run().finally(() => (shared ? undefined : connection.close()));
   await ensureReconciler(deps.temporal, deps.config);

@@ -30,10 +30,16 @@ interface Service {
 
 let checker = '';
 
+/** The two values the file requires (docker-compose.yml's header), as an operator's `.env` gives them. */
+const REQUIRED = { POSTGRES_PASSWORD: 'a-long-random-password', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+
 /** The loader's output for `file`, or its error. */
-function load(file: string): { project?: { services: Record<string, Service> }; error?: string } {
-  // Only PATH: the file's own defaults are what is checked.
-  const run = spawnSync(checker, [file], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+function load(
+  file: string,
+  env: Record<string, string> = REQUIRED,
+): { project?: { services: Record<string, Service> }; error?: string } {
+  // Only PATH and the required values: the file's own defaults are what is checked.
+  const run = spawnSync(checker, [file], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
   if (run.status !== 0) return { error: run.stderr.trim() || `exit ${run.status}` };
   return { project: JSON.parse(run.stdout) as { services: Record<string, Service> } };
 }
@@ -66,7 +72,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('has the production shape: Postgres, a schema job, two Temporal servers, the UI, migrate, api and worker', () => {
+  it('refuses to start without a database password or a secrets key, naming each', () => {
+    expect(load(composeFile, { SECRETS_KEY: REQUIRED.SECRETS_KEY }).error).toMatch(/POSTGRES_PASSWORD/);
+    expect(load(composeFile, { POSTGRES_PASSWORD: REQUIRED.POSTGRES_PASSWORD }).error).toMatch(/SECRETS_KEY/);
+  });
+
+  it('has the production shape: Postgres, a schema job, two Temporal servers, a setup job, the UI, migrate, api and worker', () => {
     expect(Object.keys(services).sort()).toEqual([
       'api',
       'migrate',
@@ -74,23 +85,49 @@ describe('docker-compose.yml', () => {
       'temporal-1',
       'temporal-2',
       'temporal-schema',
+      'temporal-setup',
       'temporal-ui',
       'worker',
     ]);
     expect(services.api.command).toEqual(['node', 'dist/src/main.js']);
     expect(services.worker.command).toEqual(['node', 'dist/src/worker.js']);
     expect(services.migrate.command).toEqual(['node', 'dist/src/db/migrate.js']);
-    for (const name of ['api', 'worker', 'migrate']) expect(services[name].build?.context).toBe(root);
+    expect(services['temporal-setup'].command).toEqual(['node', 'dist/temporal/setup-cli.js']);
+    for (const name of ['api', 'worker', 'migrate', 'temporal-setup']) {
+      expect(services[name].build?.context).toBe(root);
+      expect(services[name].image).toBe('phone-gateway:local');
+    }
   });
 
-  it('pins Temporal to the server the repo builds, the UI the CLI embeds, and Postgres to a minor version', () => {
+  it('pins every image to what tools/images builds: the server the repo builds, its tools, the UI the CLI embeds', () => {
     const server = pinned('TEMPORAL_SERVER_VERSION');
+    const images = readFileSync(path.join(root, 'tools', 'images', 'versions.env'), 'utf8');
+    const image = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(images)![1];
     expect(services['temporal-1'].image).toBe(`temporalio/server:${server}`);
-    expect(services['temporal-2'].image).toBe(`temporalio/server:${server}`);
-    // Tagged by minor version only: the same schema and tool as the server's.
-    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${server.split('.').slice(0, 2).join('.')}`);
+    expect(services['temporal-2'].image).toBe(image('TEMPORAL_SERVER_IMAGE'));
+    expect(services['temporal-schema'].image).toBe(image('TEMPORAL_ADMIN_TOOLS_IMAGE'));
+    expect(services['temporal-schema'].image).toMatch(new RegExp(`^temporalio/admin-tools:${server.replace(/\./g, '\\.')}-`));
     expect(services['temporal-ui'].image).toBe(`temporalio/ui:${pinned('TEMPORAL_UI_VERSION')}`);
-    expect(services.postgres.image).toMatch(/^postgres:\d+\.\d+$/);
+    expect(services['temporal-ui'].image).toBe(image('TEMPORAL_UI_IMAGE'));
+    // The major version: its minor releases are the security fixes.
+    expect(services.postgres.image).toBe(image('POSTGRES_IMAGE'));
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual([image('NODE_IMAGE'), image('NODE_IMAGE')]);
+  });
+
+  it('runs the production dynamic config, without development-only keys, and sizes Postgres connections for it', () => {
+    for (const name of ['temporal-1', 'temporal-2']) {
+      expect(services[name].environment?.TEMPORAL_DYNAMIC_CONFIG).toBe('/etc/temporal/dynamicconfig/production-sql.yaml');
+      // Every process records the same frontend address in the cluster metadata.
+      expect(services[name].environment?.TEMPORAL_CLUSTER_RPC_ADDRESS).toBe('temporal:7233');
+    }
+    const dynamic = readFileSync(path.join(root, 'temporal', 'dynamicconfig', 'production-sql.yaml'), 'utf8');
+    expect(dynamic).not.toMatch(/forceSearchAttributesCacheRefreshOnRead/);
+    const maxConnections = Number(/max_connections=(\d+)/.exec(services.postgres.command!.join(' '))![1]);
+    const perServer = 4 * Number(services['temporal-1'].environment!.TEMPORAL_POSTGRES_MAX_CONNS) + 4 * 4;
+    const perApp = Number(services.api.environment!.DATABASE_POOL_MAX);
+    // Two servers, two api, two workers and a one-shot job, and the superuser's reserve.
+    expect(maxConnections).toBeGreaterThanOrEqual(2 * perServer + 5 * perApp + 3);
   });
 
   it('runs the Temporal servers and the schema job on the repository files `npm run cluster` runs', () => {
@@ -108,8 +145,16 @@ describe('docker-compose.yml', () => {
     }
     expect(services['temporal-schema'].entrypoint).toEqual(['sh', '/etc/temporal/cluster/schema.sh']);
     expect(services['temporal-schema'].restart).toBe('no');
+    // One server at a time writes the cluster metadata: the second after the first is healthy and
+    // the namespace and search attributes exist.
     expect(services['temporal-1'].depends_on).toEqual({
       'temporal-schema': expect.objectContaining({ condition: 'service_completed_successfully' }),
+    });
+    expect(services['temporal-setup'].depends_on).toEqual({
+      'temporal-1': expect.objectContaining({ condition: 'service_healthy' }),
+    });
+    expect(services['temporal-2'].depends_on).toEqual({
+      'temporal-setup': expect.objectContaining({ condition: 'service_completed_successfully' }),
     });
   });
 
@@ -130,6 +175,7 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'worker']) {
       expect(services[name].depends_on).toEqual({
         migrate: expect.objectContaining({ condition: 'service_completed_successfully' }),
+        'temporal-setup': expect.objectContaining({ condition: 'service_completed_successfully' }),
         'temporal-1': expect.objectContaining({ condition: 'service_healthy' }),
         'temporal-2': expect.objectContaining({ condition: 'service_healthy' }),
       });
@@ -148,7 +194,7 @@ describe('docker-compose.yml', () => {
     for (const port of published) expect(port.host_ip, port.name).toBe('127.0.0.1');
   });
 
-  it.each(['api', 'worker', 'migrate'])('gives %s only variables the config knows, and a valid config', (name) => {
+  it.each(['api', 'worker', 'migrate', 'temporal-setup'])('gives %s only variables the config knows, and a valid config', (name) => {
     const environment = services[name].environment ?? {};
     const known = new Set(Object.keys(envSchema.fields));
     expect(Object.keys(environment).filter((key) => !known.has(key))).toEqual([]);
@@ -160,8 +206,9 @@ describe('docker-compose.yml', () => {
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
   });
 
-  it('gives api, worker and migrate the same environment', () => {
+  it('gives api, worker, migrate and temporal-setup the same environment', () => {
     expect(services.api.environment).toEqual(services.worker.environment);
     expect(services.migrate.environment).toEqual(services.worker.environment);
+    expect(services['temporal-setup'].environment).toEqual(services.worker.environment);
   });
 });

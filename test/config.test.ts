@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, envSchema, loadConfig, temporalCacheDir } from '../src/config';
 
@@ -83,6 +83,165 @@ describe('config', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.temporal)).toBe(true);
+  });
+
+  /** The ConfigError's message for `env`, which must be one line. */
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).not.toContain('\n');
+      return (error as Error).message;
+    }
+    throw new Error('the configuration was accepted');
+  };
+
+  describe('TLS to Temporal', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'config-tls-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const ca = file('ca.pem', 'CA PEM');
+    const crt = file('client.pem', 'CLIENT PEM');
+    const key = file('client.key', 'KEY PEM');
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('is off unless asked for', () => {
+      expect(loadConfig({}).temporal.tls).toBeUndefined();
+      expect(loadConfig({ TEMPORAL_TLS: 'false' }).temporal.tls).toBeUndefined();
+    });
+
+    it('is on with TEMPORAL_TLS=true alone: the system roots, no client certificate', () => {
+      expect(loadConfig({ TEMPORAL_TLS: 'true', TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.tls).toEqual({
+        settings: ['TEMPORAL_TLS'],
+        options: { serverRootCACertificate: undefined, clientCertPair: undefined, serverNameOverride: undefined },
+      });
+    });
+
+    it('reads the CA, the client certificate and its key at start, and takes the server name', () => {
+      const tls = loadConfig({
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        TEMPORAL_TLS_CA_FILE: ca,
+        TEMPORAL_TLS_CERT_FILE: crt,
+        TEMPORAL_TLS_KEY_FILE: key,
+        TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      }).temporal.tls;
+      expect(tls?.settings).toEqual([
+        'TEMPORAL_TLS_CA_FILE',
+        'TEMPORAL_TLS_CERT_FILE',
+        'TEMPORAL_TLS_KEY_FILE',
+        'TEMPORAL_TLS_SERVER_NAME',
+      ]);
+      expect(tls?.options.serverRootCACertificate?.toString()).toBe('CA PEM');
+      expect(tls?.options.clientCertPair?.crt.toString()).toBe('CLIENT PEM');
+      expect(tls?.options.clientCertPair?.key.toString()).toBe('KEY PEM');
+      expect(tls?.options.serverNameOverride).toBe('temporal.internal');
+    });
+
+    it('is implied by an API key, which is kept for the connection', () => {
+      const config = loadConfig({ TEMPORAL_API_KEY: 'cloud-key-123', TEMPORAL_ADDRESS: 'x.tmprl.cloud:7233' });
+      expect(config.temporal.apiKey).toBe('cloud-key-123');
+      expect(config.temporal.tls?.settings).toEqual(['TEMPORAL_API_KEY']);
+    });
+
+    it('refuses a certificate without its key (or a key alone), naming both', () => {
+      for (const env of [
+        { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CERT_FILE: crt },
+        { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_KEY_FILE: key },
+      ] as Record<string, string>[]) {
+        expect(refusal(env)).toMatch(/TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE/);
+      }
+    });
+
+    it('refuses a file it cannot read, naming the setting', () => {
+      expect(
+        refusal({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CA_FILE: path.join(dir, 'missing.pem') }),
+      ).toMatch(/TEMPORAL_TLS_CA_FILE: cannot read .*missing\.pem \(ENOENT\)/);
+      expect(
+        refusal({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CERT_FILE: crt, TEMPORAL_TLS_KEY_FILE: dir }),
+      ).toMatch(/TEMPORAL_TLS_KEY_FILE: cannot read .*EISDIR/);
+    });
+
+    it("refuses TLS without TEMPORAL_ADDRESS: npm start's dev server has none", () => {
+      expect(refusal({ TEMPORAL_TLS_CA_FILE: ca })).toMatch(/TEMPORAL_TLS_CA_FILE need TEMPORAL_ADDRESS/);
+      expect(refusal({ TEMPORAL_TLS: 'true' })).toMatch(/TEMPORAL_TLS need TEMPORAL_ADDRESS/);
+    });
+
+    it('refuses TEMPORAL_TLS=false beside settings that need TLS', () => {
+      expect(refusal({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA_FILE: ca })).toMatch(
+        /TEMPORAL_TLS is false but TEMPORAL_TLS_CA_FILE need/,
+      );
+    });
+  });
+
+  describe('TLS to Postgres, from DATABASE_URL', () => {
+    it('refuses an sslmode node-postgres cannot honour, and a root certificate it cannot read', () => {
+      expect(refusal({ DATABASE_URL: 'postgresql://u:p@db/x?sslmode=prefer' })).toMatch(
+        /DATABASE_URL's sslmode must be one of disable, require, verify-ca, verify-full/,
+      );
+      expect(
+        refusal({ DATABASE_URL: 'postgresql://u:p@db/x?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem' }),
+      ).toMatch(/DATABASE_URL's sslrootcert \/nonexistent\/ca\.pem cannot be read \(ENOENT\)/);
+    });
+  });
+
+  describe('in production', () => {
+    const KEY = Buffer.alloc(32, 7).toString('base64');
+    const safe = {
+      NODE_ENV: 'production',
+      SECRETS_KEY: KEY,
+      DATABASE_URL: 'postgresql://gateway:Vq3x9-long-random-password@db:5432/phone_gateway',
+      PUBLIC_URL: 'https://sms.example.com',
+    };
+
+    it('accepts a safe configuration, and a loopback PUBLIC_URL over http', () => {
+      expect(loadConfig(safe).env).toBe('production');
+      for (const local of ['http://localhost:3000', 'http://127.0.0.1:3001', 'http://[::1]:3000']) {
+        expect(loadConfig({ ...safe, PUBLIC_URL: local }).publicUrl).toBe(local);
+      }
+      const { PUBLIC_URL: _, ...defaulted } = safe;
+      expect(loadConfig(defaulted).publicUrl).toBe('http://localhost:3000');
+    });
+
+    it('refuses each unsafe setting, every one named in one line', () => {
+      const message = refusal({
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgresql://gateway:gateway@db:5432/phone_gateway',
+        PUBLIC_URL: 'http://sms.example.com',
+      });
+      expect(message).toMatch(/^Unsafe configuration for production/);
+      expect(message).toMatch(/SECRETS_KEY is not set/);
+      expect(message).toMatch(/DATABASE_URL's password is a well-known default/);
+      expect(message).toMatch(/PUBLIC_URL is not https.*ALLOW_INSECURE_PUBLIC_URL=true/);
+    });
+
+    it.each([
+      ['an empty password', 'postgresql://gateway@db/x', /password is empty/],
+      ['postgres', 'postgresql://app:postgres@db/x', /well-known default/],
+      ['Password, whatever its case', 'postgresql://app:Password@db/x', /well-known default/],
+      ['changeme', 'postgresql://app:changeme@db/x', /well-known default/],
+      ['temporal', 'postgresql://app:temporal@db/x', /well-known default/],
+      ['the user name', 'postgresql://smsgw:smsgw@db/x', /well-known default/],
+    ])('refuses a database password that is %s, never echoing it', (_name, url, pattern) => {
+      const message = refusal({ ...safe, DATABASE_URL: url });
+      expect(message).toMatch(pattern);
+      expect(message).not.toMatch(/changeme|smsgw|Password@/);
+    });
+
+    it('takes a plain-http PUBLIC_URL only when told it is meant', () => {
+      expect(refusal({ ...safe, PUBLIC_URL: 'http://10.0.0.5:3000' })).toMatch(/PUBLIC_URL is not https/);
+      expect(
+        loadConfig({ ...safe, PUBLIC_URL: 'http://10.0.0.5:3000', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl,
+      ).toBe('http://10.0.0.5:3000');
+    });
+
+    it('leaves development and tests as easy as they were', () => {
+      for (const NODE_ENV of ['development', 'test']) {
+        expect(loadConfig({ NODE_ENV, PUBLIC_URL: 'http://sms.example.com' }).env).toBe(NODE_ENV);
+      }
+    });
   });
 
   describe('.env.example', () => {

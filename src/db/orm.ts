@@ -5,11 +5,14 @@ import type { Logger } from '../lib/logger';
 import { traceStatements, underAdvisoryLock } from './connection';
 import type { Tracing } from '../traces/tracing';
 import { entities } from './entities';
+import { postgresSsl } from './postgres-tls';
 import { migrations } from './migrations';
 
 export function ormConfig(databaseUrl: string, logger?: Logger, poolMax = 10): Options {
   return defineConfig({
     clientUrl: databaseUrl,
+    // DATABASE_URL's sslmode and sslrootcert (postgres-tls.ts), which MikroORM itself does not read.
+    driverOptions: { connection: { ssl: postgresSsl(databaseUrl) } },
     entities,
     extensions: [Migrator],
     // Entities are listed explicitly (src/db/entities.ts): no folder scanning, same under tsx,

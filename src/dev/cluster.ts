@@ -6,7 +6,8 @@
 // would. Ctrl-C stops everything, the service first, Postgres last. The cluster test
 // (test/cluster) starts the same thing through startCluster().
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -153,6 +154,20 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
   }
 }
 
+/**
+ * The SECRETS_KEY of a cluster whose environment gives none (production refuses to start without
+ * one): made once and kept in its data folder, as an operator keeps one in a secret store, so the
+ * webhook secrets it sealed open again after a restart.
+ */
+function clusterSecretsKey(dataDir: string): string {
+  const file = path.join(dataDir, 'secrets-key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 /** Starts everything, in order; on a failure, stops what it started and throws. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { logger } = options;
@@ -232,7 +247,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       stops.push({ name: 'Temporal UI', stop: ui.stop });
     }
 
-    const env = { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+    const env = {
+      ...options.env,
+      SECRETS_KEY: options.env.SECRETS_KEY || clusterSecretsKey(options.dataDir),
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+    };
     const taskQueue = options.env.TEMPORAL_TASK_QUEUE ?? 'phone-gateway';
     // `npm run migrate` once, as an operator runs it before rolling out api and worker processes.
     const migrate = startCompiled('migrate', COMPILED.migrate, env, options.onLine);

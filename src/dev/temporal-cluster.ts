@@ -8,11 +8,11 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Connection, isGrpcServiceError } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
+import { Connection } from '@temporalio/client';
 import type { Logger } from '../lib/logger';
 import { dieWithParent, keepOutput } from '../lib/processes';
 import { projectRoot } from '../lib/root';
+import { setUpNamespace } from '../../temporal/namespace';
 import { installScript, temporalServerPaths, temporalUiPath } from '../../temporal/paths';
 
 export const CLUSTER_CONFIG_DIR = path.join(projectRoot, 'temporal', 'cluster');
@@ -195,19 +195,11 @@ export async function startTemporalNode(options: {
   };
 }
 
-const ALREADY_EXISTS = 6;
-
-/** The namespace the service uses, registered once (a cluster on SQL has none but its system namespace). */
+/** The namespace the service uses and its search attributes, registered once (temporal/namespace.ts). */
 export async function registerNamespace(address: string, namespace: string, logger: Logger): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: msToTs('7 days'),
-    });
-    logger.info({ namespace }, 'temporal namespace registered');
-  } catch (error) {
-    if (!(isGrpcServiceError(error) && error.code === ALREADY_EXISTS)) throw error;
+    await setUpNamespace(connection, namespace, 7 * 86_400_000, logger);
   } finally {
     await connection.close();
   }

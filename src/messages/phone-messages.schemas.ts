@@ -1,6 +1,6 @@
 import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
-import { int, text, timestamp, trimmedText } from '../lib/fields';
+import { int, text, timestamp } from '../lib/fields';
 import { parseTimestamp } from '../lib/iso';
 
 export const outboxQuery = yup.object({
@@ -25,10 +25,16 @@ export const reportsBody = yup.object({
     .required(),
 });
 
+// No length bound on a received text or its sender beyond the request's own (BODY_LIMIT): a refusal
+// would lose the text for good (./inbound-limits.ts). The service keeps them within that file's bounds.
 export const inboundBody = yup.object({
-  body: text(10_000).required(),
+  body: yup.string().required(),
   received_at: timestamp().required(),
-  sender: trimmedText(64).min(1).required(),
+  sender: yup
+    .string()
+    .transform((value: unknown) => (typeof value === 'string' ? value.trim() : value))
+    .min(1)
+    .required(),
   fingerprint: text(200).nullable(),
   sim_subscription_id: int(0).nullable(),
 });

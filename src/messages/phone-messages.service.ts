@@ -6,12 +6,14 @@ import { isOpen } from '../devices/send-window';
 import { forbidden } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
+import type { Logger } from '../lib/logger';
 import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { EventsService } from '../events/events.service';
 import type { Message } from './message.entity';
 import { messagesRepository } from './messages.repository';
 import { inboundRepository } from './inbound.repository';
+import { cutText, INBOUND_BODY_MAX, INBOUND_SENDER_MAX } from './inbound-limits';
 import { outboxRepository } from './outbox.repository';
 import { messageView } from './messages.views';
 import type { OutcomesService } from './outcomes.service';
@@ -23,6 +25,8 @@ export interface PhoneMessagesDeps {
   outcomes: OutcomesService;
   events: EventsService;
   metrics: Metrics['phone'];
+  /** Where a received text kept only in part is logged (./inbound-limits.ts). */
+  logger?: Logger;
   /** A paced phone's fetch used up its max_sends_per_minute/hour: it should hear when the pace frees. */
   onPacedOut?: (deviceId: string) => void;
 }
@@ -93,6 +97,9 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         input.fingerprint ??
         // Phones that send none are de-duplicated on what they did send.
         createHash('sha256').update(`${input.sender}\n${input.receivedAt.toISOString()}\n${input.body}`).digest('hex');
+      // Cut after the fingerprint: a repeat of the same long text is still the same text.
+      const body = cutText(input.body, INBOUND_BODY_MAX);
+      const sender = cutText(input.sender, INBOUND_SENDER_MAX);
       const result = await transaction(em(), async (tx) => {
         const device = await devicesRepository.receiver(tx, deviceId);
         if (!device.receiveEnabled) {
@@ -101,8 +108,8 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         const message = await inboundRepository.insertInbound(tx, {
           userId: device.userId,
           deviceId,
-          body: input.body,
-          sender: input.sender,
+          body,
+          sender,
           simSubscriptionId: input.simSubscriptionId ?? null,
           fingerprint,
           receivedAt: input.receivedAt,
@@ -123,6 +130,27 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         return { inserted: true, message };
       });
       deps.metrics.inbound.inc({ result: result.inserted ? 'new' : 'duplicate' });
+      if (result.inserted && (body !== input.body || sender !== input.sender)) {
+        // Kept, not refused: what was cut off is in the log, so an operator can still read it.
+        for (const [field, kept, whole] of [
+          ['body', body, input.body],
+          ['sender', sender, input.sender],
+        ] as const) {
+          if (kept !== whole) deps.metrics.inboundCut.inc({ field });
+        }
+        deps.logger?.warn(
+          {
+            deviceId,
+            messageId: result.message.id,
+            fingerprint,
+            bodyLength: input.body.length,
+            senderLength: input.sender.length,
+            // The rest of the text; the sender's is not logged (phone numbers never are).
+            cutBody: body === input.body ? undefined : input.body.slice(body.length),
+          },
+          `inbound: a received text kept in part (text at most ${INBOUND_BODY_MAX}, sender at most ${INBOUND_SENDER_MAX} characters)`,
+        );
+      }
       return result;
     },
 

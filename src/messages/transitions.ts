@@ -67,14 +67,6 @@ export function releasedBatchStatus(counts: Omit<BatchCounts, 'id' | 'status'>):
   return started > 0 ? 'sending' : 'queued';
 }
 
-/** The timestamp column a status sets when a message reaches it. */
-export const STATUS_AT: Partial<Record<MessageStatus, 'dispatchedAt' | 'sentAt' | 'deliveredAt' | 'failedAt'>> = {
-  dispatched: 'dispatchedAt',
-  sent: 'sentAt',
-  delivered: 'deliveredAt',
-  failed: 'failedAt',
-};
-
 /** Why a message to a recipient on the account's suppression list failed as it was made. */
 export const OPTED_OUT = {
   code: 'opted_out',

@@ -104,8 +104,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       name: `${PREFIX}inbound_texts_total`,
       help:
         'Inbound texts forwarded by phones, by result (new, duplicate of one already stored, or ' +
-        'receive_disabled: an SMSGate app forwarded it while receiving was off, and it was dropped).',
+        'receive_disabled: an SMSGate app forwarded it while receiving was off, and it was dropped; ' +
+        'refused: the forward was answered with a 4xx, and the phone may drop the text: its request is logged).',
       labelNames: ['result'] as const,
+      registers,
+    }),
+    inboundCut: new Counter({
+      name: `${PREFIX}inbound_texts_cut_total`,
+      help:
+        'Inbound texts stored with their text or sender cut to the longest a phone can receive ' +
+        '(text 39,015, sender 256 characters), by field; what was cut off is logged.',
+      labelNames: ['field'] as const,
       registers,
     }),
   };

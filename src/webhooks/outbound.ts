@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { ClientRequest } from 'node:http';
 import { request, type Agent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -85,6 +86,10 @@ export async function urlProblem(text: string, allowPrivateNetworks: boolean): P
     : null;
 }
 
+// How a reused connection fails when the endpoint had closed it: reset, or closed before any answer
+// ("socket hang up" carries ECONNRESET too), or the write refused.
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
 class RefusedAddress extends Error {
   readonly code = 'EADDRREFUSED';
 }
@@ -134,7 +139,9 @@ export interface PostOptions {
 
 /**
  * POSTs `body` once over https. Never throws for the endpoint's behaviour: every outcome, including
- * timeouts and refused addresses, is a PostResult. Redirects are not followed.
+ * timeouts and refused addresses, is a PostResult. Redirects are not followed. A kept-alive
+ * connection of `agent` found closed by the endpoint (reset before any answer) is not an outcome:
+ * the request goes again on a new connection, once, within the same timeout.
  */
 export function postOnce(options: PostOptions): Promise<PostResult> {
   const started = Date.now();
@@ -162,53 +169,70 @@ export function postOnce(options: PostOptions): Promise<PostResult> {
 
   return new Promise((resolve) => {
     let settled = false;
+    let req: ClientRequest;
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       resolve(done(result));
     };
-    const req = request({
-      protocol: 'https:',
-      hostname: host,
-      port: url.port || 443,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
-      lookup: guardedLookup(options.allowPrivateNetworks),
-      agent: options.agent ?? false,
-      signal: options.signal,
-    });
     const deadline = setTimeout(() => {
       finish({ status: null, excerpt: null, error: `no answer within ${options.timeoutMs / 1000} s` });
       req.destroy();
     }, options.timeoutMs);
 
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      finish({ status: null, excerpt: null, error: error.message || error.code || 'request failed' });
-    });
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const complete = (cutOff: boolean) => {
-        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, excerptChars);
-        const redirect = status >= 300 && status < 400 ? 'redirects are not followed' : null;
-        finish({ status, excerpt: excerpt || null, error: redirect });
-        // A body read to its end leaves the connection reusable (with an agent); the rest is dropped.
-        if (cutOff) res.destroy();
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (size >= maxBytes) return;
-        chunks.push(chunk.subarray(0, maxBytes - size));
-        size += chunk.length;
-        if (size >= maxBytes) complete(true);
+    const send = (agent: Agent | false) => {
+      req = request({
+        protocol: 'https:',
+        hostname: host,
+        port: url.port || 443,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
+        lookup: guardedLookup(options.allowPrivateNetworks),
+        agent,
+        signal: options.signal,
       });
-      res.on('end', () => complete(false));
-      // The status is the answer; a body cut off afterwards does not change it.
-      res.on('error', () => complete(true));
-      res.on('aborted', () => complete(true));
-    });
-    req.end(options.body);
+      const sent = req;
+      let answered = false;
+      sent.on('error', (error: NodeJS.ErrnoException) => {
+        if (settled || sent !== req) return;
+        // A kept-alive connection the endpoint closed while it sat in the pool (its keep-alive
+        // timeout, seen late under load) fails before the request reaches the endpoint. That is our
+        // connection going stale, not an answer: the same attempt goes again, once, on a new
+        // connection. Should the endpoint have had it after all, it sees the delivery twice, as it
+        // may anyway (at least once, deduplicated by X-Service-Delivery).
+        if (sent.reusedSocket && !answered && STALE_CONNECTION.has(error.code ?? '') && !options.signal?.aborted) {
+          send(false);
+          return;
+        }
+        finish({ status: null, excerpt: null, error: error.message || error.code || 'request failed' });
+      });
+      sent.on('response', (res) => {
+        answered = true;
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const complete = (cutOff: boolean) => {
+          const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, excerptChars);
+          const redirect = status >= 300 && status < 400 ? 'redirects are not followed' : null;
+          finish({ status, excerpt: excerpt || null, error: redirect });
+          // A body read to its end leaves the connection reusable (with an agent); the rest is dropped.
+          if (cutOff) res.destroy();
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (size >= maxBytes) return;
+          chunks.push(chunk.subarray(0, maxBytes - size));
+          size += chunk.length;
+          if (size >= maxBytes) complete(true);
+        });
+        res.on('end', () => complete(false));
+        // The status is the answer; a body cut off afterwards does not change it.
+        res.on('error', () => complete(true));
+        res.on('aborted', () => complete(true));
+      });
+      sent.end(options.body);
+    };
+    send(options.agent ?? false);
   });
 }

@@ -22,6 +22,9 @@ describe('logger', () => {
         to: ['+15550001111'],
         req: { headers: { authorization: 'Bearer sk_live_abc', cookie: 'sid=xyz', 'x-api-key': 'sk_abc' } },
         body: { code: '123456', token: 'devtok', secret: 'whsec' },
+        // TEMPORAL_API_KEY, as config.temporal or the connection's options carry it.
+        apiKey: 'temporal-cloud-key-1',
+        temporal: { address: 'x.tmprl.cloud:7233', apiKey: 'temporal-cloud-key-2' },
       },
       'request',
     );
@@ -35,6 +38,8 @@ describe('logger', () => {
       '123456',
       'devtok',
       'whsec',
+      'temporal-cloud-key-1',
+      'temporal-cloud-key-2',
     ]) {
       expect(text).not.toContain(secret);
     }

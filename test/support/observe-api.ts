@@ -76,6 +76,8 @@ export interface Hook {
   deliveryId: string;
   /** Test time of the request, in seconds. */
   at?: string;
+  /** When it arrived (Date.now()). */
+  receivedAt?: number;
   answered?: number;
 }
 

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './net';
 
@@ -6,8 +7,12 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** A real SMTP server on loopback that keeps every message it accepts. */
-export async function startSmtpServer() {
+/**
+ * A real SMTP server that keeps every message it accepts: on loopback, or on `listenHost` (0.0.0.0)
+ * with `url` naming `publicHost`, for senders in containers.
+ */
+export async function startSmtpServer(options: { listenHost?: string; publicHost?: string } = {}) {
+  const { listenHost = '127.0.0.1', publicHost = '127.0.0.1' } = options;
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -23,9 +28,9 @@ export async function startSmtpServer() {
     },
   });
   const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, listenHost, resolve));
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${isIPv6(publicHost) ? `[${publicHost}]` : publicHost}:${port}`,
     received,
     /** Waits for a mail to `to` and returns its six-digit code. */
     async codeFor(to: string, timeoutMs = 5000): Promise<string> {

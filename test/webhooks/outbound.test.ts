@@ -173,6 +173,28 @@ describe('outbound webhook requests', () => {
     }
   });
 
+  // The endpoint closes a kept-alive connection (its keep-alive timeout) just as the next request
+  // takes it from the pool, before this side has read the close: under load, when the event loop
+  // lags past the agent's own, shorter timer. The request then dies on the dead connection without
+  // reaching the endpoint; it must not come back as an attempt the endpoint never saw.
+  it('sends a request again on a new connection when its kept-alive one was closed by the endpoint', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await post(receiver.url, { agent })).toMatchObject({ status: 200 });
+      // Back in the pool (the agent takes it back on a later tick).
+      await new Promise((resolve) => setImmediate(resolve));
+      const before = { requests: receiver.requests.length, connections: receiver.connections };
+      // Both in one tick: nothing of the close is read before the request is written.
+      receiver.closeIdle();
+      const result = await post(receiver.url, { agent, body: '{"after":"close"}' });
+      expect(result).toMatchObject({ status: 200, error: null });
+      expect(receiver.requests.slice(before.requests).map((r) => r.raw)).toEqual(['{"after":"close"}']);
+      expect(receiver.connections - before.connections).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('does not follow redirects, bounds the body it reads, and keeps a short excerpt', async () => {
     receiver.respond = (request) =>
       request.raw.includes('redirect')

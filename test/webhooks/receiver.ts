@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 
 export interface Received {
@@ -28,14 +28,27 @@ export interface Receiver {
   connections: number;
   /** Decides each answer; 200 by default. */
   respond: (request: Received, index: number) => Answer | Promise<Answer>;
+  /** Closes the connections kept alive with no request on them, as its keep-alive timeout does. */
+  closeIdle(): void;
   close(): Promise<void>;
 }
 
-/** A real HTTPS endpoint on 127.0.0.1 with the test CA's certificate; it keeps every request. */
+export interface ReceiverOptions {
+  /** The address it listens on (127.0.0.1): 0.0.0.0 to be reached from containers. */
+  listenHost?: string;
+  /** The host its `url` names (127.0.0.1): how the service's processes reach it. */
+  publicHost?: string;
+  /** Its key and certificate (the test CA's for localhost and loopback): one naming publicHost (serverTls). */
+  tls?: { key: string; cert: string };
+}
+
+/** A real HTTPS endpoint (on 127.0.0.1 unless told) with the test CA's certificate; it keeps every request. */
 export async function startReceiver(
   respond: Receiver['respond'] = () => ({ status: 200, body: 'ok' }),
+  options: ReceiverOptions = {},
 ): Promise<Receiver> {
-  const { key, cert } = inject('testTls');
+  const { listenHost = '127.0.0.1', publicHost = '127.0.0.1' } = options;
+  const { key, cert } = options.tls ?? inject('testTls');
   const receiver = { requests: [] as Received[], connections: 0, respond } as Receiver;
   const server: Server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -62,10 +75,11 @@ export async function startReceiver(
     });
   });
   server.on('secureConnection', () => receiver.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
   const port = (server.address() as AddressInfo).port;
   receiver.port = port;
-  receiver.url = `https://127.0.0.1:${port}/hook`;
+  receiver.url = `https://${isIPv6(publicHost) ? `[${publicHost}]` : publicHost}:${port}/hook`;
+  receiver.closeIdle = () => server.closeIdleConnections();
   receiver.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

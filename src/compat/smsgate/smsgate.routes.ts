@@ -118,7 +118,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, phoneChannel, clock, metrics, streamCap } = services;
+  const { auth, devices, phoneChannel, metrics, streamCap } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
@@ -220,31 +220,22 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
 
   router.get('/api/mobile/v1/events', auth.device(), async (ctx) => {
     const phone = phoneOf(ctx);
-    let device = await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
+    // Opening the stream is the phone's contact; what we write on it afterwards is not. A keepalive
+    // only proves that our write reached a socket buffer: a phone gone without closing (out of
+    // coverage, battery out, a tunnel that keeps its side open) is written to for as long as TCP
+    // keeps retrying, about 15 minutes (longer behind a proxy, whose socket is the one we see), so
+    // counting keepalives kept such a phone online 45-60 minutes. What keeps it online is what it
+    // sends: its pings (every heartbeat interval, from the app's start after the settings import:
+    // docs/phones.md), its pulls (every 15 minutes) and its stream connections.
+    await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
     const sse = eventStream(ctx);
     sse.onClose(streamCap.admit(phone));
-    // An open stream is the phone's contact: with the channel on SSE the app's only other calls are a
-    // pull every 15 minutes (PullMessagesWorker.kt) and pings once restarted. Its keepalives count as
-    // heartbeats, written at most three times per heartbeat interval.
-    let lastContact = clock.now().getTime();
-    const contact = () => {
-      const everyMs = (device.heartbeatIntervalMinutes * 60_000) / 3;
-      if (clock.now().getTime() - lastContact < everyMs) return;
-      lastContact = clock.now().getTime();
-      smsgate.seen(phone).then(
-        (seen) => (device = seen),
-        (error: unknown) => logger.debug({ err: error, deviceId: phone.deviceId }, 'smsgate: stream contact not recorded'),
-      );
-    };
     // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
     // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
     const tell = (event: string) => sse.write(`event: ${event}\ndata: null\n\n`);
     const unregister = await phoneChannel.open(phone.deviceId, {
       send: (event) => tell(THEIR_EVENTS[event]),
-      keepAlive: () => {
-        sse.write(':keepalive\n\n');
-        contact();
-      },
+      keepAlive: () => sse.write(':keepalive\n\n'),
       end: () => sse.end(),
     });
     sse.onClose(unregister);

@@ -142,24 +142,28 @@ export const webhookEnvelope = yup.object({
   payload: yup.mixed<Record<string, unknown>>().required(),
 });
 
+// A received text's sender and text have no length bound beyond the signed call's own: the app drops a
+// text refused 15 times (WebhooksSettings.kt retry_count). The inbound service keeps them within
+// src/messages/inbound-limits.ts, cutting what is longer and saying so.
+
 /** sms:received (client-go dto_webhooks.go SmsReceivedPayload; the app's SmsEventPayload.SmsReceived). */
 export const smsReceivedPayload = yup.object({
   messageId: yup.string().max(100).required(),
-  phoneNumber: yup.string().max(64).nullable(),
-  sender: yup.string().trim().max(64).nullable(),
+  phoneNumber: yup.string().nullable(),
+  sender: yup.string().trim().nullable(),
   simNumber: yup.number().integer().min(0).max(16).nullable(),
-  message: yup.string().max(10_000).required(),
+  message: yup.string().required(),
   receivedAt: phoneTimeText().required(),
 });
 
 /** mms:downloaded (client-go MmsDownloadedPayload; the app's MmsDownloadedPayload.kt): only its text is kept. */
 export const mmsDownloadedPayload = yup.object({
   messageId: yup.string().max(100).required(),
-  phoneNumber: yup.string().max(64).nullable(),
-  sender: yup.string().trim().max(64).nullable(),
+  phoneNumber: yup.string().nullable(),
+  sender: yup.string().trim().nullable(),
   simNumber: yup.number().integer().min(0).max(16).nullable(),
-  subject: yup.string().max(1000).nullable(),
-  body: yup.string().max(10_000).nullable(),
+  subject: yup.string().nullable(),
+  body: yup.string().nullable(),
   receivedAt: phoneTimeText().required(),
 });
 

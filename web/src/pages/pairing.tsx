@@ -132,9 +132,10 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
               </Stack>
             </List.Item>
             <List.Item>
-              On <Ui>Home</Ui>, switch on <Ui>Cloud server</Ui> and tap <Ui>Offline</Ui>. In the dialog keep{' '}
-              <Ui>Sign Up</Ui>, tap <Ui>Continue</Ui> and allow the SMS permissions. If the app was already{' '}
-              <Ui>Online</Ui>, tap it to stop and start it again: the app reads these settings when it starts.
+              On <Ui>Home</Ui>, switch on <Ui>Cloud server</Ui> and tap <Ui>Offline</Ui> (<Ui>Start Service</Ui> in
+              newer versions). In the dialog keep <Ui>Sign Up</Ui>, tap <Ui>Continue</Ui> and allow the SMS permissions.
+              Once the phone shows here, stop and start the app once (<Ui>Online</Ui>, or <Ui>Stop Service</Ui>, then
+              start it again): it reads its settings and starts its heartbeat when it starts.
             </List.Item>
             <List.Item>
               <Text size="sm" c="dimmed" role="status">
