@@ -55,7 +55,7 @@ runMain(async () => {
       sql`update users set plan_id = 'business', email_verified_at = ${verified ? sql`now()` : sql`null`}
            where email = ${email}`,
     );
-    const key = await post('/v1/api-keys', JSON.stringify({ name: 'bench' }), { cookie });
+    const key = await post('/v1/api-keys', JSON.stringify({ name: 'bench' }), { cookie, origin: new URL(config.publicUrl).origin });
     return ((await key.json()) as { key: string }).key;
   }
   const verified = await account('bench-send-size@example.test', true);

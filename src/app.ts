@@ -45,7 +45,10 @@ export interface AppDeps {
 
 /** The Koa application without listen(): main.ts serves it, tests drive it directly. */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Behind a trusted proxy the client is the last X-Forwarded-For entry, the one that proxy appended:
+  // the entries before it are whatever the client sent, and would let it choose its own key for the
+  // per-address limits.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
   // Errors are rendered by errorHandler and logged there; Koa's default printer would log twice.
   app.silent = true;
 

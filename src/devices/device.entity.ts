@@ -73,6 +73,8 @@ export const PairingCode = defineEntity({
     id: id(),
     userId: p.uuid(),
     codeHash: p.string(),
+    /** SHA-256 of the code's first characters, which name it (pairing.service); null on older codes. */
+    selectorHash: p.string().nullable(),
     expiresAt: timestamp(),
     consumedAt: timestamp().nullable(),
     deviceId: p.uuid().nullable(),

@@ -17,9 +17,18 @@ export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
 
+/**
+ * A code's first characters name it, the rest prove it: a wrong guess whose first characters name a
+ * live code counts against that code and its account. Three of eight: with five characters left
+ * (31^5, about 29 million) and five wrong guesses per code, whatever rate an attacker has, a live
+ * code is guessed with a chance below 1 in 2 million.
+ */
+const SELECTOR_LENGTH = 3;
+
 /** Accepts the code as people type it: any case, with spaces or dashes. */
 const normalizeCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
 const hashCode = (code: string) => sha256(`pairing:${code}`);
+const hashSelector = (code: string) => sha256(`pairing-selector:${code.slice(0, SELECTOR_LENGTH)}`);
 
 export interface PairingDeps {
   em: () => EntityManager;
@@ -85,10 +94,16 @@ export function createPairingService(deps: PairingDeps) {
   return {
     async createCode(userId: string) {
       const now = clock.now();
-      const plain = randomFrom(CODE_ALPHABET, CODE_LENGTH);
+      // A selector no live code has, when one is found in a few draws (a shared one only means that
+      // a wrong guess naming it counts against both codes).
+      let plain = randomFrom(CODE_ALPHABET, CODE_LENGTH);
+      for (let draw = 0; draw < 5 && (await pairingRepository.selectorTaken(em(), hashSelector(plain), now)); draw++) {
+        plain = randomFrom(CODE_ALPHABET, CODE_LENGTH);
+      }
       const code = em().create(PairingCode, {
         userId,
         codeHash: hashCode(plain),
+        selectorHash: hashSelector(plain),
         expiresAt: new Date(now.getTime() + PAIRING_CODE_TTL_MS),
         createdAt: now,
       });
@@ -107,13 +122,51 @@ export function createPairingService(deps: PairingDeps) {
     /**
      * Pairs a phone: the code is consumed by a guarded UPDATE (single use under concurrency), and a
      * repeat pairing of the same handset finds its device and replaces its token (the old one stops
-     * working). Wrong codes count against the caller's IP.
+     * working).
+     *
+     * Wrong codes are limited three ways. Per address (its network): past the limit its wrong
+     * guesses are 429, but a right, unexpired code still pairs, so someone else's guesses behind a
+     * shared address cannot keep a person from pairing. Per code and per account: a wrong guess whose
+     * first characters name a live code counts against it and its account, and past either limit
+     * that code (or every code of that account) is void, right or not, until the window ends: these
+     * bound the chance of guessing a code whatever the number of addresses or the rate.
      */
     async pair(input: PairInput, ip: string): Promise<{ device: Device; token: string }> {
-      // Wrong codes lock out their network even for a right one: a code is short enough to guess.
-      const attemptsKey = `pair:ip:${networkOf(ip)}`;
-      await limiter.check(attemptsKey, LIMITS.pairingPerIp);
+      const addressKey = `pair:ip:${networkOf(ip)}`;
       const now = clock.now();
+      const typed = normalizeCode(input.code);
+      const named =
+        typed.length === CODE_LENGTH ? await pairingRepository.liveBySelector(em(), hashSelector(typed), now) : [];
+      const match = named.find((code) => code.codeHash === hashCode(typed));
+      const over = (key: string, window: (typeof LIMITS)['pairingPerCode']) =>
+        limiter.check(key, window).then(
+          () => false,
+          (error: unknown) => {
+            if (error instanceof ApiError && error.code === 'rate_limited') return true;
+            throw error;
+          },
+        );
+      const codeKey = (id: string) => `pair:code:${id}`;
+      const accountKey = (userId: string) => `pair:account:${userId}`;
+      const voided =
+        match !== undefined &&
+        ((await over(codeKey(match.id), LIMITS.pairingPerCode)) ||
+          (await over(accountKey(match.userId), LIMITS.pairingPerAccount)));
+      // A wrong guess from an address past its limit is refused before anything else; a right code passes.
+      if (!match || voided) await limiter.check(addressKey, LIMITS.pairingPerIp);
+      /** A wrong guess counts against its address, and against each live code it named and their accounts. */
+      const countWrong = async () => {
+        await limiter.hit(addressKey, LIMITS.pairingPerIp).catch(() => undefined);
+        for (const code of named) {
+          if (code === match) continue;
+          await limiter.hit(codeKey(code.id), LIMITS.pairingPerCode).catch(() => undefined);
+          await limiter.hit(accountKey(code.userId), LIMITS.pairingPerAccount).catch(() => undefined);
+        }
+      };
+      if (voided) {
+        await countWrong();
+        throw invalidCode();
+      }
       const token = randomToken(32);
       let device: Device;
       try {
@@ -147,9 +200,7 @@ export function createPairingService(deps: PairingDeps) {
           return device;
         });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_code') {
-          await limiter.hit(attemptsKey, LIMITS.pairingPerIp).catch(() => undefined);
-        }
+        if (error instanceof ApiError && error.code === 'invalid_code') await countWrong();
         throw error;
       }
       deps.forgetToken(device.id);

@@ -101,13 +101,26 @@ export function createAuth(deps: AuthDeps) {
     return { kind: 'session', userId: found.user.id, session: found.session, user: found.user };
   }
 
-  // SameSite=Lax already keeps cross-site POSTs cookie-less; this also refuses a foreign Origin
-  // (or Referer) outright. Clients that send neither (curl, servers) are not browsers.
+  // SameSite=Lax already keeps cross-site POSTs cookie-less; beyond it, a state-changing request on a
+  // session must prove where it came from (OWASP's CSRF guidance): its Origin, else its Referer,
+  // else Sec-Fetch-Site. A foreign one is refused, and so is a request with none of them: every
+  // browser sends Origin on a POST, PUT, PATCH or DELETE, and a program holding a cookie can send it
+  // too (or use an API key).
   function checkOrigin(ctx: Context) {
     const origin = ctx.get('Origin') || (ctx.get('Referer') ? safeOrigin(ctx.get('Referer')) : '');
-    if (origin && !deps.trustedOrigins.includes(origin)) {
-      throw forbidden('origin_mismatch', 'Cookie-authenticated requests must come from the dashboard origin.');
+    if (origin) {
+      if (!deps.trustedOrigins.includes(origin)) {
+        throw forbidden('origin_mismatch', 'Cookie-authenticated requests must come from the dashboard origin.');
+      }
+      return;
     }
+    const site = ctx.get('Sec-Fetch-Site').toLowerCase();
+    if (site === 'same-origin' || site === 'none') return;
+    if (site) throw forbidden('origin_mismatch', 'Cookie-authenticated requests must come from the dashboard origin.');
+    throw forbidden(
+      'origin_required',
+      'A cookie-authenticated request that changes something must say where it comes from: send an Origin header (or use an API key).',
+    );
   }
 
   function declare(accept: { key?: Scope | 'any'; session?: boolean; device?: boolean }): Middleware {

@@ -1,4 +1,5 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from '../lib/logger';
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ValidationError } from '../lib/yup';
 import {
@@ -92,6 +93,18 @@ export function apiErrorOf(error: unknown): ApiError {
   return internal();
 }
 
+/**
+ * The log line of a failed request, by what its answer means: 503 is a dependency out of reach
+ * (warn), 501 is a documented answer to a call this server does not serve (debug: expected, and
+ * the access log already has its status), any other 5xx a bug (error). 4xx are the client's.
+ */
+export function logFailure(ctx: Context, error: unknown, apiError: ApiError): void {
+  const log = ctx.state.log as Logger | undefined;
+  if (apiError.status === 503) log?.warn({ err: error }, 'request failed: a dependency is unreachable');
+  else if (apiError.status === 501) log?.debug({ code: apiError.code }, 'request refused: not served here');
+  else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
+}
+
 /** The one place where errors become responses. Unknown errors are logged and shown as a bare 500. */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
@@ -105,8 +118,7 @@ export function errorHandler(): Middleware {
       }
     } catch (error) {
       const apiError = apiErrorOf(error);
-      if (apiError.status === 503) ctx.state.log?.warn({ err: error }, 'request failed: a dependency is unreachable');
-      else if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
+      logFailure(ctx, error, apiError);
       ctx.status = apiError.status;
       ctx.body = apiError.toBody();
       for (const [name, value] of Object.entries(apiError.headers ?? {})) ctx.set(name, value);

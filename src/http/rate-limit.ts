@@ -87,5 +87,10 @@ export const LIMITS = {
   mailsPerAddress: { limit: 5, windowMs: HOUR },
   resetRequestsPerIp: { limit: 30, windowMs: HOUR },
   codeChecksPerIp: { limit: 60, windowMs: 15 * MINUTE },
+  /** Wrong pairing codes from one network: past them, only a right code pairs from it. */
   pairingPerIp: { limit: 20, windowMs: 10 * MINUTE },
+  /** Wrong guesses naming one live code (its first characters right, the rest wrong): past them it is void. */
+  pairingPerCode: { limit: 5, windowMs: 10 * MINUTE },
+  /** Wrong guesses naming any of one account's live codes: past them its codes are void until the window ends. */
+  pairingPerAccount: { limit: 20, windowMs: 10 * MINUTE },
 } satisfies Record<string, Window>;

@@ -2,6 +2,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp, type AppDeps } from '../app';
+import { integratorBody, isIntegratorPath } from '../compat/smsgate/integrator.routes';
+import { ApiError } from './errors';
 import { IMPLEMENTED } from './route-methods';
 
 export interface RunningApi {
@@ -16,9 +18,19 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 // Methods Node's parser knows nothing of never reach the app; they get the app's answer anyway.
 const ALLOW = IMPLEMENTED.join(', ');
 
-/** A raw HTTP/1.1 answer in the interface's error body, for requests Node refuses before the app. */
-function rawError(status: number, code: string, message: string, extra: Record<string, string> = {}): string {
-  const body = JSON.stringify({ code, message, status });
+/** The path of a raw request's first line, runs of slashes as one (as the app reads compat paths). */
+function pathOf(raw: string): string {
+  const target = /^[A-Z]+ (\S+)/.exec(raw)?.[1] ?? '';
+  return target.split('?')[0].replace(/\/{2,}/g, '/');
+}
+
+/**
+ * A raw HTTP/1.1 answer for requests Node refuses before the app: in the interface's error body, or
+ * under the SMSGate integrator API in its shape, as the app answers there.
+ */
+function rawError(status: number, code: string, message: string, extra: Record<string, string> = {}, path = ''): string {
+  const error = new ApiError(status, code, message);
+  const body = JSON.stringify(isIntegratorPath(path) ? integratorBody(error) : error.toBody());
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
@@ -30,17 +42,18 @@ function rawError(status: number, code: string, message: string, extra: Record<s
 }
 
 function answerFor(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const raw = error.rawPacket?.subarray(0, MAX_HEADER_BYTES).toString('latin1') ?? '';
+  const path = pathOf(raw);
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     // The request line alone is past the limit when the bytes seen so far hold no line end.
-    const raw = error.rawPacket?.subarray(0, MAX_HEADER_BYTES).toString('latin1') ?? '';
     return /^[A-Z]+ /.test(raw) && !raw.includes('\r\n')
-      ? rawError(414, 'uri_too_long', 'The URL is too long.')
-      : rawError(431, 'header_fields_too_large', 'The request headers are too large.');
+      ? rawError(414, 'uri_too_long', 'The URL is too long.', {}, path)
+      : rawError(431, 'header_fields_too_large', 'The request headers are too large.', {}, path);
   }
   if (error.code === 'HPE_INVALID_METHOD') {
-    return rawError(405, 'method_not_allowed', 'This endpoint does not support that method.', { Allow: ALLOW });
+    return rawError(405, 'method_not_allowed', 'This endpoint does not support that method.', { Allow: ALLOW }, path);
   }
-  return rawError(400, 'bad_request', 'The request could not be read.');
+  return rawError(400, 'bad_request', 'The request could not be read.', {}, path);
 }
 
 /** Koa's app.callback(): it answers its own errors (ctx.onerror), so the promise it returns never rejects. */

@@ -64,7 +64,8 @@ export function inboundRefusals({ logger, metrics }: { logger: Logger; metrics: 
       const code = error instanceof ApiError ? error.code : undefined;
       if (status < 400 || status >= 500 || status === 408 || status === 429 || code === 'receive_disabled') throw error;
       const text = textOf(ctx, smsgate);
-      if (smsgate && text && !TEXT_EVENTS.has(String(text.event))) throw error;
+      // The event as sent: a hostile one (an object whose toString is no function) is not a text's.
+      if (smsgate && text && !(typeof text.event === 'string' && TEXT_EVENTS.has(text.event))) throw error;
       metrics.inbound.inc({ result: 'refused' });
       const log = (ctx.state as { log?: Logger }).log ?? logger;
       const caller = (ctx.state as { caller?: { deviceId?: string } }).caller;

@@ -237,7 +237,7 @@ export async function verifiedAccountKey(stack: Stack, email: string): Promise<s
   const asUser = async (path: string, body: unknown) => {
     const res = await fetch(`${stack.base}${path}`, {
       method: 'POST',
-      headers: { cookie, 'content-type': 'application/json' },
+      headers: { cookie, origin: new URL(stack.base).origin, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);

@@ -51,7 +51,8 @@ async function apiKeyFor(base: string, output: () => string): Promise<string> {
   const post = (p: string, body: unknown, cookie = '') =>
     fetch(`${base}${p}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie },
+      // With the session, from the API's own origin, as the dashboard sends it.
+      headers: { 'content-type': 'application/json', cookie, ...(cookie ? { origin: base } : {}) },
       body: JSON.stringify(body),
     });
   const registered = await post('/v1/auth/register', {

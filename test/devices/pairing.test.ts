@@ -161,20 +161,74 @@ describe('pairing phones', () => {
     expect((await pair({ code: third.code, hardware_key: 'hw-limit-1' })).status).toBe(429);
   });
 
-  it('rate limits wrong codes per IP: 20 per 10 minutes, then 429 with Retry-After', async () => {
+  it('limits wrong codes per address: 20 per 10 minutes, then 429, but a right code still pairs', async () => {
     const { key } = await accountWithKey(app);
     const from = { 'x-forwarded-for': '192.0.2.77' };
     for (let i = 0; i < 20; i++)
       expect((await pair({ code: 'WRONG234', hardware_key: 'hw-brute' }, from)).status).toBe(400);
-    const { code } = await createPairingCode(app, key);
-    const limited = await pair({ code, hardware_key: 'hw-brute' }, from);
+    const limited = await pair({ code: 'WRONG235', hardware_key: 'hw-brute' }, from);
     expect(limited.status).toBe(429);
     expect(await readJson(limited)).toMatchObject({ code: 'rate_limited' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Someone else's guesses behind the same address do not keep a person from pairing: a right,
+    // unexpired code pairs, and is single use after that.
+    const { code } = await createPairingCode(app, key);
+    expect((await pair({ code, hardware_key: 'hw-shared-address' }, from)).status).toBe(201);
+    expect((await pair({ code, hardware_key: 'hw-shared-address' }, from)).status).toBe(429);
     // Another address is not affected, and the window passes.
-    expect((await pair({ code, hardware_key: 'hw-brute' }, { 'x-forwarded-for': '192.0.2.78' })).status).toBe(201);
+    expect((await pair({ code: 'WRONG234', hardware_key: 'hw-brute' }, { 'x-forwarded-for': '192.0.2.78' })).status).toBe(400);
     clock.advance(10 * MINUTE);
     expect((await pair({ code: 'WRONG234', hardware_key: 'hw-brute' }, from)).status).toBe(400);
+  });
+
+  /** A wrong code that names `code` (its first three characters) but is not it. */
+  const nearMiss = (code: string, i: number) => {
+    const alphabet = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+    const tail = [...'2345'].map((_, j) => alphabet[(i * 7 + j * 3) % alphabet.length]).join('');
+    const guess = `${code.slice(0, 3)}${tail}${code.at(-1) === 'Z' ? 'Y' : 'Z'}`;
+    return guess === code ? `${code.slice(0, 3)}${tail}X` : guess;
+  };
+
+  it('voids a code after 5 wrong guesses that name it, from any number of addresses', async () => {
+    clock.advance(10 * MINUTE);
+    const { key } = await accountWithKey(app);
+    const { code, id } = await createPairingCode(app, key);
+    for (let i = 0; i < 5; i++) {
+      const res = await pair({ code: nearMiss(code, i), hardware_key: 'hw-guess' }, { 'x-forwarded-for': `198.51.100.${i + 1}` });
+      expect(res.status).toBe(400);
+    }
+    // The right code, from an address with no wrong guess of its own: void now, as if wrong.
+    const refused = await pair({ code, hardware_key: 'hw-owner' }, { 'x-forwarded-for': '198.51.100.200' });
+    expect(refused.status).toBe(400);
+    expect(await readJson(refused)).toMatchObject({ code: 'invalid_code' });
+    const status = await app.fetch(`/v1/devices/pairing-codes/${id}`, { headers: { 'x-api-key': key } });
+    expect(await readJson(status)).toMatchObject({ consumed: false, device: null });
+    // A new code of the same account pairs.
+    const fresh = await createPairingCode(app, key);
+    expect((await pair({ code: fresh.code, hardware_key: 'hw-owner' }, { 'x-forwarded-for': '198.51.100.200' })).status).toBe(201);
+  });
+
+  it('voids an account’s codes after 20 wrong guesses that name them, and leaves other accounts’ alone', async () => {
+    clock.advance(10 * MINUTE);
+    const { key } = await accountWithKey(app);
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await createPairingCode(app, key)).code);
+    // Four per code (under the per-code limit), twenty in all, each from its own address.
+    for (let i = 0; i < 20; i++) {
+      const res = await pair({ code: nearMiss(codes[i % 5], i), hardware_key: 'hw-guess' }, { 'x-forwarded-for': `203.0.113.${i + 1}` });
+      expect(res.status).toBe(400);
+    }
+    const right = await pair({ code: codes[0], hardware_key: 'hw-owner' }, { 'x-forwarded-for': '203.0.113.200' });
+    expect(right.status).toBe(400);
+    const { code: afterwards } = await createPairingCode(app, key);
+    expect((await pair({ code: afterwards, hardware_key: 'hw-owner' }, { 'x-forwarded-for': '203.0.113.200' })).status).toBe(400);
+    // Another account's code is not affected; and this account's pair again once the window passes.
+    const other = await accountWithKey(app);
+    const { code: theirs } = await createPairingCode(app, other.key);
+    expect((await pair({ code: theirs, hardware_key: 'hw-other' }, { 'x-forwarded-for': '203.0.113.201' })).status).toBe(201);
+    clock.advance(10 * MINUTE);
+    const { code: later } = await createPairingCode(app, key);
+    expect((await pair({ code: later, hardware_key: 'hw-owner' }, { 'x-forwarded-for': '203.0.113.200' })).status).toBe(201);
   });
 
   it('validates the pairing body', async () => {

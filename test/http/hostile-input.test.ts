@@ -362,6 +362,62 @@ describe('hostile input', () => {
     });
   });
 
+  describe('cookies that do not say where they come from', () => {
+    it('refuses a change on a session with no Origin, Referer or Sec-Fetch-Site, and takes each from the dashboard', async () => {
+      const login = await app.fetch('/v1/auth/login', json('POST', { email: account.email, password: PASSWORD }));
+      const cookie = sessionCookie(login);
+      const dashboard = new URL(app.config.publicUrl).origin;
+      // Straight to the server: app.fetch would add the dashboard's Origin as a browser does.
+      const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+        fetch(`${app.url}${path}`, {
+          method,
+          headers: { 'x-forwarded-for': app.clientIp, 'content-type': 'application/json', cookie, ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const keyCount = async () => (await readJson(await raw('GET', '/v1/api-keys'))).data.length;
+      const before = await keyCount();
+
+      // None of the three: refused, nothing made, the session still signed in.
+      for (const [method, path, body] of [
+        ['POST', '/v1/api-keys', { name: 'csrf' }],
+        ['POST', '/v1/auth/logout', undefined],
+        ['PATCH', '/v1/auth/profile', { name: 'csrf' }],
+        ['POST', '/v1/auth/sessions/revoke-others', undefined],
+        ['DELETE', '/v1/api-keys/00000000-0000-4000-8000-000000000000', undefined],
+      ] as const) {
+        const refused = await raw(method, path, {}, body);
+        expect(await expectRefusal(refused, 403), `${method} ${path}`).toMatchObject({ code: 'origin_required' });
+        expect(refused.headers.getSetCookie()).toEqual([]);
+      }
+      // Foreign or opaque: refused as from another origin.
+      for (const headers of <Record<string, string>[]>[
+        { origin: 'null' },
+        { origin: 'https://evil.example' },
+        { referer: 'https://evil.example/page' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+        // The Origin decides before the Referer and Sec-Fetch-Site.
+        { origin: 'https://evil.example', referer: `${dashboard}/keys`, 'sec-fetch-site': 'same-origin' },
+      ]) {
+        const refused = await raw('POST', '/v1/api-keys', headers, { name: 'csrf' });
+        expect(await expectRefusal(refused, 403), JSON.stringify(headers)).toMatchObject({ code: 'origin_mismatch' });
+      }
+      expect(await keyCount()).toBe(before);
+      expect((await raw('GET', '/v1/auth/me')).status).toBe(200);
+
+      // Each of the three from the dashboard is enough.
+      for (const headers of <Record<string, string>[]>[{ origin: dashboard }, { referer: `${dashboard}/keys` }, { 'sec-fetch-site': 'same-origin' }]) {
+        expect((await raw('POST', '/v1/api-keys', headers, { name: 'csrf' })).status, JSON.stringify(headers)).toBe(201);
+      }
+      expect(await keyCount()).toBe(before + 3);
+      // An API key proves itself; it needs no Origin.
+      const made = await fetch(`${app.url}/v1/webhooks`, { headers: { 'x-api-key': key, 'x-forwarded-for': app.clientIp } });
+      expect(made.status).toBe(200);
+      expect((await raw('POST', '/v1/auth/logout', { 'sec-fetch-site': 'same-origin' })).status).toBe(204);
+      expect((await raw('GET', '/v1/auth/me')).status).toBe(401);
+    });
+  });
+
   describe('methods, encodings and sizes', () => {
     it.each(['TRACE', 'PROPFIND', 'MKCOL', 'PURGE'])(
       'answers %s with 405, Allow and the error body',

@@ -114,18 +114,19 @@ describe('abuse limits by network', () => {
   it('counts every address of an IPv6 /64 as one, and an IPv4-mapped address as its IPv4 address', async () => {
     const network = `2001:db8:${hex()}:${hex()}`;
     for (let i = 1; i <= 20; i++) expect((await pair('WRONG123', `${network}::${i}`)).status).toBe(400);
-    const right = (await createPairingCode(app, key)).code;
-    const sameNetwork = await pair(right, `${network}:ffff:ffff:ffff:ffff`);
+    // A further wrong code from anywhere in the /64 is refused (a right one would still pair).
+    const sameNetwork = await pair('WRONG124', `${network}:ffff:ffff:ffff:ffff`);
     expect(sameNetwork.status).toBe(429);
     expect(await readJson(sameNetwork)).toEqual({ code: 'rate_limited', message: expect.any(String), status: 429 });
+    expect((await pair((await createPairingCode(app, key)).code, `${network}::99`)).status).toBe(201);
     // The next /64 is another subscriber.
     expect(
-      (await pair(right, `${network.replace(/[0-9a-f]+$/, (g) => (parseInt(g, 16) ^ 1).toString(16))}::1`)).status,
-    ).toBe(201);
+      (await pair('WRONG124', `${network.replace(/[0-9a-f]+$/, (g) => (parseInt(g, 16) ^ 1).toString(16))}::1`)).status,
+    ).toBe(400);
 
     const v4 = `198.18.${randomInt(256)}.${randomInt(256)}`;
     for (let i = 0; i < 20; i++) expect((await pair('WRONG123', v4)).status).toBe(400);
-    expect((await pair((await createPairingCode(app, key)).code, `::ffff:${v4}`)).status).toBe(429);
+    expect((await pair('WRONG124', `::ffff:${v4}`)).status).toBe(429);
   });
 
   it('locks out the network that guessed a password, not the owner signing in where they did before', async () => {

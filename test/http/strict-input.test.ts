@@ -80,11 +80,11 @@ describe('strict input types', () => {
 
   it('refuses them in the SMSGate app registration and in every authenticated body', async () => {
     const { code } = await createPairingCode(app, key);
-    // The screen before every route refuses the object (422); the app's own schema refuses a
-    // wrong type as SMSGate's server does, with 400 (their handlers' ErrValidation).
+    // The screen before every route refuses the object, and the app's own schema a wrong type: both
+    // as SMSGate's server does, with 400 (their handlers' ErrValidation), one status per API.
     const register = (body: unknown) =>
       app.fetch('/compat/smsgate/api/mobile/v1/device', json('POST', body, { authorization: `Bearer ${code}` }));
-    await expect422(await register({ name: HOSTILE }), 'body.name');
+    await expect422(await register({ name: HOSTILE }), 'body.name', 400);
     await expect422(await register({ name: false }), 'body.name', 400);
     await expect422(
       await register({ simCards: [{ slotIndex: '0x1', simNumber: 1 }] }),

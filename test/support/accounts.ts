@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app';
 import { setPlan, verifyUser } from './factories';
+import { asBrowser } from './http';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -49,11 +50,13 @@ export async function createKey(app: TestApp, account: Account, scopes?: string[
   return ((await res.json()) as { key: string }).key;
 }
 
-/** JSON request helper. */
+/** JSON request helper; with a cookie, a change carries what a browser's same-origin fetch does. */
 export function json(method: string, body?: unknown, headers: Record<string, string> = {}): RequestInit {
+  const all: Record<string, string> = {};
+  asBrowser(method, { 'content-type': 'application/json', ...headers }).forEach((value, name) => (all[name] = value));
   return {
     method,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: all,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   };
 }

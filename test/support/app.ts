@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../../src/lib/logger';
 import type { Services } from '../../src/services';
 import type { Tracing } from '../../src/traces/tracing';
 import { testConfig } from './config';
-import { serve, type Served } from './http';
+import { asBrowser, serve, type Served } from './http';
 
 /** A clock tests move by hand. Starts at the real now unless told otherwise. */
 export function testClock(start = new Date()) {
@@ -96,7 +96,8 @@ export async function startTestApp(
   return {
     ...served,
     fetch: (path, init = {}) => {
-      const headers = new Headers(init.headers);
+      // A cookie-carrying change comes from the dashboard's origin, as a browser sends it.
+      const headers = asBrowser(init.method, init.headers, new URL(config.publicUrl).origin);
       if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', clientIp);
       return served.fetch(path, { ...init, headers });
     },

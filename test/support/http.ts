@@ -26,3 +26,21 @@ export async function serve(app: Koa, port = 0): Promise<Served> {
 
 /** A response body as JSON, typed loosely: tests assert its shape. */
 export const readJson = (res: Response): Promise<any> => res.json();
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The headers of a request as the dashboard's browser sends it: a state-changing request with a
+ * session cookie carries where it comes from (src/http/auth.ts refuses it otherwise). Adds `origin`
+ * when given, else `Sec-Fetch-Site: same-origin`, unless the request already says where it comes from
+ * (a test of a foreign or missing origin sets its own headers, or leaves out the cookie helper).
+ */
+export function asBrowser(method: string | undefined, init: HeadersInit | undefined, origin?: string): Headers {
+  const headers = new Headers(init);
+  const says = headers.has('origin') || headers.has('referer') || headers.has('sec-fetch-site');
+  if (headers.has('cookie') && UNSAFE.has((method ?? 'GET').toUpperCase()) && !says) {
+    if (origin) headers.set('origin', origin);
+    else headers.set('sec-fetch-site', 'same-origin');
+  }
+  return headers;
+}

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
-import { apiErrorOf } from '../../http/error-handler';
+import { apiErrorOf, logFailure } from '../../http/error-handler';
 import { ApiError, methodNotAllowed, unauthenticated } from '../../http/errors';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
@@ -21,7 +21,7 @@ export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
  * body parser and the input guard, so what they refuse is answered in this shape too.
  */
 export const integratorErrors: Middleware = async (ctx, next) => {
-  if (ctx.path !== INTEGRATOR_API && !ctx.path.startsWith(`${INTEGRATOR_API}/`)) return next();
+  if (!isIntegratorPath(ctx.path)) return next();
   try {
     await next();
     if (ctx.body === undefined || ctx.body === null) {
@@ -36,14 +36,23 @@ export const integratorErrors: Middleware = async (ctx, next) => {
     if (apiError.code === 'idempotency_key_reused') {
       apiError = new ApiError(409, apiError.code, 'A message with this id already exists, with another content.');
     }
-    if (apiError.status >= 500) ctx.state.log?.error({ err: error }, 'request failed');
-    const status = apiError.status === 422 ? 400 : apiError.status;
-    ctx.status = status;
-    const body = apiError.toBody() as { code: string; errors?: unknown };
-    ctx.body = { message: apiError.message, data: { code: body.code, ...(body.errors ? { errors: body.errors } : {}) } };
+    logFailure(ctx, error, apiError);
+    ctx.status = integratorStatus(apiError);
+    ctx.body = integratorBody(apiError);
     for (const [name, value] of Object.entries(apiError.headers ?? {})) ctx.set(name, value);
   }
 };
+
+/** Whether a request path is under the integrator API (what answers in its error shape). */
+export const isIntegratorPath = (path: string): boolean => path === INTEGRATOR_API || path.startsWith(`${INTEGRATOR_API}/`);
+
+/** The status of an error here: a body that fails validation is 400, as on their server. */
+export const integratorStatus = (apiError: ApiError): number => (apiError.status === 422 ? 400 : apiError.status);
+
+/** An error in their shape: `{message, data: {code, errors?}}`. */
+export function integratorBody(apiError: ApiError): { message: string; data: { code: string; errors?: unknown } } {
+  return { message: apiError.message, data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) } };
+}
 
 /**
  * Their clients send `Authorization: Basic base64(login:password)`: here the password is one of
@@ -53,11 +62,28 @@ export const integratorErrors: Middleware = async (ctx, next) => {
 function basicAsKey(ctx: Context): void {
   const match = /^Basic\s+(\S+)$/i.exec(ctx.get('Authorization'));
   if (!match) return;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0 || colon === decoded.length - 1) throw unauthenticated('Basic credentials need an API key as the password.');
+  const decoded = strictBase64(match[1]);
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (decoded === undefined || colon < 0 || colon === decoded.length - 1) {
+    throw unauthenticated('Basic credentials need an API key as the password.');
+  }
+  const key = decoded.slice(colon + 1);
+  // Two keys name no one caller: refuse rather than pick one (as /v1 does for X-Api-Key and Bearer).
+  const header = ctx.get('X-Api-Key');
+  if (header && header !== key) throw unauthenticated('Two different API keys were sent: send one, in X-Api-Key or as the Basic password.');
   delete ctx.request.headers.authorization;
-  ctx.request.headers['x-api-key'] = decoded.slice(colon + 1);
+  ctx.request.headers['x-api-key'] = key;
+}
+
+/**
+ * Base64 as RFC 4648 writes it (RFC 7617's Basic credentials): the standard alphabet, padded to a
+ * multiple of four, no extra `=`, no stray bits. Node's decoder skips what it does not understand;
+ * here anything but the one canonical form is refused (undefined).
+ */
+function strictBase64(text: string): string | undefined {
+  if (text.length === 0 || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes.toString('utf8') : undefined;
 }
 
 const notServed = (status: number, message: string) => () => {

@@ -77,6 +77,8 @@ export const webhookBody = yup.object({
     .required(),
 });
 
+const isValidDate = (value: unknown): value is Date => value instanceof Date && !Number.isNaN(value.getTime());
+
 /** POST /inbox/export and /inbox/refresh (client-go MessagesExportRequest, InboxRefreshRequest). */
 export const exportBody = yup.object({
   deviceId: text(64),
@@ -84,8 +86,11 @@ export const exportBody = yup.object({
   until: timestamp()
     .required()
     .test('order', '${path} must not be before since', function (value) {
-      const since = (this.parent as { since?: Date }).since;
-      return !since || !value || value.getTime() >= since.getTime();
+      // `since` as the client sent it when it is not a valid timestamp (a number, an object, "x"):
+      // then its own error is the one to report, not this one.
+      const since: unknown = (this.parent as { since?: unknown }).since;
+      if (!isValidDate(since) || !isValidDate(value)) return true;
+      return value.getTime() >= since.getTime();
     }),
   messageTypes: yup.array(yup.string().oneOf(['SMS', 'MMS'], '${path} must be SMS or MMS')),
 });

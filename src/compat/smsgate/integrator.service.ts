@@ -31,6 +31,8 @@ export interface IntegratorDeps {
 
 export const unsupported = (message: string) => new ApiError(400, 'not_supported', message);
 
+/** What can name a message or webhook here: a client-chosen id (printable ASCII, at most 36) or a UUID. */
+const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Their webhook events and ours; the others (data SMS, MMS, app:started) are not ours to send. */
@@ -118,6 +120,8 @@ export function createIntegratorService(deps: IntegratorDeps) {
 
   /** Our send that an SMSGate message id names: a client-chosen id, or the send's own. */
   async function batchIdOf(userId: string, id: string): Promise<string> {
+    // Neither a client's id nor ours (a NUL, which Postgres refuses, or anything else): nothing by that name.
+    if (!NAMEABLE.test(id)) throw notFound('message');
     const named = await repo.ourId(em(), userId, 'message', id);
     if (named) return named;
     if (UUID.test(id)) return id;
@@ -257,10 +261,14 @@ export function createIntegratorService(deps: IntegratorDeps) {
       return webhookView(input.id || webhook.id, input.event, webhook.url, null);
     },
 
-    /** DELETE /webhooks/{id}: their server answers 204 whether or not the id named one. */
+    /**
+     * DELETE /webhooks/{id}. Their server answers 204 whether or not the id named one; here, as on
+     * /v1, an id that names none of the account's SMSGate webhooks is 404, so a typo is not taken
+     * for a deletion.
+     */
     async removeWebhook(userId: string, id: string) {
       const found = (await smsgateWebhooks(userId)).find((row) => row.id === id);
-      if (!found) return;
+      if (!found) throw notFound('webhook');
       await deps.webhooks.remove(userId, found.webhook.id);
       await repo.forget(em(), found.webhook.id);
     },

@@ -26,4 +26,14 @@ export const smsgateRepository = {
     );
     return row;
   },
+
+  /** Which of `ids` (UUIDs) are outbound messages of this phone. */
+  async ownedOf(em: EntityManager, deviceId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await query<{ id: string }>(
+      em,
+      sql`select id from messages where id = any(${ids}::uuid[]) and device_id = ${deviceId} and direction = 'outbound'`,
+    );
+    return new Set(rows.map((row) => row.id));
+  },
 };

@@ -42,6 +42,22 @@ export const WEBHOOK_BODY_LIMIT = '10mb';
 const WEBHOOK_CALL = new RegExp(`^${SMSGATE_PREFIX}/webhooks/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`, 'i');
 
 /**
+ * Their handlers answer a body that fails validation with 400 (handlers/base BodyParserValidator);
+ * the error body stays ours. Applied to everything under the prefix (smsgateRequests), the input
+ * guard's refusals (a NUL, a lone surrogate, deep nesting) included.
+ */
+const theirStatuses: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 422) {
+      throw new ApiError(400, error.code, error.message, error.errors);
+    }
+    throw error;
+  }
+};
+
+/**
  * Before the body parser and the routers: an API URL typed with a trailing slash makes the app call
  * `…/v1//device` (GatewayApi.kt builds "$baseUrl/device"), so runs of slashes under the compat prefix
  * are one; and a paired phone's signed webhook call may be up to WEBHOOK_BODY_LIMIT, the
@@ -55,33 +71,21 @@ export function smsgateRequests({
   parserOptions: Omit<NonNullable<Parameters<typeof bodyParser>[0]>, 'jsonLimit'>;
 }): Middleware {
   const large = bodyParser({ ...parserOptions, jsonLimit: WEBHOOK_BODY_LIMIT });
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(SMSGATE_PREFIX)) return next();
+  const route: Middleware = async (ctx, next) => {
     if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
     const call = ctx.method === 'POST' ? WEBHOOK_CALL.exec(ctx.path) : null;
     const signed = /^[0-9a-f]{64}$/i.test(ctx.get('X-Signature')) && /^\d{1,12}$/.test(ctx.get('X-Timestamp'));
     if (call && signed && (await smsgateRepository.keyOfPaired(orm.em.fork(), call[1]))) return large(ctx, next);
     return next();
   };
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(SMSGATE_PREFIX)) return next();
+    // Around the input guard and the routers: every validation error under the prefix is 400.
+    return theirStatuses(ctx, () => route(ctx, next));
+  };
 }
 
 const notSupported = (message: string) => new ApiError(501, 'not_supported', message);
-
-/**
- * Their handlers answer a body that fails validation with 400 (handlers/base BodyParserValidator);
- * the error body stays ours.
- */
-const theirStatuses: Middleware = async (ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 422) {
-      throw new ApiError(400, error.code, error.message, error.errors);
-    }
-    throw error;
-  }
-};
-
 /** The SIMs a phone reported that a send can select; the others are logged and left out. */
 function simsOf(ctx: Context, cards: SimCard[] | null | undefined): SimCard[] {
   const { usable, dropped } = usableSims(cards);
@@ -119,7 +123,6 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
   const router = new Router({ prefix: SMSGATE_PREFIX });
-  router.use(theirStatuses);
 
   // Registration. The app sends its private token as `Bearer`, the code of "sign in by code" as
   // `Code`, and a login and password as `Basic` (the app's GatewayApi.kt deviceRegister).

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DevicesService } from '../../devices/devices.service';
 import type { PairingService } from '../../devices/pairing.service';
-import { forbidden, unauthenticated } from '../../http/errors';
+import { ApiError, forbidden, unauthenticated } from '../../http/errors';
 import type { Clock } from '../../lib/clock';
 import { randomToken, safeEqual } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
@@ -14,6 +14,8 @@ import { simsFromCards } from './smsgate.views';
 
 /** How far a webhook's X-Timestamp may be from our clock (the interface's rule for our own receivers). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SmsGateDeps {
   em: () => EntityManager;
@@ -139,10 +141,18 @@ export function createSmsGateService(deps: SmsGateDeps) {
      * fetch already recorded (dispatched); Delivered with a Sent time in its history reports sent
      * first, so sent_at and message.sent are not lost when the phone reports both at once.
      */
+    /**
+     * The app's states as our reports. Every item must name a message of this phone: the others are
+     * applied, then the call answers 404 (as /v1 does for another phone's message, or none), so a
+     * phone is never told that a state it sent was taken when nothing changed.
+     */
     async patchStates(phone: Phone, items: PatchMessagesBody) {
+      const ids = items.map((item) => item.id).filter((id) => UUID.test(id));
+      const owned = await smsgateRepository.ownedOf(em(), phone.deviceId, [...new Set(ids)]);
+      const unknown = items.filter((item) => !owned.has(item.id)).length;
       const reports: Report[] = [];
       for (const item of items) {
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(item.id)) continue;
+        if (!owned.has(item.id)) continue;
         const recipient = item.recipients[0];
         const state: ProcessingState = recipient?.state ?? item.state;
         // A time the phone wrote unreadably (phoneTime) is null: the report keeps our time instead.
@@ -164,9 +174,15 @@ export function createSmsGateService(deps: SmsGateDeps) {
           });
         }
       }
-      // One set, as our batched report; their server skips ids it does not know
-      // (handlers/messages/mobile.go), so another phone's message is left alone and the rest count.
+      // One set, as our batched report; another phone's message is left alone and the rest count.
       if (reports.length > 0) await outcomes.report(phone.deviceId, reports);
+      if (unknown > 0) {
+        throw new ApiError(
+          404,
+          'not_found',
+          unknown === items.length ? 'The message does not exist.' : `${unknown} of the ${items.length} messages do not exist; the others were applied.`,
+        );
+      }
     },
 
     /**

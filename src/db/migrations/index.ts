@@ -18,6 +18,7 @@ import { Migration20261125200000WebhookQueue } from './Migration20261125200000We
 import { Migration20261126200000SmsGateIntegrators } from './Migration20261126200000SmsGateIntegrators';
 import { Migration20261126220000OneDeliveryPath } from './Migration20261126220000OneDeliveryPath';
 import { Migration20261127000000LeasedIndex } from './Migration20261127000000LeasedIndex';
+import { Migration20261128000000PairingSelectors } from './Migration20261128000000PairingSelectors';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126200000SmsGateIntegrators', class: Migration20261126200000SmsGateIntegrators },
   { name: 'Migration20261126220000OneDeliveryPath', class: Migration20261126220000OneDeliveryPath },
   { name: 'Migration20261127000000LeasedIndex', class: Migration20261127000000LeasedIndex },
+  { name: 'Migration20261128000000PairingSelectors', class: Migration20261128000000PairingSelectors },
 ];

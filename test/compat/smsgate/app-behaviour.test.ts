@@ -141,6 +141,52 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     expect(gaps).toEqual([5, 5, 5, 5, 30, 30, 30, 30, 30, 60, 60]);
   });
 
+  it('sends nothing twice after a crash mid-send: texts handed out again are known by id and only reported', async () => {
+    const { key, call } = await tenant(app, 'business');
+    // SENT broadcasts 5 s after sending, no delivery reports: a crash finds several texts sent and unreported.
+    const { phone, time } = await installed(key, { radio: { sentAfterMs: 5_000, deliveredAfterMs: null } });
+    phone.start();
+    await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
+    const id = phone.registration()!.id;
+    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1 })).status).toBe(200);
+    await time.runUntil(() => phone.settings.messages.sendIntervalRange !== null, {
+      within: MINUTE,
+      what: 'the send interval imported',
+    });
+
+    const to = Array.from({ length: 30 }, (_, i) => `+1415556${String(1000 + i).padStart(4, '0')}`);
+    const accepted = await call('POST', '/v1/messages', { body: 'Crash test', to });
+    expect(accepted.status).toBe(202);
+    const { batch } = await readJson(accepted);
+    await time.runUntil(() => phone.seen.sent.length >= 12, { within: 5 * MINUTE, what: '12 texts sent' });
+    await phone.crash();
+    const sentBefore = new Set(phone.seen.sent.map((s) => s.id));
+    const unreported = [...phone.messages.values()].filter((m) => sentBefore.has(m.id) && m.state === 'Processed');
+    expect(unreported.length).toBeGreaterThan(0);
+    await time.runFor(MINUTE);
+
+    phone.start();
+    await time.runUntil(() => phone.seen.sent.length >= 30 && phone.seen.handedAgain.length > 0, {
+      within: 10 * MINUTE,
+      what: 'every text sent and the unreported handed out again',
+    });
+    await time.runFor(30_000);
+    // The service handed the unreported texts out again, as its outbox lease says; the app knew
+    // them by id and reported them instead of sending them.
+    for (const message of unreported) expect(phone.seen.handedAgain).toContain(message.id);
+    const sent = phone.seen.sent.map((s) => s.id);
+    expect(sent).toHaveLength(30);
+    expect(new Set(sent).size).toBe(30);
+    // Texts whose SENT broadcast died with the process stay handed out (then unknown at their
+    // deadline): never sent a second time. Every other text is sent, once.
+    await expect
+      .poll(async () => {
+        const { batch: now } = await readJson(await call('GET', `/v1/batches/${batch.id}`));
+        return { sent: now.sent_count, dispatched: now.dispatched_count };
+      })
+      .toEqual({ sent: 30 - unreported.length, dispatched: unreported.length });
+  });
+
   it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
     const { key, call } = await tenant(app, 'business');
     const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });

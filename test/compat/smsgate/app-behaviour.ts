@@ -72,6 +72,8 @@ export function createSmsGateApp(options: AppOptions) {
   let api: FakeApp | null = null;
   let sending = false;
   let stopPing: (() => void) | null = null;
+  /** False from a crash to the next start: the process is gone, and the radio's broadcasts with it. */
+  let alive = true;
 
   /** What the test looks at: app times of what the app did, and what it was told. */
   const seen = {
@@ -80,6 +82,8 @@ export function createSmsGateApp(options: AppOptions) {
     pulled: [] as number[],
     patches: [] as { at: number; status: number }[],
     sent: [] as { id: string; at: number }[],
+    /** Ids a pull brought that the app already knew (its database): reported again, never sent again. */
+    handedAgain: [] as string[],
     streamOpens: [] as number[],
     streamAttempts: [] as number[],
     streamEvents: [] as { type: string | null; at: number }[],
@@ -151,6 +155,7 @@ export function createSmsGateApp(options: AppOptions) {
     for (const message of list) {
       if (message.state && message.state !== 'Pending') continue;
       // Already known: its state is sent again (SendStateWorker), it is not sent twice.
+      if (messages.has(message.id)) seen.handedAgain.push(message.id);
       if (messages.has(message.id)) sendState(message.id);
       else {
         enqueue(message);
@@ -289,6 +294,7 @@ export function createSmsGateApp(options: AppOptions) {
 
   // modules/messages/MessagesService.kt updateState → MessageStateChangedEvent → SendStateWorker.
   function updateState(id: string, phoneNumber: string | null, state: State, error: string | null = null) {
+    if (!alive) return;
     const message = messages.get(id)!;
     for (const recipient of message.recipients) {
       if (phoneNumber === null || recipient.phoneNumber === phoneNumber) Object.assign(recipient, { state, error });
@@ -395,6 +401,7 @@ export function createSmsGateApp(options: AppOptions) {
      */
     start() {
       enabled = true;
+      alive = true;
       if (settings.gateway.notificationChannel === 'SSE_ONLY') fcmToken = null;
       // services/PushService.kt: otherwise a Firebase token, with which the stream never starts and
       // pushes come only from SMSGate's own Firebase project.
@@ -405,6 +412,10 @@ export function createSmsGateApp(options: AppOptions) {
       workers.pull();
       workers.webhooks();
       workers.settings();
+      if (!sending && nextPending()) {
+        sending = true;
+        void sendPending().finally(() => (sending = false));
+      }
       const interval = settings.ping.intervalSeconds;
       if (interval) {
         const ping = () => {
@@ -414,6 +425,18 @@ export function createSmsGateApp(options: AppOptions) {
         };
         ping();
       }
+    },
+
+    /**
+     * The process killed mid-send. Its database (MessagesDao: every message it fetched, by id, with
+     * its state) survives; the radio's SENT and DELIVERED broadcasts due meanwhile, and the state
+     * reports not yet made, are lost with it, so the server still has those texts handed out and
+     * hands them out again. start() afterwards is the app started again: WorkManager's persisted
+     * SendMessagesWorker goes on with the messages still Pending.
+     */
+    async crash() {
+      alive = false;
+      await app.stop();
     },
 
     /** GatewayService.kt stop: the stream, the workers and the ping end. */

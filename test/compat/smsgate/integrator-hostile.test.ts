@@ -89,8 +89,10 @@ describe('SMSGate’s integrator API under hostile input', () => {
     }
     expect(await readJson(await call(bob, 'GET', '/messages'))).toEqual([]);
     await expectTheirRefusal(await call(bob, 'DELETE', `/devices/${alice.phone.id}`), 404);
-    // Their server answers 204 to a webhook id it does not know: Alice's stays.
-    expect((await call(bob, 'DELETE', '/webhooks/alice-hook')).status).toBe(204);
+    // Another account's webhook, or none: not there, as on /v1; Alice's stays.
+    for (const ref of ['alice-hook', 'no-such-hook', '00000000-0000-4000-8000-000000000000']) {
+      expect((await expectTheirRefusal(await call(bob, 'DELETE', `/webhooks/${ref}`), 404)).data.code).toBe('not_found');
+    }
     expect(await readJson(await call(bob, 'GET', '/webhooks'))).toEqual([]);
     const since = new Date(Date.now() - 86_400_000).toISOString();
     const until = new Date().toISOString();
@@ -100,6 +102,30 @@ describe('SMSGate’s integrator API under hostile input', () => {
 
     expect(await footprint(alice)).toEqual(before);
     expect((await readJson(await call(alice, 'GET', '/webhooks'))).map((w: { id: string }) => w.id)).toEqual(['alice-hook']);
+  });
+
+  it('answers an id with a NUL as not there, like /v1, never a 500', async () => {
+    for (const path of ['/messages/%00', '/message/a%00b', '/messages/%00abc', '/message/x%01y']) {
+      const body = await expectTheirRefusal(await call(alice, 'GET', path), 404);
+      expect(body.data.code, path).toBe('not_found');
+    }
+    expect((await app.fetch('/v1/messages/%00', { headers: { 'x-api-key': alice.key } })).status).toBe(404);
+  });
+
+  it('refuses a since that is not a timestamp with its own error only, on every inbox export path', async () => {
+    const until = '2026-11-29T00:00:00Z';
+    for (const path of ['/inbox/export', '/inbox/refresh', '/messages/inbox/export', '/message/inbox/export']) {
+      for (const since of [1, {}, [], true, 'x', '2026-13-01T00:00:00Z']) {
+        const refused = await expectTheirRefusal(await call(alice, 'POST', path, { since, until }), 400);
+        expect(refused.data, `${path} since=${JSON.stringify(since)}`).toEqual({
+          code: 'validation_failed',
+          errors: [{ field: 'body.since', message: expect.stringContaining('since') }],
+        });
+      }
+      // Both valid and in the wrong order: the order is the one problem.
+      const backwards = await expectTheirRefusal(await call(alice, 'POST', path, { since: until, until: '2026-11-01T00:00:00Z' }), 400);
+      expect(backwards.data.errors).toEqual([{ field: 'body.until', message: 'until must not be before since' }]);
+    }
   });
 
   it('refuses malformed Basic credentials with 401 in their shape', async () => {
@@ -133,6 +159,54 @@ describe('SMSGate’s integrator API under hostile input', () => {
     // The one right key, whatever the login, passes.
     expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: basic(`x:y:${alice.key}`) } })).status).toBe(401);
     expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: basic(`anyone:${alice.key}`) } })).status).toBe(200);
+  });
+
+  it('decodes Basic credentials strictly and refuses two different keys', async () => {
+    const good = Buffer.from(`login:${alice.key}`, 'latin1').toString('base64');
+    const unpadded = good.replace(/=+$/, '');
+    const variants = [
+      `${good}=`,
+      `${good}==`,
+      `${good}====`,
+      `=${good}`,
+      `${good.slice(0, 4)}=${good.slice(4)}`,
+      ...(unpadded !== good ? [unpadded] : [`${good.slice(0, -1)}`]),
+      good.replace(/\+/g, '-').replace(/\//g, '_') === good ? `${good.slice(0, -4)}-_-_` : good.replace(/\+/g, '-').replace(/\//g, '_'),
+      `${good.slice(0, 8)}!${good.slice(8)}`,
+      `${good.slice(0, 8)}.${good.slice(9)}`,
+    ];
+    for (const encoded of variants) {
+      const res = await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${encoded}` } });
+      expect((await expectTheirRefusal(res, 401)).data.code, encoded).toBe('unauthenticated');
+    }
+    // Stray bits after the last whole byte: the same bytes to a lenient decoder, not the canonical text.
+    let login = 'login';
+    while ((login.length + 1 + alice.key.length) % 3 !== 1) login += 'x';
+    const padded = Buffer.from(`${login}:${alice.key}`, 'latin1').toString('base64');
+    expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${padded}` } })).status).toBe(200);
+    const last = padded.at(-3)!;
+    const stray = `${padded.slice(0, -3)}${String.fromCharCode(last.charCodeAt(0) + 1)}==`;
+    expect(Buffer.from(stray, 'base64').equals(Buffer.from(padded, 'base64'))).toBe(true);
+    await expectTheirRefusal(await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${stray}` } }), 401);
+    expect((await app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: `Basic ${good}` } })).status).toBe(200);
+
+    // Both X-Api-Key and Basic: the same key passes, two different keys are refused whichever is valid.
+    const both = (apiKey: string, password: string) =>
+      app.fetch(`${INTEGRATOR_API}/messages`, { headers: { authorization: basic(`login:${password}`), 'x-api-key': apiKey } });
+    expect((await both(alice.key, alice.key)).status).toBe(200);
+    for (const [apiKey, password] of [
+      [alice.key, bob.key],
+      [bob.key, alice.key],
+      [alice.key, `${alice.key}x`],
+      [`${alice.key}x`, alice.key],
+    ]) {
+      expect((await expectTheirRefusal(await both(apiKey, password), 401)).data.code).toBe('unauthenticated');
+    }
+    // Bearer and X-Api-Key with different keys: refused the same way.
+    const bearer = await app.fetch(`${INTEGRATOR_API}/messages`, {
+      headers: { authorization: `Bearer ${bob.key}`, 'x-api-key': alice.key },
+    });
+    await expectTheirRefusal(bearer, 401);
   });
 
   it('refuses settings out of any range with 400, nothing applied, the signing key kept', async () => {

@@ -616,7 +616,7 @@ describe('the SMSGate app as a phone', () => {
       expect(await readJson(after)).toEqual({ externalIp: app.clientIp });
     });
 
-    it('leaves another account’s message alone when a phone patches its id', async () => {
+    it('answers 404 and leaves another account’s message alone when a phone patches its id', async () => {
       await syncClock();
       const owner = await tenant(app);
       const ownerPhone = await paired(owner.key);
@@ -626,9 +626,17 @@ describe('the SMSGate app as a phone', () => {
       const intruder = await paired((await tenant(app)).key);
       const foreign: PendingMessage = { id: message_ids[0], phoneNumbers: ['+14155550195'] };
       const t = app.clock.now();
-      // server handlers/messages/mobile.go patch: ErrMessageNotFound is skipped and the answer is 204.
-      const res = await intruder.patchMessages([statePatch(foreign, 'Delivered', { Sent: t, Delivered: t })]);
-      expect(res.status).toBe(204);
+      // Their server (handlers/messages/mobile.go patch) skips ErrMessageNotFound and answers 204; here
+      // the phone is told nothing was applied, as /v1 tells it for another phone's message or none.
+      for (const state of ['Processed', 'Sent', 'Delivered'] as const) {
+        const res = await intruder.patchMessages([statePatch(foreign, state, { Sent: t, Delivered: t })]);
+        expect(res.status, state).toBe(404);
+        expect(await readJson(res)).toMatchObject({ code: 'not_found', status: 404 });
+      }
+      for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+        const res = await intruder.patchMessages([statePatch({ ...foreign, id }, 'Sent', { Sent: t })]);
+        expect(res.status, id).toBe(404);
+      }
       const message = (await readJson(await owner.call('GET', `/v1/messages/${message_ids[0]}`))).message;
       expect(message).toMatchObject({ status: 'queued', sent_at: null, delivered_at: null });
       // It is still the owner's phone's to send.
