@@ -167,7 +167,7 @@ export function buildServices(deps: ServiceDeps) {
     publicUrl: config.publicUrl,
     forgetToken: devices.forgetToken,
   });
-  const trustedOrigins = [...new Set([new URL(config.publicUrl).origin, new URL(config.dashboardUrl).origin])];
+  const trustedOrigins = [...new Set([config.publicUrl, config.dashboardUrl].flatMap(loopbackAliases))];
   const auth = createAuth({
     apiKeys,
     keyUsage,
@@ -299,3 +299,20 @@ export function buildServices(deps: ServiceDeps) {
 }
 
 export type Services = ReturnType<typeof buildServices>;
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origin of `url`, and where it names this machine by a loopback name, the same origin under the
+ * other names: under `npm start` the dashboard opened at http://127.0.0.1:3000 is the one whose
+ * PUBLIC_URL says http://localhost:3000.
+ */
+function loopbackAliases(url: string): string[] {
+  const parsed = new URL(url);
+  if (!LOOPBACK_NAMES.includes(parsed.hostname)) return [parsed.origin];
+  return LOOPBACK_NAMES.map((name) => {
+    const alias = new URL(parsed.origin);
+    alias.hostname = name;
+    return alias.origin;
+  });
+}

@@ -360,6 +360,21 @@ describe('hostile input', () => {
         (await app.fetch('/v1/auth/logout', { method: 'POST', headers: { origin: 'https://evil.example' } })).status,
       ).toBe(204);
     });
+    it('takes the dashboard at another loopback name of the same port, and refuses another port', async () => {
+      const own = new URL(app.config.publicUrl);
+      expect(['localhost', '127.0.0.1', '[::1]']).toContain(own.hostname);
+      const alias = new URL(own.origin);
+      alias.hostname = own.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1';
+      const otherPort = new URL(alias.origin);
+      otherPort.port = String(Number(own.port || 80) + 1);
+      const logout = async (origin: string) => {
+        const login = await app.fetch('/v1/auth/login', json('POST', { email: account.email, password: PASSWORD }));
+        const cookie = sessionCookie(login);
+        return app.fetch('/v1/auth/logout', { method: 'POST', headers: { cookie, origin } });
+      };
+      expect((await logout(otherPort.origin)).status).toBe(403);
+      expect((await logout(alias.origin)).status).toBe(204);
+    });
   });
 
   describe('cookies that do not say where they come from', () => {
@@ -406,12 +421,20 @@ describe('hostile input', () => {
       expect((await raw('GET', '/v1/auth/me')).status).toBe(200);
 
       // Each of the three from the dashboard is enough.
-      for (const headers of <Record<string, string>[]>[{ origin: dashboard }, { referer: `${dashboard}/keys` }, { 'sec-fetch-site': 'same-origin' }]) {
-        expect((await raw('POST', '/v1/api-keys', headers, { name: 'csrf' })).status, JSON.stringify(headers)).toBe(201);
+      for (const headers of <Record<string, string>[]>[
+        { origin: dashboard },
+        { referer: `${dashboard}/keys` },
+        { 'sec-fetch-site': 'same-origin' },
+      ]) {
+        expect((await raw('POST', '/v1/api-keys', headers, { name: 'csrf' })).status, JSON.stringify(headers)).toBe(
+          201,
+        );
       }
       expect(await keyCount()).toBe(before + 3);
       // An API key proves itself; it needs no Origin.
-      const made = await fetch(`${app.url}/v1/webhooks`, { headers: { 'x-api-key': key, 'x-forwarded-for': app.clientIp } });
+      const made = await fetch(`${app.url}/v1/webhooks`, {
+        headers: { 'x-api-key': key, 'x-forwarded-for': app.clientIp },
+      });
       expect(made.status).toBe(200);
       expect((await raw('POST', '/v1/auth/logout', { 'sec-fetch-site': 'same-origin' })).status).toBe(204);
       expect((await raw('GET', '/v1/auth/me')).status).toBe(401);
