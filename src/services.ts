@@ -178,19 +178,26 @@ export function buildServices(deps: ServiceDeps) {
     rates: config.rateLimits,
     operatorToken: config.metrics.token,
   });
+  // A send that can go now wakes its phone by push after its commit, beside its workflow's start.
+  const batches = batchStarts({
+    em: fresh,
+    clock,
+    taskQueue: config.temporal.taskQueue,
+    staleWindowMs: config.staleWindowMs,
+    wake: push.enabled ? (deviceId) => background.run('wake push', () => push.wakeNow(deviceId)) : undefined,
+  });
   const outcomes = createOutcomesService({
     em,
     clock,
     events,
-    temporal,
-    background,
+    starter,
+    batchStarts: batches,
     devices,
     metrics: { ...metrics.messages, reports: metrics.phone.reports },
   });
   const idempotency = createIdempotency(
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
   );
-  const batches = batchStarts({ em: fresh, clock, taskQueue: config.temporal.taskQueue });
   const optOuts = createOptOutsService({ em, clock, events, defaultCountry: config.defaultCountry });
   const messages = createMessagesService({
     em,

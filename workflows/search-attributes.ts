@@ -27,8 +27,8 @@ export type KeywordKey = typeof AccountId;
 export const SEARCH_ATTRIBUTES = [AccountId, DeviceId, WebhookId, BatchStatus, DeliveryStatus, LivenessStatus] as const;
 
 /**
- * scheduled: waiting for its scheduled_at; sending: released, its messages not all final;
- * settled: every message final, the workflow ended.
+ * scheduled: waiting for its scheduled_at; sending: released. A closed batch workflow is settled and
+ * keeps the stage it closed in; settled was upserted at the end by runs from before the delayed start.
  */
 export const BATCH_STATUSES = ['scheduled', 'sending', 'settled'] as const;
 export type BatchStatusValue = (typeof BATCH_STATUSES)[number];

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage } from '../http/pagination';
 import { query, sql, toDate } from '../db/sql';
 import { Batch, type BatchStatus, type Priority } from './batch.entity';
+import type { BatchStart } from './batch-starts';
 import type { Deadlines } from './outbox';
 import { staleAtOf, unevenOf } from './sends.repository';
 import type { BatchCounter, BatchCounts } from './transitions';
@@ -56,14 +57,14 @@ export const batchesRepository = {
                  updated_at = ${now}
             from (values ${sql.join(values)}) as v (id, ${sql.join(COUNTERS.map(column))})
            where b.id = v.id
-          returning b.id, b.status, b.recipient_count, ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
+          returning b.id, b.user_id, b.device_id, b.status, b.recipient_count, ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
     );
   },
 
   async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
     const [row] = await query<BatchCounts>(
       tx,
-      sql`select id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
+      sql`select id, user_id, device_id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
             from batches where id = ${batchId}`,
     );
     return row;
@@ -145,10 +146,19 @@ export const batchesRepository = {
     return row;
   },
 
-  async unstartedBatches(em: EntityManager, before: Date, limit: number) {
-    const rows = await query<{ id: string; scheduledAt: string | null; userId: string; deviceId: string }>(
+  async unstartedBatches(em: EntityManager, before: Date, limit: number): Promise<BatchStart[]> {
+    const rows = await query<{
+      id: string;
+      scheduledAt: string | null;
+      userId: string;
+      deviceId: string;
+      createdAt: string;
+      ttlSeconds: number | null;
+      status: BatchStatus;
+    }>(
       em,
-      sql`select id, scheduled_at, user_id, device_id from batches where workflow_started_at is null and created_at < ${before}
+      sql`select id, scheduled_at, user_id, device_id, created_at, ttl_seconds, status
+            from batches where workflow_started_at is null and created_at < ${before}
            order by created_at limit ${limit}`,
     );
     return rows.map((row) => ({
@@ -156,6 +166,9 @@ export const batchesRepository = {
       scheduledAt: toDate(row.scheduledAt),
       userId: row.userId,
       deviceId: row.deviceId,
+      createdAt: toDate(row.createdAt)!,
+      ttlSeconds: row.ttlSeconds,
+      settled: row.status === 'completed' || row.status === 'failed',
     }));
   },
 

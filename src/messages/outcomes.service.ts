@@ -1,14 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { afterCommit, transaction } from '../db/transaction';
 import { devicesRepository, type OutboxSettlement } from '../devices/devices.repository';
 import { DRAINED_CHANNEL } from '../devices/phone-channel';
 import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
-import type { Background } from '../lib/background';
 import type { Clock } from '../lib/clock';
 import type { Metrics } from '../metrics/metrics';
-import { batchSettledSignal, batchWorkflowId } from '../../workflows/definitions';
+import type { StartKind, Starter } from '../../temporal/starter';
+import type { BatchStart } from './batch-starts';
 import type { MessageStatus } from './message.entity';
 import type { Moved } from './messages.repository';
 import type { Sql } from '../db/sql';
@@ -30,8 +29,9 @@ export interface OutcomesDeps {
   em: () => EntityManager;
   clock: Clock;
   events: EventsService;
-  temporal: Client;
-  background: Background;
+  /** Settled batches' workflows are told through their start (signal-with-start). */
+  starter: Pick<Starter, 'enqueue'>;
+  batchStarts: StartKind<BatchStart>;
   /** Messaging listens for phones that stop taking sends. */
   devices: Pick<DevicesService, 'onStopped'>;
   metrics: Pick<Metrics['messages'], 'outcomes' | 'staleMarked'> & Pick<Metrics['phone'], 'reports'>;
@@ -68,32 +68,38 @@ export function createOutcomesService(deps: OutcomesDeps) {
   const { clock } = deps;
 
   /** Tells finished batches' workflows they can end now (they would find out at their next wake). */
-  function signalSettled(tx: EntityManager, batchIds: string[]): void {
-    if (batchIds.length === 0) return;
-    afterCommit(tx, () =>
-      deps.background.run('batch settled signal', async () => {
-        await Promise.allSettled(
-          batchIds.map((id) => deps.temporal.workflow.getHandle(batchWorkflowId(id)).signal(batchSettledSignal)),
-        );
-      }),
-    );
+  function signalSettled(tx: EntityManager, batches: BatchCounts[]): void {
+    if (batches.length === 0) return;
+    const now = clock.now();
+    const settled = batches.map((b): BatchStart => ({
+      id: b.id,
+      userId: b.userId,
+      deviceId: b.deviceId,
+      scheduledAt: null,
+      createdAt: now,
+      ttlSeconds: null,
+      settled: true,
+    }));
+    afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, settled));
   }
 
   /** Sets the status each batch's counts now imply; returns the batches that just became final. */
   async function settleBatches(tx: EntityManager, counts: BatchCounts[]): Promise<string[]> {
     const changes: Array<{ id: string; status: BatchCounts['status'] }> = [];
+    const final: BatchCounts[] = [];
     for (const batch of counts) {
       if (batch.status === 'completed' || batch.status === 'failed') continue;
       const status = releasedBatchStatus(batch);
       // A scheduled batch stays scheduled until its release, unless nothing is left to send (cancelled,
       // or its phone was disabled): then it is final at once, and its workflow need not wait for its time.
       if (batch.status === 'scheduled' && status !== 'completed' && status !== 'failed') continue;
-      if (status !== batch.status) changes.push({ id: batch.id, status });
+      if (status === batch.status) continue;
+      changes.push({ id: batch.id, status });
+      if (status === 'completed' || status === 'failed') final.push(batch);
     }
     await batchesRepository.setStatuses(tx, changes, clock.now());
-    const settled = changes.filter((c) => c.status === 'completed' || c.status === 'failed').map((c) => c.id);
-    signalSettled(tx, settled);
-    return settled;
+    signalSettled(tx, final);
+    return final.map((b) => b.id);
   }
 
   /** Everything that follows a set of moves (each message with the status it came from). */

@@ -148,9 +148,12 @@ export function createSendsService(deps: SendsDeps) {
     deps.starter.enqueue(deps.batchStarts, [
       {
         id: batch.id,
-        scheduledAt: batch.status === 'failed' ? null : (batch.scheduledAt ?? null),
         userId: batch.userId,
         deviceId: batch.deviceId,
+        scheduledAt: batch.scheduledAt ?? null,
+        createdAt: batch.createdAt,
+        ttlSeconds: batch.ttlSeconds ?? null,
+        settled: batch.status === 'failed',
       },
     ]);
 

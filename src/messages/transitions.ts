@@ -50,6 +50,8 @@ export function counterOf(status: MessageStatus): BatchCounter | null {
 /** A batch's status and counters, as the statements that move them return them. */
 export interface BatchCounts {
   id: string;
+  userId: string;
+  deviceId: string;
   status: BatchStatus;
   recipientCount: number;
   dispatchedCount: number;
@@ -60,7 +62,7 @@ export interface BatchCounts {
 }
 
 /** A released batch's status from its counts: final when every message is sent, delivered, failed or unknown. */
-export function releasedBatchStatus(counts: Omit<BatchCounts, 'id' | 'status'>): BatchStatus {
+export function releasedBatchStatus(counts: Omit<BatchCounts, 'id' | 'userId' | 'deviceId' | 'status'>): BatchStatus {
   const final = counts.sentCount + counts.deliveredCount + counts.failedCount + counts.unknownCount;
   if (final === counts.recipientCount) return counts.failedCount === counts.recipientCount ? 'failed' : 'completed';
   const started = final + counts.dispatchedCount;

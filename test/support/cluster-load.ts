@@ -316,7 +316,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     for (const phone of phones) {
       const query =
         `WorkflowType = 'batchWorkflow' AND AccountId = '${accountId}' AND DeviceId = '${phone.deviceId}'` +
-        ` AND BatchStatus = 'settled'`;
+        ` AND ExecutionStatus = 'Completed'`;
       const wanted = batchesOf.get(phone.deviceId!)!.map(batchWorkflowId).sort();
       const found = async () => {
         const ids: string[] = [];
@@ -325,7 +325,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
       };
       await expect.poll(found, { timeout: 60_000, interval: 1000 }).toEqual(wanted);
     }
-    mark('every batch found settled by AccountId, DeviceId and BatchStatus');
+    mark('every batch found closed (settled) by AccountId and DeviceId');
 
     // Each phone's liveness workflow still running, and listed so.
     for (const phone of phones) {

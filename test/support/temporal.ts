@@ -114,7 +114,6 @@ async function startTestServer(executable: string, timeoutMs = 60_000): Promise<
   return { address: `127.0.0.1:${port}`, stop };
 }
 
-
 /**
  * A time-skipping environment on a test server started above. The SDK's public constructors either
  * launch the server themselves or treat an existing one as a plain server; its own `create` takes
@@ -133,7 +132,12 @@ async function timeSkippingOn(server: TestServer): Promise<TestWorkflowEnvironme
   ).create.bind(TestWorkflowEnvironment);
   let env: TestWorkflowEnvironment;
   try {
-    env = await create({ server: { type: 'existing' }, address: server.address, plugins: [noKeepAlive], supportsTimeSkipping: true });
+    env = await create({
+      server: { type: 'existing' },
+      address: server.address,
+      plugins: [noKeepAlive],
+      supportsTimeSkipping: true,
+    });
   } catch (error) {
     await server.stop();
     throw error;
@@ -256,6 +260,14 @@ export async function startWorkflowStack(options: Parameters<typeof startTestApp
   const app = await startTestApp({ ...options, temporal: env.client });
   const worker = await createTestWorker(env, { config: app.config, orm: app.orm, clock: serverClock, sweeps: [] });
   const running = worker.run();
+  // A batch workflow's start delay is counted from the app's clock when the start is made, after the
+  // request, in the background; the app's clock stands still while the server skips, so a skip waits
+  // for the starts a request left (else it would move the workflow's first task later by the skip).
+  const skip = env.sleep.bind(env);
+  env.sleep = async (duration) => {
+    await app.services.background.idle();
+    return skip(duration);
+  };
   return {
     env,
     app,

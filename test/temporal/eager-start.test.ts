@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -6,12 +7,14 @@ import { batchWorkflowId } from '../../workflows/definitions';
 import { sendingTenant } from '../messages/helpers';
 import { parseExposition, valueOf } from '../metrics/scrape';
 import { startTestApp, type TestApp } from '../support/app';
-import { readJson } from '../support/http';
 import { activityNames, createLocalEnv, createTestWorker } from '../support/temporal';
 
 // Eager workflow start on the dev server: where the app's client shares the connection of a worker of
 // its task queue (`npm start`, the worker process: temporal/worker.ts connectWorkerClient), the server
 // hands a batch workflow's first task back in the start's answer; elsewhere a start is an ordinary one.
+// Only a start whose first task is due at once has one to hand back (a batch is started with a delay
+// until its first deadline): here, a batch accepted longer than its stale window ago, as the
+// reconciler starts one that a crash left without its workflow.
 describe('eager start of batch workflows (dev server)', () => {
   let env: TestWorkflowEnvironment;
   let worker: Worker;
@@ -39,16 +42,26 @@ describe('eager start of batch workflows (dev server)', () => {
     return app;
   }
 
-  /** Sends one text and waits until its batch's workflow has woken the phone; the eager starts counted. */
-  async function send(app: TestApp) {
+  /**
+   * Starts a batch's workflow as the reconciler does for one accepted longer ago than its stale window
+   * (its first task due at once), and waits until it has swept; the eager starts counted.
+   */
+  async function startDue(app: TestApp) {
     const tenant = await sendingTenant(app);
-    const reply = await tenant.call('POST', '/v1/messages', { body: 'Hi', to: ['+14155550109'] });
-    const batchId = (await readJson(reply)).batch.id as string;
-    await app.services.background.idle();
-    const handle = env.client.workflow.getHandle(batchWorkflowId(batchId));
-    await expect.poll(async () => activityNames(await handle.fetchHistory()), { timeout: 30_000 }).toContain(
-      'wakeBatchDevice',
-    );
+    const batch = {
+      id: randomUUID(),
+      userId: tenant.account.userId,
+      deviceId: tenant.phone.id,
+      scheduledAt: null,
+      createdAt: new Date(app.clock.now().getTime() - 2 * app.config.staleWindowMs),
+      ttlSeconds: null,
+      settled: false,
+    };
+    expect(await app.services.starter.startAll(app.services.starts.batches, [batch])).toBe(1);
+    const handle = env.client.workflow.getHandle(batchWorkflowId(batch.id));
+    await expect
+      .poll(async () => activityNames(await handle.fetchHistory()), { timeout: 30_000 })
+      .toContain('sweepBatch');
     const samples = parseExposition((await app.services.metrics.render()).body);
     return {
       started: valueOf(samples, 'phone_gateway_workflow_starts_total', {
@@ -61,7 +74,7 @@ describe('eager start of batch workflows (dev server)', () => {
 
   it("hands the first workflow task to the worker on the client's own connection", async () => {
     const app = await appOn(new Client({ connection: env.nativeConnection }), true);
-    expect(await send(app)).toEqual({ started: 1, eager: 1 });
+    expect(await startDue(app)).toEqual({ started: 1, eager: 1 });
   });
 
   it('starts as before where no worker of the task queue shares the connection', async () => {
@@ -69,12 +82,12 @@ describe('eager start of batch workflows (dev server)', () => {
     const connection = await NativeConnection.connect({ address: env.address });
     try {
       const alone = await appOn(new Client({ connection }), true);
-      expect(await send(alone)).toEqual({ started: 1, eager: 0 });
+      expect(await startDue(alone)).toEqual({ started: 1, eager: 0 });
     } finally {
       await Promise.all(apps.splice(1).map((app) => app.close()));
       await connection.close();
     }
     const plain = await appOn(env.client, false);
-    expect(await send(plain)).toEqual({ started: 1, eager: 0 });
+    expect(await startDue(plain)).toEqual({ started: 1, eager: 0 });
   });
 });

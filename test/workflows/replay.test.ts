@@ -24,10 +24,16 @@ const files = readdirSync(dir).filter((file) => file.endsWith('.bin'));
 
 /** Every workflow type and the branches of it the recordings must cover. */
 const COVERED = [
+  'batch-settled.bin',
   'batch-scheduled-settled.bin',
   'batch-scheduled-cancelled.bin',
   'batch-continue-as-new.run1.bin',
   'batch-continue-as-new.run2.bin',
+  // Recorded before the delayed start (workflows/batch.ts, DELAYED_START): batches that began then.
+  'batch-scheduled-settled.pre-delayed-start.bin',
+  'batch-scheduled-cancelled.pre-delayed-start.bin',
+  'batch-continue-as-new.run1.pre-delayed-start.bin',
+  'batch-continue-as-new.run2.pre-delayed-start.bin',
   'queue-delivered.bin',
   'queue-retried.bin',
   'queue-rejected.bin',
@@ -65,6 +71,7 @@ describe('recorded workflow histories replay with the current code', () => {
     const last = (file: string) => eventTypes(file).at(-1);
     const continued = [
       'batch-continue-as-new.run1.bin',
+      'batch-continue-as-new.run1.pre-delayed-start.bin',
       'liveness-continue-as-new.run1.bin',
       'queue-continue-as-new.run1.bin',
       'queue-continue-as-new.run2.bin',
@@ -82,13 +89,47 @@ describe('recorded workflow histories replay with the current code', () => {
     // A batch's activities run in its workflow tasks: markers, no activity tasks.
     const activityTasks = (file: string) =>
       eventTypes(file).filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
-    for (const file of ['batch-scheduled-settled.bin', 'batch-continue-as-new.run1.bin']) {
+    const workflowTasks = (file: string) =>
+      eventTypes(file).filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED').length;
+    const patches = (file: string) =>
+      (load(file).history as temporal.api.history.v1.IHistory).events!.filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
+      ).length;
+    for (const file of [
+      'batch-scheduled-settled.bin',
+      'batch-continue-as-new.run1.bin',
+      'batch-scheduled-settled.pre-delayed-start.bin',
+      'batch-continue-as-new.run1.pre-delayed-start.bin',
+    ]) {
       expect(activityTasks(file), file).toBe(0);
+    }
+    // Before the delayed start: the first task (at the start) woke the phone and swept; a scheduled
+    // batch waited on a timer for its time, and a cancelled one was ended by the signal with one sweep.
+    for (const file of [
+      'batch-scheduled-settled.pre-delayed-start.bin',
+      'batch-continue-as-new.run1.pre-delayed-start.bin',
+    ]) {
+      expect(patches(file), file).toBe(0);
       expect(activities(file), file).toEqual(expect.arrayContaining(['wakeBatchDevice', 'sweepBatch']));
     }
-    expect(activities('batch-scheduled-settled.bin')[0]).toBe('releaseBatch');
-    // Cancelled before its time: the signal ended the wait, nothing was released or woken.
-    expect(activities('batch-scheduled-cancelled.bin')).toEqual(['sweepBatch']);
+    expect(activities('batch-scheduled-settled.pre-delayed-start.bin')[0]).toBe('releaseBatch');
+    expect(activities('batch-scheduled-cancelled.pre-delayed-start.bin')).toEqual(['sweepBatch']);
+    // Since: started with a delay (no task until the first deadline or the send's time), the phone
+    // woken by the send itself. Settled before that (or cancelled before its time), the settled
+    // signal-with-start ends the delay and the workflow ends in its one task, with no activity.
+    for (const file of ['batch-settled.bin', 'batch-scheduled-cancelled.bin']) {
+      const started = (load(file).history as temporal.api.history.v1.IHistory).events![0];
+      expect(started.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds, file).toBeTruthy();
+      expect(eventTypes(file)[1], file).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+      expect(workflowTasks(file), file).toBe(1);
+      expect(activities(file), file).toEqual([]);
+      expect(patches(file), file).toBe(1);
+    }
+    // Released at its time in its first task, which wakes the phone; the signal ends it without a sweep.
+    expect(activities('batch-scheduled-settled.bin')).toEqual(['releaseBatch', 'wakeBatchDevice', 'sweepBatch']);
+    expect(workflowTasks('batch-scheduled-settled.bin')).toBe(2);
+    // Sent at once: nobody reports, so it sweeps at each deadline from the first, never woken by it.
+    expect(activities('batch-continue-as-new.run1.bin')).not.toContain('wakeBatchDevice');
   });
 
   it('replays every one without a determinism error', async () => {
@@ -128,13 +169,17 @@ describe('a non-deterministic change to a workflow', () => {
   });
 
   it('fails to replay a history that went through the changed code', async () => {
-    const [result] = await replayAll(reordered, [load('batch-scheduled-settled.bin')]);
+    const [result] = await replayAll(reordered, [load('batch-scheduled-settled.pre-delayed-start.bin')]);
     expect(result.error).toBeInstanceOf(DeterminismViolationError);
   });
 
   it('leaves a history that never reached it replaying', async () => {
-    // A batch sent at once is never released: the reordering is not on its path.
-    const [result] = await replayAll(reordered, [load('batch-continue-as-new.run1.bin')]);
-    expect(result.error).toBeUndefined();
+    // A batch sent at once is never released, and one started with a delay is released on another
+    // path: the reordering is on neither.
+    const results = await replayAll(reordered, [
+      load('batch-continue-as-new.run1.pre-delayed-start.bin'),
+      load('batch-scheduled-settled.bin'),
+    ]);
+    expect(results.map((r) => r.error)).toEqual([undefined, undefined]);
   });
 });

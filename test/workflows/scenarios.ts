@@ -150,6 +150,30 @@ export const scenarios: Record<string, Scenario> = {
     return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
+  /**
+   * The common send: one text, fetched and reported delivered long before its stale deadline. Its
+   * workflow was started with a delay to that deadline; the settled signal (signal-with-start) ends
+   * the delay, and the workflow ends in its one task.
+   */
+  async 'batch-settled'(ctx) {
+    const { app } = ctx;
+    await syncClock(ctx);
+    const { call, phone, account } = await sendingTenant(app);
+    const accepted = await call('POST', '/v1/messages', { body: 'Now', to: ['+14155550106'] });
+    const { batch, message_ids } = await readJson(accepted);
+    const handle = await started(ctx, batchWorkflowId(batch.id));
+    await checkpoint(ctx, 'sending', handle);
+
+    const outbox = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));
+    expect(outbox.data.map((m: { id: string }) => m.id)).toEqual(message_ids);
+    const report = json('POST', { status: 'delivered' }, bearer(phone.token));
+    expect((await app.fetch(`/v1/device/messages/${message_ids[0]}/status`, report)).status).toBe(200);
+    await app.services.background.idle();
+    await handle.result();
+    await checkpoint(ctx, 'settled', handle);
+    return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
+  },
+
   /** Scheduled an hour ahead, released, sent, reported delivered: the settled signal ends it. */
   async 'batch-scheduled-settled'(ctx) {
     const { app, env } = ctx;

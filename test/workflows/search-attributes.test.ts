@@ -41,13 +41,23 @@ describe('workflow search attributes', () => {
     return { ...(await scenarios[name](context)), steps };
   }
 
-  it('a batch: its account and phone, scheduled, then sending once released, then settled', async () => {
+  // A closed batch workflow is a settled batch: its attribute keeps the stage it closed in.
+  it('a batch: its account and phone, scheduled, then sending once released, closed when settled', async () => {
     const { userId, deviceId, steps } = await run('batch-scheduled-settled');
     const ids = { AccountId: userId, DeviceId: deviceId };
     expect(steps).toEqual({
       scheduled: { ...ids, BatchStatus: 'scheduled' },
       released: { ...ids, BatchStatus: 'sending' },
-      settled: { ...ids, BatchStatus: 'settled' },
+      settled: { ...ids, BatchStatus: 'sending' },
+    });
+  });
+
+  it('a batch sent at once: sending from its start until it closes, settled', async () => {
+    const { userId, deviceId, steps } = await run('batch-settled');
+    const ids = { AccountId: userId, DeviceId: deviceId };
+    expect(steps).toEqual({
+      sending: { ...ids, BatchStatus: 'sending' },
+      settled: { ...ids, BatchStatus: 'sending' },
     });
   });
 

@@ -70,7 +70,7 @@ describe('finding workflows by search attribute (dev server)', () => {
       .poll(() => found(`WorkflowType = 'batchWorkflow' AND AccountId = '${account}'`))
       .toEqual(batches.map(batchWorkflowId).sort());
     await expect
-      .poll(() => found(`AccountId = '${account}' AND BatchStatus = 'sending'`))
+      .poll(() => found(`AccountId = '${account}' AND BatchStatus = 'sending' AND ExecutionStatus = 'Running'`))
       .toEqual(batches.map(batchWorkflowId).sort());
     await expect
       .poll(() => found(`WorkflowType = 'deviceLivenessWorkflow' AND DeviceId = '${tenant.phone.id}'`))
