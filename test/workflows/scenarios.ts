@@ -55,6 +55,23 @@ async function checkpoint(ctx: ScenarioContext, step: string, handle: WorkflowHa
   await ctx.checkpoint?.(step, handle);
 }
 
+/** The phone fetches the batch's one text and reports it delivered: the batch settles and its workflow ends. */
+async function deliverAll(
+  ctx: ScenarioContext,
+  phone: { token: string },
+  messageIds: string[],
+  handle: WorkflowHandle,
+) {
+  const { app } = ctx;
+  const outbox = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));
+  expect(outbox.data.map((m: { id: string }) => m.id)).toEqual(messageIds);
+  const report = json('POST', { status: 'delivered' }, bearer(phone.token));
+  expect((await app.fetch(`/v1/device/messages/${messageIds[0]}/status`, report)).status).toBe(200);
+  await app.services.background.idle();
+  await handle.result();
+  await checkpoint(ctx, 'settled', handle);
+}
+
 /** Started after the commit, in the background: waits until it exists. */
 async function started(ctx: ScenarioContext, workflowId: string): Promise<WorkflowHandle> {
   await ctx.app.services.background.idle();
@@ -164,13 +181,7 @@ export const scenarios: Record<string, Scenario> = {
     const handle = await started(ctx, batchWorkflowId(batch.id));
     await checkpoint(ctx, 'sending', handle);
 
-    const outbox = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));
-    expect(outbox.data.map((m: { id: string }) => m.id)).toEqual(message_ids);
-    const report = json('POST', { status: 'delivered' }, bearer(phone.token));
-    expect((await app.fetch(`/v1/device/messages/${message_ids[0]}/status`, report)).status).toBe(200);
-    await app.services.background.idle();
-    await handle.result();
-    await checkpoint(ctx, 'settled', handle);
+    await deliverAll(ctx, phone, message_ids, handle);
     return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
@@ -191,13 +202,7 @@ export const scenarios: Record<string, Scenario> = {
     await checkpoint(ctx, 'released', handle);
 
     await syncClock(ctx);
-    const outbox = await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }));
-    expect(outbox.data.map((m: { id: string }) => m.id)).toEqual(message_ids);
-    const report = json('POST', { status: 'delivered' }, bearer(phone.token));
-    expect((await app.fetch(`/v1/device/messages/${message_ids[0]}/status`, report)).status).toBe(200);
-    await app.services.background.idle();
-    await handle.result();
-    await checkpoint(ctx, 'settled', handle);
+    await deliverAll(ctx, phone, message_ids, handle);
     return { workflowId: handle.workflowId, userId: account.userId, deviceId: phone.id };
   },
 
