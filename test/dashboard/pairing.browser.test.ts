@@ -1,32 +1,22 @@
 /// <reference lib="dom" />
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, type Account } from '../support/accounts';
-import type { TestApp } from '../support/app';
+import { describe, expect, it } from 'vitest';
+import { PASSWORD } from '../support/accounts';
 import { createFakeApp } from '../compat/smsgate/fake-app';
-import { axeViolations, checkShot, Contexts, onApp, shown, signInOn, startAppScene, type AppScene } from './browser';
+import { axeViolations, checkShot, onApp, shown, signInOn } from './browser';
+import { appSceneHooks } from './scene-hooks';
 
 // The Phones page's pairing card when the SMSGate app's code is refused, in a real Chromium against
 // the real API and Postgres, the app being the fake that speaks its protocol (test/compat/smsgate).
 // The app closes on a refused code (docs/phones.md), so the card is where a person learns why.
 
 describe('the pairing card when a code is refused', () => {
-  let app: TestApp;
-  let browser: Browser;
-  let account: Account;
-  const contexts = new Contexts(() => browser);
-  let scene: AppScene | undefined;
-
-  beforeAll(async () => {
-    scene = await startAppScene(contexts);
-    ({ app, browser, account } = scene);
-  }, 240_000);
-  afterAll(() => scene?.close());
+  const { contexts, started } = appSceneHooks();
 
   /** The first three characters of `code` (which name it), the rest mistyped. */
   const typo = (code: string) => code.slice(0, 3) + (code.endsWith('22222') ? '33333' : '22222');
 
   it('gives time to type the code, shows a refusal live and after a reload, with what to do next', async () => {
+    const { app, account } = started();
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
     await page.goto('/phones');
     const card = page.getByTestId('pairing-card');
