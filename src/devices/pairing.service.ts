@@ -160,6 +160,10 @@ export function createPairingService(deps: PairingDeps) {
      * first characters name a live code counts against it and its account, and past either limit
      * that code (or every code of that account) is void, right or not, until the window ends: these
      * bound the chance of guessing a code whatever the number of addresses or the rate.
+     *
+     * Every refusal that names one of an account's codes (wrong, used, expired, rate limited, or the
+     * plan's device limit) is counted for that account (`refused`): the phone is only told
+     * invalid_code, and the SMSGate app closes on it, so the dashboard's pairing card tells why.
      */
     async pair(input: PairInput, ip: string): Promise<{ device: Device; token: string }> {
       const addressKey = `pair:ip:${networkOf(ip)}`;
