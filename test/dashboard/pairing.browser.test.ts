@@ -58,12 +58,12 @@ describe('the pairing card when a code is refused', () => {
     // On a reload, with no code on screen, the card still says so, newest first.
     await page.reload();
     await shown(card.getByTestId('pairing-refused'));
-    await expect
-      .poll(async () => (await card.getByTestId('pairing-refused').allTextContents()).length)
-      .toBe(2);
+    await expect.poll(async () => (await card.getByTestId('pairing-refused').allTextContents()).length).toBe(2);
     const both = await card.getByTestId('pairing-refused').allTextContents();
     expect(both[0]).toContain('An earlier code was refused');
-    expect(both[0]).toContain('A phone tried a code that has already paired a phone. Each code pairs one phone: create a new code.');
+    expect(both[0]).toContain(
+      'A phone tried a code that has already paired a phone. Each code pairs one phone: create a new code.',
+    );
     expect(both[1]).toContain('first three characters are right');
 
     // At a phone's width and in dark mode, axe finds nothing serious either.

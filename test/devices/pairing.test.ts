@@ -234,8 +234,7 @@ describe('pairing phones', () => {
 
   it('lets a code live up to 30 minutes when asked, as the dashboard asks: time to type it on a phone', async () => {
     const { key } = await accountWithKey(app);
-    const create = (body: unknown) =>
-      app.fetch('/v1/devices/pairing-codes', json('POST', body, { 'x-api-key': key }));
+    const create = (body: unknown) => app.fetch('/v1/devices/pairing-codes', json('POST', body, { 'x-api-key': key }));
     const res = await create({ expires_in_minutes: 30 });
     expect(res.status).toBe(201);
     const long = await readJson(res);
@@ -272,9 +271,7 @@ describe('pairing phones', () => {
       };
     };
     const summary = async (key: string) =>
-      (await refusals(key)).data
-        .map((r) => `${r.pairing_code_id}:${r.reason}:${r.attempts}`)
-        .sort();
+      (await refusals(key)).data.map((r) => `${r.pairing_code_id}:${r.reason}:${r.attempts}`).sort();
     /** The first three characters of `code` (which name it), the rest wrong. */
     const typo = (code: string) => code.slice(0, 3) + (code.endsWith('22222') ? '33333' : '22222');
 
@@ -373,7 +370,9 @@ describe('pairing phones', () => {
         const code = await createPairingCode(app, key);
         codes.push(code);
         clock.advance(1000);
-        expect((await pair({ code: typo(code.code), hardware_key: 'hw-l' }, { 'x-forwarded-for': '192.0.2.160' })).status).toBe(400);
+        expect(
+          (await pair({ code: typo(code.code), hardware_key: 'hw-l' }, { 'x-forwarded-for': '192.0.2.160' })).status,
+        ).toBe(400);
       }
       const first = await refusals(key, '?limit=2');
       expect(first.data.map((r) => r.pairing_code_id)).toEqual([codes[2].id, codes[1].id]);

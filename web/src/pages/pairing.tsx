@@ -32,8 +32,9 @@ const Ui = ({ children }: { children: ReactNode }) => (
 const IfTheAppCloses = () => (
   <Text size="sm" data-testid="if-app-closes">
     If the app closes after <Ui>Continue</Ui>, the code was refused: this card says why, unless its first three
-    characters were mistyped (then it matches no code of yours). Create a new code, open the app, tap <Ui>Offline</Ui> (<Ui>Start Service</Ui>) and type the new code in the
-    dialog’s <Ui>By Code</Ui> tab, then <Ui>Continue</Ui>: there a refused code shows a message and the app stays open.
+    characters were mistyped (then it matches no code of yours). Create a new code, open the app, tap <Ui>Offline</Ui> (
+    <Ui>Start Service</Ui>) and type the new code in the dialog’s <Ui>By Code</Ui> tab, then <Ui>Continue</Ui>: there a
+    refused code shows a message and the app stays open.
   </Text>
 );
 
