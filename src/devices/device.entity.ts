@@ -82,3 +82,24 @@ export const PairingCode = defineEntity({
   },
 });
 export type PairingCode = InferEntity<typeof PairingCode>;
+
+/** Why a pairing attempt with one of an account's codes was refused (pairing.service). */
+export const PAIRING_REFUSAL_REASONS = ['wrong', 'used', 'expired', 'rate_limited', 'device_limit'] as const;
+export type PairingRefusalReason = (typeof PAIRING_REFUSAL_REASONS)[number];
+
+/** Refused attempts with one code for one reason: counted, never the typed code itself. */
+export const PairingRefusal = defineEntity({
+  name: 'PairingRefusal',
+  tableName: 'pairing_refusals',
+  properties: {
+    id: id(),
+    userId: p.uuid(),
+    pairingCodeId: p.uuid(),
+    reason: p.string().$type<PairingRefusalReason>(),
+    attempts: p.integer(),
+    /** The first refused attempt. */
+    createdAt: createdAt(),
+    lastAttemptAt: timestamp(),
+  },
+});
+export type PairingRefusal = InferEntity<typeof PairingRefusal>;

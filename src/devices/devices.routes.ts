@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
+import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
 import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import type { DevicesService, SettingsPatch } from './devices.service';
 import { patchDeviceBody, type PatchDeviceBody } from './devices.schemas';
-import { deviceView, pairingCodeCreatedView, pairingCodeStatusView } from './devices.views';
+import { deviceView, pairingCodeCreatedView, pairingCodeStatusView, pairingRefusalView } from './devices.views';
+import { createPairingCodeBody, listPairingRefusalsQuery } from './pairing.schemas';
 import type { PairingService } from './pairing.service';
 
 /** Body fields → service input; absent fields stay absent, so only sent fields change. */
@@ -44,7 +46,12 @@ export function devicesRoutes({
 
   // Before '/:id' so "pairing-codes" is never taken for a device id.
   router.post('/pairing-codes', auth.scope('devices'), idempotency.key(), async (ctx) => {
-    const { code, plain, pairUrl } = await pairing.createCode(callerOf(ctx).userId);
+    const { body } = await validate(ctx, { body: createPairingCodeBody });
+    const minutes = body.expires_in_minutes;
+    const { code, plain, pairUrl } = await pairing.createCode(
+      callerOf(ctx).userId,
+      minutes === undefined ? undefined : minutes * 60_000,
+    );
     ctx.status = 201;
     ctx.body = pairingCodeCreatedView(code, plain, pairUrl, smsgateApiUrl);
   });
@@ -53,6 +60,16 @@ export function devicesRoutes({
     const { params } = await validate(ctx, { params: pathId() });
     const { code, device } = await pairing.codeStatus(callerOf(ctx).userId, params.id);
     ctx.body = pairingCodeStatusView(code, device);
+  });
+
+  router.get('/pairing-refusals', auth.scope('devices'), async (ctx) => {
+    const { query } = await validate(ctx, { query: listPairingRefusalsQuery });
+    const page = await pairing.refusals(callerOf(ctx).userId, {
+      pairingCodeId: query.pairing_code_id,
+      cursor: query.cursor,
+      limit: query.limit,
+    });
+    ctx.body = pageBody(page, pairingRefusalView);
   });
 
   router.get('/', auth.scope('read'), async (ctx) => {

@@ -1,5 +1,5 @@
 import { iso } from '../lib/iso';
-import type { Device, PairingCode } from './device.entity';
+import type { Device, PairingCode, PairingRefusal } from './device.entity';
 
 /** The only serialiser of phones: the token hash, hardware key and push token never leave. */
 export const deviceView = (device: Device) => ({
@@ -61,4 +61,14 @@ export const pairingCodeStatusView = (code: PairingCode, device: Device | null) 
   consumed: code.consumedAt !== null && code.consumedAt !== undefined,
   device: device ? deviceView(device) : null,
   expires_at: code.expiresAt.toISOString(),
+});
+
+/** Refused attempts with one code for one reason; nothing of what was typed is kept. */
+export const pairingRefusalView = (refusal: PairingRefusal) => ({
+  id: refusal.id,
+  pairing_code_id: refusal.pairingCodeId,
+  reason: refusal.reason,
+  attempts: refusal.attempts,
+  created_at: refusal.createdAt.toISOString(),
+  last_attempt_at: refusal.lastAttemptAt.toISOString(),
 });

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
+import { findPage, type Page } from '../http/pagination';
+import { PairingRefusal, type PairingRefusalReason } from './device.entity';
 
 // The SQL of `pairing_codes`: a code is consumed by one guarded UPDATE, so it is single use under concurrency.
 
@@ -35,6 +37,42 @@ export const pairingRepository = {
       sql`select 1 from pairing_codes where selector_hash = ${selectorHash} and consumed_at is null and expires_at > ${now} limit 1`,
     );
     return rows.length > 0;
+  },
+
+  /** The codes, in any state, with this whole hash: a used or expired code is still the account's. */
+  async byHash(
+    em: EntityManager,
+    codeHash: string,
+  ): Promise<{ id: string; userId: string; consumedAt: Date | null; expiresAt: Date }[]> {
+    return query(
+      em,
+      sql`select id, user_id, consumed_at, expires_at from pairing_codes where code_hash = ${codeHash} limit 5`,
+    );
+  },
+
+  /** Counts one refused attempt with a code: one row per code and reason (see the migration). */
+  async recordRefusal(
+    em: EntityManager,
+    refusal: { id: string; userId: string; pairingCodeId: string; reason: PairingRefusalReason; at: Date },
+  ): Promise<void> {
+    await query(
+      em,
+      sql`insert into pairing_refusals (id, user_id, pairing_code_id, reason, attempts, created_at, last_attempt_at)
+          values (${refusal.id}, ${refusal.userId}, ${refusal.pairingCodeId}, ${refusal.reason}, 1, ${refusal.at}, ${refusal.at})
+          on conflict (pairing_code_id, reason) do update
+            set attempts = pairing_refusals.attempts + 1,
+                last_attempt_at = greatest(pairing_refusals.last_attempt_at, excluded.last_attempt_at)`,
+    );
+  },
+
+  /** An account's refused attempts (or one code's), newest first: the one pagination. */
+  listRefusals(
+    em: EntityManager,
+    userId: string,
+    filter: { pairingCodeId?: string; cursor?: string; limit: number },
+  ): Promise<Page<PairingRefusal>> {
+    const where = filter.pairingCodeId ? { userId, pairingCodeId: filter.pairingCodeId } : { userId };
+    return findPage(em, PairingRefusal, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });
   },
 
   async linkDevice(tx: EntityManager, codeId: string, deviceId: string): Promise<void> {

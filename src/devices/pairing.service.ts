@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidCode } from '../accounts/email-codes.service';
 import { transaction } from '../db/transaction';
@@ -7,11 +8,12 @@ import { LIMITS, networkOf, type RateLimiter } from '../http/rate-limit';
 import type { Clock } from '../lib/clock';
 import { randomFrom, randomToken, sha256 } from '../lib/crypto';
 import type { PlansService } from '../plans/plans.service';
-import { Device, PairingCode } from './device.entity';
+import { Device, PairingCode, type PairingRefusalReason } from './device.entity';
 import type { Liveness } from './liveness';
 import { deviceView } from './devices.views';
 import { pairingRepository } from './pairing.repository';
 
+/** A code's life when the caller asks for none: the interface's 10 minutes. */
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: codes are read off a screen and typed on a phone.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -20,8 +22,9 @@ const CODE_LENGTH = 8;
 /**
  * A code's first characters name it, the rest prove it: a wrong guess whose first characters name a
  * live code counts against that code and its account. Three of eight: with five characters left
- * (31^5, about 29 million) and five wrong guesses per code, whatever rate an attacker has, a live
- * code is guessed with a chance below 1 in 2 million.
+ * (31^5, about 29 million) and five wrong guesses per code and 10-minute window, whatever rate an
+ * attacker has, a code living 10 minutes (at most two windows) is guessed with a chance below 1 in
+ * 2 million, one living 30 minutes (at most four) below 1 in 1.4 million.
  */
 const SELECTOR_LENGTH = 3;
 
@@ -57,8 +60,27 @@ export interface PairInput {
   pushToken?: string;
 }
 
+/** A code found by its whole hash, whatever its state. */
+type SpentCode = { id: string; userId: string; consumedAt: Date | null };
+
 export function createPairingService(deps: PairingDeps) {
   const { em, clock, limiter, plans, events, liveness } = deps;
+
+  /**
+   * Counts a refused attempt against each account code it named, for the dashboard's pairing card.
+   * A code that names none of them (mistyped in its first characters, or made up) is told to no one.
+   */
+  async function refused(codes: { id: string; userId: string }[], reason: PairingRefusalReason, at: Date) {
+    for (const code of codes) {
+      await pairingRepository.recordRefusal(em(), {
+        id: randomUUID(),
+        userId: code.userId,
+        pairingCodeId: code.id,
+        reason,
+        at,
+      });
+    }
+  }
 
   /** Finds or creates the phone for a hardware key; the plan limit applies only when one more phone goes live. */
   async function deviceFor(tx: EntityManager, userId: string, input: PairInput, now: Date) {
@@ -92,7 +114,7 @@ export function createPairingService(deps: PairingDeps) {
   }
 
   return {
-    async createCode(userId: string) {
+    async createCode(userId: string, ttlMs = PAIRING_CODE_TTL_MS) {
       const now = clock.now();
       // A selector no live code has, when one is found in a few draws (a shared one only means that
       // a wrong guess naming it counts against both codes).
@@ -104,7 +126,7 @@ export function createPairingService(deps: PairingDeps) {
         userId,
         codeHash: hashCode(plain),
         selectorHash: hashSelector(plain),
-        expiresAt: new Date(now.getTime() + PAIRING_CODE_TTL_MS),
+        expiresAt: new Date(now.getTime() + ttlMs),
         createdAt: now,
       });
       await em().flush();
@@ -119,6 +141,14 @@ export function createPairingService(deps: PairingDeps) {
       return { code, device };
     },
 
+    /** Refused attempts with the account's codes; another account's code is 404. */
+    async refusals(userId: string, filter: { pairingCodeId?: string; cursor?: string; limit: number }) {
+      if (filter.pairingCodeId && !(await em().count(PairingCode, { id: filter.pairingCodeId, userId }))) {
+        throw notFound('pairing code');
+      }
+      return pairingRepository.listRefusals(em(), userId, filter);
+    },
+
     /**
      * Pairs a phone: the code is consumed by a guarded UPDATE (single use under concurrency), and a
      * repeat pairing of the same handset finds its device and replaces its token (the old one stops
@@ -130,6 +160,10 @@ export function createPairingService(deps: PairingDeps) {
      * first characters name a live code counts against it and its account, and past either limit
      * that code (or every code of that account) is void, right or not, until the window ends: these
      * bound the chance of guessing a code whatever the number of addresses or the rate.
+     *
+     * Every refusal that names one of an account's codes (wrong, used, expired, rate limited, or the
+     * plan's device limit) is counted for that account (`refused`): the phone is only told
+     * invalid_code, and the SMSGate app closes on it, so the dashboard's pairing card tells why.
      */
     async pair(input: PairInput, ip: string): Promise<{ device: Device; token: string }> {
       const addressKey = `pair:ip:${networkOf(ip)}`;
@@ -152,8 +186,21 @@ export function createPairingService(deps: PairingDeps) {
         match !== undefined &&
         ((await over(codeKey(match.id), LIMITS.pairingPerCode)) ||
           (await over(accountKey(match.userId), LIMITS.pairingPerAccount)));
+      /** The account codes a refused guess names: the used or expired code it is, else the live codes it begins like. */
+      const namedBy = async (): Promise<{ spent: SpentCode[]; near: { id: string; userId: string }[] }> => {
+        const spent = typed.length === CODE_LENGTH ? await pairingRepository.byHash(em(), hashCode(typed)) : [];
+        return { spent, near: spent.length > 0 ? [] : named.filter((code) => code !== match) };
+      };
       // A wrong guess from an address past its limit is refused before anything else; a right code passes.
-      if (!match || voided) await limiter.check(addressKey, LIMITS.pairingPerIp);
+      if (!match || voided) {
+        await limiter.check(addressKey, LIMITS.pairingPerIp).catch(async (error: unknown) => {
+          if (error instanceof ApiError && error.code === 'rate_limited') {
+            const { spent, near } = await namedBy();
+            await refused([...spent, ...near], 'rate_limited', now);
+          }
+          throw error;
+        });
+      }
       /** A wrong guess counts against its address, and against each live code it named and their accounts. */
       const countWrong = async () => {
         await limiter.hit(addressKey, LIMITS.pairingPerIp).catch(() => undefined);
@@ -165,14 +212,18 @@ export function createPairingService(deps: PairingDeps) {
       };
       if (voided) {
         await countWrong();
+        await refused([match], 'rate_limited', now);
         throw invalidCode();
       }
       const token = randomToken(32);
       let device: Device;
+      /** The code this attempt consumed, until a rollback gives it back (the plan's device limit). */
+      let consumed: { id: string; userId: string } | undefined;
       try {
         device = await transaction(em(), async (tx) => {
-          const code = await pairingRepository.consume(tx, hashCode(normalizeCode(input.code)), now);
+          const code = await pairingRepository.consume(tx, hashCode(typed), now);
           if (!code) throw invalidCode();
+          consumed = code;
           const userId = code.userId;
           // Pairings of one account queue here, so two racing for one handset find one device.
           await plans.lockAccount(tx, userId);
@@ -200,7 +251,14 @@ export function createPairingService(deps: PairingDeps) {
           return device;
         });
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_code') await countWrong();
+        if (error instanceof ApiError && error.code === 'invalid_code') {
+          await countWrong();
+          const { spent, near } = await namedBy();
+          for (const code of spent) await refused([code], code.consumedAt ? 'used' : 'expired', now);
+          await refused(near, 'wrong', now);
+        } else if (error instanceof ApiError && error.code === 'plan_limit_devices' && consumed) {
+          await refused([consumed], 'device_limit', now);
+        }
         throw error;
       }
       deps.forgetToken(device.id);

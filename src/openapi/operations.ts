@@ -2,6 +2,7 @@ import type * as yup from 'yup';
 import * as accounts from '../accounts/accounts.schemas';
 import * as apiKeys from '../api-keys/api-keys.schemas';
 import * as devices from '../devices/devices.schemas';
+import * as pairing from '../devices/pairing.schemas';
 import * as messages from '../messages/messages.schemas';
 import * as phone from '../messages/phone-messages.schemas';
 import * as optOuts from '../opt-outs/opt-outs.schemas';
@@ -193,13 +194,29 @@ export const operations: Operation[] = [
       'Create a pairing code',
       { 201: ref('PairingCode') },
       {
-        description: 'Errors: plan_limit_devices (429).',
+        body: pairing.createPairingCodeBody,
+        description:
+          'Errors: plan_limit_devices (429). The code lives 10 minutes unless `expires_in_minutes` (1 to 30) asks for ' +
+          'another life; the dashboard asks for 30, time to install the SMSGate app and type the code on a phone.',
         idempotent: true,
       },
     ),
     op('GET /v1/devices/pairing-codes/{id}', devicesScope, 'Whether a pairing code was used', {
       200: ref('PairingCodeStatus'),
     }),
+    op(
+      'GET /v1/devices/pairing-refusals',
+      devicesScope,
+      'Refused pairing attempts with the account’s codes, newest first',
+      { 200: page('PairingRefusal') },
+      {
+        query: pairing.listPairingRefusalsQuery,
+        description:
+          'A phone that pairs with a wrong, used or expired code is answered invalid_code whoever owns it; here ' +
+          'the owner of the code sees that it was tried and why it was refused. A code mistyped in its first three ' +
+          'characters names none of the account’s codes and is not listed. `pairing_code_id` of another account: 404.',
+      },
+    ),
   ]),
 
   ...tagged('Phone', [

@@ -1,4 +1,5 @@
 import { SCOPES } from '../api-keys/api-key.entity';
+import { PAIRING_REFUSAL_REASONS } from '../devices/device.entity';
 import { EVENT_NAMES } from '../events/event.entity';
 import { PRIORITIES } from '../messages/batch.entity';
 import { MESSAGE_STATUSES } from '../messages/message.entity';
@@ -188,6 +189,25 @@ export const resources: Record<string, JsonSchema> = {
     device: { oneOf: [ref('Device'), { type: 'null' }] },
     expires_at: ts,
   }),
+  PairingRefusal: object(
+    {
+      id,
+      pairing_code_id: { ...id, description: 'The account’s code the attempt named.' },
+      reason: {
+        type: 'string',
+        enum: [...PAIRING_REFUSAL_REASONS],
+        description:
+          'wrong: its first three characters are this code’s, the rest are not (mistyped, or a guess); used: the ' +
+          'code had paired a phone already; expired: past expires_at; rate_limited: too many wrong codes from the ' +
+          'phone’s network, at this code or at the account’s codes, within 10 minutes; device_limit: the plan’s ' +
+          'device limit was reached (the code stays unused).',
+      },
+      attempts: { ...int, description: 'Refused attempts with this code for this reason.' },
+      created_at: { ...ts, description: 'The first of them.' },
+      last_attempt_at: { ...ts, description: 'The latest of them.' },
+    },
+    'Refused pairing attempts with one of the account’s codes for one reason. Nothing of what was typed is kept.',
+  ),
   Webhook: object({
     id,
     url: str,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { createKey, json } from '../support/accounts';
 import { readJson } from '../support/http';
+import { MOBILE_API } from '../../src/compat/smsgate/smsgate.routes';
 import { accountWithKey, bearer, createPairingCode, pairPhone } from './helpers';
 
 const MINUTE = 60_000;
@@ -229,6 +230,186 @@ describe('pairing phones', () => {
     clock.advance(10 * MINUTE);
     const { code: later } = await createPairingCode(app, key);
     expect((await pair({ code: later, hardware_key: 'hw-owner' }, { 'x-forwarded-for': '203.0.113.200' })).status).toBe(201);
+  });
+
+  it('lets a code live up to 30 minutes when asked, as the dashboard asks: time to type it on a phone', async () => {
+    const { key } = await accountWithKey(app);
+    const create = (body: unknown) => app.fetch('/v1/devices/pairing-codes', json('POST', body, { 'x-api-key': key }));
+    const res = await create({ expires_in_minutes: 30 });
+    expect(res.status).toBe(201);
+    const long = await readJson(res);
+    expect(new Date(long.expires_at).getTime()).toBe(clock.now().getTime() + 30 * MINUTE);
+    // Still good after the 10 minutes a code lives when none is asked for; over at 30.
+    clock.advance(29 * MINUTE);
+    expect((await pair({ code: long.code, hardware_key: 'hw-slow-typist' })).status).toBe(201);
+    const late = await readJson(await create({ expires_in_minutes: 30 }));
+    clock.advance(30 * MINUTE);
+    expect((await pair({ code: late.code, hardware_key: 'hw-too-slow' })).status).toBe(400);
+
+    for (const [body, field] of [
+      [{ expires_in_minutes: 31 }, 'body.expires_in_minutes'],
+      [{ expires_in_minutes: 0 }, 'body.expires_in_minutes'],
+      [{ expires_in_minutes: '30' }, 'body.expires_in_minutes'],
+    ] as const) {
+      const refused = await create(body);
+      expect(refused.status).toBe(422);
+      expect(await readJson(refused)).toMatchObject({
+        code: 'validation_failed',
+        status: 422,
+        errors: [{ field, message: expect.any(String) }],
+      });
+    }
+  });
+
+  describe('refused attempts, told to the account whose code was tried', () => {
+    const refusals = async (key: string, query = '') => {
+      const res = await app.fetch(`/v1/devices/pairing-refusals${query}`, { headers: { 'x-api-key': key } });
+      expect(res.status).toBe(200);
+      return (await readJson(res)) as {
+        data: { id: string; pairing_code_id: string; reason: string; attempts: number; last_attempt_at: string }[];
+        next_cursor?: string;
+      };
+    };
+    const summary = async (key: string) =>
+      (await refusals(key)).data.map((r) => `${r.pairing_code_id}:${r.reason}:${r.attempts}`).sort();
+    /** The first three characters of `code` (which name it), the rest wrong. */
+    const typo = (code: string) => code.slice(0, 3) + (code.endsWith('22222') ? '33333' : '22222');
+
+    it('records wrong, used, expired, rate-limited and device-limit refusals, and nothing of the typed code', async () => {
+      clock.advance(10 * MINUTE);
+      const { key } = await accountWithKey(app);
+      const from = (n: number) => ({ 'x-forwarded-for': `192.0.2.${100 + n}` });
+
+      // Wrong: the first three characters name the code, the rest is mistyped. Counted, one line.
+      const live = await createPairingCode(app, key);
+      expect((await pair({ code: typo(live.code), hardware_key: 'hw-r' }, from(1))).status).toBe(400);
+      expect(await summary(key)).toEqual([`${live.id}:wrong:1`]);
+      expect((await pair({ code: typo(live.code).toLowerCase(), hardware_key: 'hw-r' }, from(1))).status).toBe(400);
+      expect(await summary(key)).toEqual([`${live.id}:wrong:2`]);
+
+      // Used: it paired a phone already.
+      const used = await createPairingCode(app, key);
+      expect((await pair({ code: used.code, hardware_key: 'hw-r1' }, from(2))).status).toBe(201);
+      expect((await pair({ code: used.code, hardware_key: 'hw-r2' }, from(2))).status).toBe(400);
+
+      // Device limit (free plan: one phone): the code stays unused, and the refusal says why.
+      const full = await createPairingCode(app, key);
+      expect((await pair({ code: full.code, hardware_key: 'hw-r3' }, from(3))).status).toBe(429);
+
+      // Expired: its 10 minutes are over.
+      const old = await createPairingCode(app, key);
+      clock.advance(10 * MINUTE);
+      expect((await pair({ code: old.code, hardware_key: 'hw-r4' }, from(4))).status).toBe(400);
+
+      expect(await summary(key)).toEqual(
+        [`${live.id}:wrong:2`, `${used.id}:used:1`, `${full.id}:device_limit:1`, `${old.id}:expired:1`].sort(),
+      );
+
+      // A code that names none of the account's codes cannot be told to it: nothing more is listed.
+      const firsts = new Set([live, used, full, old].map((c) => c.code.slice(0, 3)));
+      const madeUp = firsts.has('ZZZ') ? 'YYYYYYYY' : 'ZZZZZZZZ';
+      expect((await pair({ code: madeUp, hardware_key: 'hw-r5' }, from(5))).status).toBe(400);
+      expect((await refusals(key)).data).toHaveLength(4);
+
+      // Rate limited, at the code: five wrong guesses void it, and then the right code is refused too.
+      const guessed = await createPairingCode(app, key);
+      for (let i = 0; i < 5; i++) {
+        expect((await pair({ code: typo(guessed.code), hardware_key: 'hw-g' }, from(10 + i))).status).toBe(400);
+      }
+      expect((await pair({ code: guessed.code, hardware_key: 'hw-r6' }, from(20))).status).toBe(400);
+      // And at the phone's network: past its 20 wrong codes, a used code tried from it is 429.
+      for (let i = 0; i < 20; i++) {
+        expect((await pair({ code: madeUp, hardware_key: 'hw-net' }, from(30))).status).toBe(400);
+      }
+      expect((await pair({ code: used.code, hardware_key: 'hw-net' }, from(30))).status).toBe(429);
+      expect(await summary(key)).toEqual(
+        [
+          `${live.id}:wrong:2`,
+          `${used.id}:used:1`,
+          `${used.id}:rate_limited:1`,
+          `${full.id}:device_limit:1`,
+          `${old.id}:expired:1`,
+          `${guessed.id}:wrong:5`,
+          `${guessed.id}:rate_limited:1`,
+        ].sort(),
+      );
+
+      // Storage itself: which code was named and why, never what was typed.
+      const rows = await app.orm.em.fork().execute('select * from pairing_refusals');
+      const stored = JSON.stringify(rows);
+      for (const code of [live, used, full, old, guessed]) {
+        expect(stored).not.toContain(code.code);
+        expect(stored).not.toContain(typo(code.code));
+      }
+    });
+
+    it('records a refused SMSGate registration, by Private Token and by the By Code tab', async () => {
+      clock.advance(10 * MINUTE);
+      const { key } = await accountWithKey(app);
+      const register = (authorization: string) =>
+        app.fetch(
+          `${MOBILE_API}/device`,
+          json('POST', { name: 'Google/sdk_gphone64_x86_64' }, { authorization, 'x-forwarded-for': '192.0.2.150' }),
+        );
+      const { code, id } = await createPairingCode(app, key);
+      const token = await register(`Bearer ${typo(code)}`);
+      expect(token.status).toBe(401);
+      // What the app shows (its By Code tab shows our message; see docs/phones.md) says what to do.
+      expect((await readJson(token)).message).toMatch(/new (pairing )?code.*By Code/);
+      expect((await register(`Code ${typo(code)}`)).status).toBe(401);
+      clock.advance(10 * MINUTE);
+      expect((await register(`Code ${code}`)).status).toBe(401);
+      expect(await summary(key)).toEqual([`${id}:expired:1`, `${id}:wrong:2`]);
+    });
+
+    it('lists one code’s refusals, newest first in pages, only to its account and with the devices scope', async () => {
+      clock.advance(10 * MINUTE);
+      const { account, key } = await accountWithKey(app, 'pro');
+      const codes = [];
+      for (let i = 0; i < 3; i++) {
+        const code = await createPairingCode(app, key);
+        codes.push(code);
+        clock.advance(1000);
+        expect(
+          (await pair({ code: typo(code.code), hardware_key: 'hw-l' }, { 'x-forwarded-for': '192.0.2.160' })).status,
+        ).toBe(400);
+      }
+      const first = await refusals(key, '?limit=2');
+      expect(first.data.map((r) => r.pairing_code_id)).toEqual([codes[2].id, codes[1].id]);
+      expect(first.next_cursor).toEqual(expect.any(String));
+      const second = await refusals(key, `?limit=2&cursor=${first.next_cursor}`);
+      expect(second.data.map((r) => r.pairing_code_id)).toEqual([codes[0].id]);
+      expect(second.next_cursor).toBeUndefined();
+      const one = await refusals(key, `?pairing_code_id=${codes[1].id}`);
+      expect(one.data.map((r) => [r.pairing_code_id, r.reason])).toEqual([[codes[1].id, 'wrong']]);
+
+      // Another account sees none of them, and naming one of these codes is 404.
+      const other = await accountWithKey(app);
+      expect((await refusals(other.key)).data).toEqual([]);
+      const theirs = await app.fetch(`/v1/devices/pairing-refusals?pairing_code_id=${codes[1].id}`, {
+        headers: { 'x-api-key': other.key },
+      });
+      expect(theirs.status).toBe(404);
+      expect(await readJson(theirs)).toMatchObject({ code: 'not_found', status: 404 });
+
+      const bad = await app.fetch('/v1/devices/pairing-refusals?pairing_code_id=nope&limit=0&cursor=x', {
+        headers: { 'x-api-key': key },
+      });
+      expect(bad.status).toBe(422);
+      const body = await readJson(bad);
+      expect(body).toMatchObject({ code: 'validation_failed', status: 422 });
+      expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        'query.cursor',
+        'query.limit',
+        'query.pairing_code_id',
+      ]);
+
+      const readOnly = await createKey(app, account, ['read']);
+      const scoped = await app.fetch('/v1/devices/pairing-refusals', { headers: { 'x-api-key': readOnly } });
+      expect(scoped.status).toBe(403);
+      expect((await readJson(scoped)).code).toBe('insufficient_scope');
+      expect((await app.fetch('/v1/devices/pairing-refusals')).status).toBe(401);
+    });
   });
 
   it('validates the pairing body', async () => {

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionView, userView } from '../../src/accounts/accounts.views';
 import { apiKeyView } from '../../src/api-keys/api-keys.views';
-import { deviceView, pairingCodeCreatedView, pairingCodeStatusView } from '../../src/devices/devices.views';
+import {
+  deviceView,
+  pairingCodeCreatedView,
+  pairingCodeStatusView,
+  pairingRefusalView,
+} from '../../src/devices/devices.views';
 import { batchView, messageView, outboxRowView } from '../../src/messages/messages.views';
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
@@ -62,6 +67,7 @@ describe('the documented resources', () => {
       Device: deviceView(entity()),
       PairingCode: pairingCodeCreatedView(entity(), 'code', 'url', 'https://x/compat/smsgate/api/mobile/v1'),
       PairingCodeStatus: pairingCodeStatusView(entity(), entity()),
+      PairingRefusal: pairingRefusalView(entity()),
       Webhook: webhookView(entity()),
       Delivery: deliveryView(entity()),
       APIKey: apiKeyView(entity()),
@@ -123,6 +129,12 @@ describe('the documented resources', () => {
       expect(optOut.status).toBe(201);
       expectDocumented('OptOut', (await readJson(optOut)).opt_out);
       expectDocumented('OptOut', (await get('/v1/opt-outs')).data[0]);
+
+      // The first three characters of the live code, the rest mistyped: a refusal its account sees.
+      const typo = code.code.slice(0, 3) + (code.code.endsWith('22222') ? '33333' : '22222');
+      const refused = await app.fetch('/v1/device/pair', json('POST', { code: typo, hardware_key: 'hw-typo' }));
+      expect(refused.status).toBe(400);
+      expectDocumented('PairingRefusal', (await get('/v1/devices/pairing-refusals')).data[0]);
     });
   });
 });

@@ -149,12 +149,14 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
       // MobileRegisterResponse; no password: the account already exists and has its own sign-in.
       ctx.body = { id: device.id, token, login: device.userId };
     } catch (error) {
-      // A refused private token is 401 in their server (keyauth); our message says what to do.
+      // A refused private token is 401 in their server (keyauth); our message says what to do. The app
+      // shows it only from its By Code tab: refused at start (Sign Up), the app closes (docs/phones.md).
       if (error instanceof ApiError && error.code === 'invalid_code') {
         throw new ApiError(
           401,
           'invalid_code',
-          'The pairing code is wrong, used or expired: create a new one and put it in Settings → Cloud Server → Private Token.',
+          'The pairing code is wrong, used or expired: create a new code on the dashboard and type it in the By Code tab ' +
+            'of the dialog that starting the app opens, or put it in Settings → Cloud Server → Private Token and start the app again.',
         );
       }
       throw error;

@@ -3,6 +3,9 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { CopyValue } from '../components/copy-value';
 import { FormError } from '../components/states';
+import { plural, when } from '../lib/format';
+import { CODE_MINUTES, RECENT_MS, REFUSAL_WORDS } from '../lib/pairing-refusals';
+import { LIVE_MS, useLoad } from '../lib/use-load';
 
 const APP_RELEASES = 'https://github.com/capcom6/android-sms-gateway/releases';
 
@@ -25,6 +28,48 @@ const Ui = ({ children }: { children: ReactNode }) => (
   </Text>
 );
 
+/** What to do when the SMSGate app closed after Continue: its code was refused (docs/phones.md). */
+const IfTheAppCloses = () => (
+  <Text size="sm" data-testid="if-app-closes">
+    If the app closes after <Ui>Continue</Ui>, the code was refused: this card says why, unless its first three
+    characters were mistyped (then it matches no code of yours). Create a new code, open the app, tap <Ui>Offline</Ui> (
+    <Ui>Start Service</Ui>) and type the new code in the dialog’s <Ui>By Code</Ui> tab, then <Ui>Continue</Ui>: there a
+    refused code shows a message and the app stays open.
+  </Text>
+);
+
+/**
+ * Refused attempts with the code on screen, and with any code in the last hour (the app retries the
+ * code it started with in the background, so an earlier code can show up again), newest first.
+ */
+function Refusals({ refusals, current }: { refusals: Schemas['PairingRefusal'][]; current: string | null }) {
+  if (refusals.length === 0) return null;
+  return (
+    <Stack gap="xs" data-testid="pairing-refusals">
+      {refusals.map((refusal) => {
+        const words = REFUSAL_WORDS[refusal.reason];
+        return (
+          <Alert
+            key={refusal.id}
+            color="red"
+            role="alert"
+            title={refusal.pairing_code_id === current ? 'This code was refused' : 'An earlier code was refused'}
+            data-testid="pairing-refused"
+          >
+            <Text size="sm">
+              {words.what} {words.next}
+            </Text>
+            <Text size="xs">
+              {plural(refusal.attempts, 'try', 'tries')}, the latest {when(refusal.last_attempt_at)}.
+            </Text>
+          </Alert>
+        );
+      })}
+      <IfTheAppCloses />
+    </Stack>
+  );
+}
+
 /**
  * A pairing code and what to type into the SMSGate Android app, in the app's words and order (its
  * res/xml/cloud_server_preferences.xml, res/values/strings.xml and the home screen's first-start
@@ -42,7 +87,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
     setError(null);
     setPaired(null);
     try {
-      setPairing(await ok(api.POST('/v1/devices/pairing-codes')));
+      setPairing(await ok(api.POST('/v1/devices/pairing-codes', { body: { expires_in_minutes: CODE_MINUTES } })));
       setNow(Date.now());
     } catch (e) {
       setError(e);
@@ -50,6 +95,19 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
       setBusy(false);
     }
   }
+
+  // Refused attempts, live: the code on screen's, and any code's in the last hour (also after a reload).
+  const refused = useLoad(
+    () => ok(api.GET('/v1/devices/pairing-refusals', { params: { query: { limit: 20 } } })).then((r) => r.data),
+    [],
+    LIVE_MS,
+  );
+  const refusals = paired
+    ? []
+    : (refused.data ?? [])
+        .filter((r) => r.pairing_code_id === pairing?.id || Date.now() - Date.parse(r.last_attempt_at) < RECENT_MS)
+        .sort((a, b) => Date.parse(b.last_attempt_at) - Date.parse(a.last_attempt_at))
+        .slice(0, 3);
 
   const expired = pairing ? new Date(pairing.expires_at).getTime() <= now : false;
   useEffect(() => {
@@ -85,7 +143,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
         {!pairing && (
           <Text size="sm" c="dimmed">
             Phones send through the SMSGate Android app (SMS Gateway for Android). Create a code: this card then shows
-            what to type into the app, step by step.
+            what to type into the app, step by step. A code lasts {CODE_MINUTES} minutes and pairs one phone.
           </Text>
         )}
         {pairing && paired && (
@@ -136,6 +194,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
               newer versions). In the dialog keep <Ui>Sign Up</Ui>, tap <Ui>Continue</Ui> and allow the SMS permissions.
               Once the phone shows here, stop and start the app once (<Ui>Online</Ui>, or <Ui>Stop Service</Ui>, then
               start it again): it reads its settings and starts its heartbeat when it starts.
+              {refusals.length === 0 && <IfTheAppCloses />}
             </List.Item>
             <List.Item>
               <Text size="sm" c="dimmed" role="status">
@@ -155,6 +214,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
             The code expired. Create a new one.
           </Alert>
         )}
+        <Refusals refusals={refusals} current={pairing?.id ?? null} />
         <FormError error={error} />
         <Group>
           <Button onClick={() => void start()} loading={busy}>
