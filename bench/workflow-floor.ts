@@ -15,6 +15,7 @@
 // events and workflow tasks per workflow.
 //
 //   npm run bench:workflow-floor [-- --workflows=N] [--server=dev|cluster]
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -207,8 +208,9 @@ runMain(async () => {
   const idleBefore = snapshot(server.components);
   await delay(5000);
   const idle = cpuBetween(idleBefore, snapshot(server.components)).total / 5;
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   console.log(
-    `bench:workflow-floor on the ${SERVER} server, ${WORKFLOWS} workflows a round; server idle ${idle.toFixed(1)} ms/s`,
+    `bench:workflow-floor at ${commit} on the ${SERVER} server, ${WORKFLOWS} workflows a round; server idle ${idle.toFixed(1)} ms/s`,
   );
 
   const components = [...server.components, self];
