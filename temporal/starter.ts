@@ -112,7 +112,10 @@ export function createStarter(deps: StarterDeps) {
         return true;
       }
       deps.metrics.starts.inc({ workflow_type: kind.workflowType, result: 'failed' });
-      deps.logger.warn({ err: error, kind: kind.name, id: item.id }, 'workflow not started; the reconciler will');
+      deps.logger.warn(
+        { err: error, kind: kind.name, id: item.id },
+        'workflow not started or signalled; its row, if it records one, lets the reconciler repair it',
+      );
       return false;
     }
   }

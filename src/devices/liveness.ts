@@ -76,6 +76,24 @@ export function createLiveness({ temporal, config, em, clock, background, starte
       })),
   };
 
+  // The settings signal, by signal-with-start through the starter too. Nothing to record or repair:
+  // the next heartbeat's start carries the interval from the row.
+  const settingsStarts: StartKind<Watched> = {
+    name: 'device-liveness-settings',
+    workflowType: 'deviceLivenessWorkflow',
+    async start(client, device, startOptions) {
+      await client.workflow.signalWithStart('deviceLivenessWorkflow', {
+        ...options(device),
+        typedSearchAttributes: startOptions.typedSearchAttributes,
+        signal: deviceSettingsSignal,
+        signalArgs: [{ heartbeatIntervalMinutes: device.heartbeatIntervalMinutes }],
+      });
+    },
+    searchAttributes,
+    markStarted: async () => {},
+    unstarted: async () => [],
+  };
+
   return {
     starts,
 
@@ -91,16 +109,11 @@ export function createLiveness({ temporal, config, em, clock, background, starte
       ]);
     },
 
-    /** A new heartbeat interval applies at once. */
+    /** A new heartbeat interval applies at once (a workflow that ended meanwhile starts again with it). */
     settingsChanged(device: Device): void {
-      background.run('liveness settings signal', async () => {
-        await temporal.workflow.signalWithStart('deviceLivenessWorkflow', {
-          ...options(device),
-          typedSearchAttributes: searchAttributes(device),
-          signal: deviceSettingsSignal,
-          signalArgs: [{ heartbeatIntervalMinutes: device.heartbeatIntervalMinutes }],
-        });
-      });
+      starter.enqueue(settingsStarts, [
+        { id: device.id, userId: device.userId, heartbeatIntervalMinutes: device.heartbeatIntervalMinutes },
+      ]);
     },
 
     /** Ends the workflow; if this is lost, the workflow ends itself at its next deadline. */
