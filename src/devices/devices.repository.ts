@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
-import { query, sql, type Sql } from '../db/sql';
+import { query, sql, toDate, type Sql } from '../db/sql';
 
 // The SQL other features need on `devices`: where a send goes, its place in the phone's outbox, and
 // the counters that messages moving through the queue keep.
@@ -26,6 +26,8 @@ export interface PacingRow {
   sendDelayJitterSeconds: number;
   maxSendsPerMinute: number | null;
   maxSendsPerHour: number | null;
+  sendingCapacity: number | null;
+  sendingCapacityMinutes: number;
   sendWindow: SendWindow | null;
 }
 
@@ -34,7 +36,8 @@ export interface OutboxPlace extends PacingRow {
   ahead: number;
 }
 
-const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window`;
+const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour,
+  sending_capacity, sending_capacity_minutes, send_window`;
 // Advisory lock class of a paced phone's outbox (the second key is the phone's): one fetch at a time
 // counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
 const PACED_OUTBOX_LOCK = 0x50414345;
@@ -106,6 +109,8 @@ export const devicesRepository = {
            and send_delay_seconds = ${pace.sendDelaySeconds} and send_delay_jitter_seconds = ${pace.sendDelayJitterSeconds}
            and max_sends_per_minute is not distinct from ${pace.maxSendsPerMinute}::int
            and max_sends_per_hour is not distinct from ${pace.maxSendsPerHour}::int
+           and sending_capacity is not distinct from ${pace.sendingCapacity}::int
+           and sending_capacity_minutes = ${pace.sendingCapacityMinutes}
            and ${guard}
          for update`,
 
@@ -143,10 +148,16 @@ export const devicesRepository = {
     return row;
   },
 
-  /** A phone's pace, read by its outbox. */
-  async pacingOf(tx: EntityManager, deviceId: string): Promise<PacingRow | undefined> {
-    const [row] = await query<PacingRow>(tx, sql`select ${PACING} from devices where id = ${deviceId}`);
-    return row;
+  /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
+  async pacingOf(
+    tx: EntityManager,
+    deviceId: string,
+  ): Promise<(PacingRow & { pausedUntil: Date | null }) | undefined> {
+    const [row] = await query<PacingRow & { pausedUntil: unknown }>(
+      tx,
+      sql`select ${PACING}, paused_until from devices where id = ${deviceId}`,
+    );
+    return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
   },
 
   /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */

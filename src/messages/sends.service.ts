@@ -86,6 +86,8 @@ export function createSendsService(deps: SendsDeps) {
         availableAt: null,
         staleAt: null,
         dispatchedAt: null,
+        heldAt: null,
+        sendId: null,
         sentAt: null,
         deliveredAt: null,
         failedAt: batch.createdAt,

@@ -135,6 +135,21 @@ export const resources: Record<string, JsonSchema> = {
         description:
           'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
       },
+      sending_capacity: {
+        ...nullable(int),
+        description:
+          "What the phone's platform lets it send: at most this many texts in any trailing " +
+          'sending_capacity_minutes. Stock Android lets one app send 30 per 30 minutes and then asks on the ' +
+          'phone; a phone paired through the SMSGate app starts at 30, raise it once the limit is lifted on the ' +
+          'phone. The outbox is paced to it, and estimates and stale deadlines count it. null: no limit known.',
+      },
+      sending_capacity_minutes: { ...int, description: 'The period of sending_capacity, in minutes (default 30).' },
+      paused_until: {
+        ...nullable(ts),
+        description:
+          "The phone reported the platform's limit (RESULT_ERROR_LIMIT_EXCEEDED): its outbox hands out nothing " +
+          'until then, and the texts the limit refused are handed out again after it.',
+      },
       send_window: {
         oneOf: [
           object(

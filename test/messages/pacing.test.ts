@@ -117,6 +117,37 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     expect(await outbox(phone)).toEqual([...message_ids.slice(4), ...more.message_ids]);
   });
 
+  it('hands out no more than the sending capacity in any trailing period, and counts it in the estimates', async () => {
+    app.clock.set(start);
+    const t0 = start.getTime();
+    const { call, phone } = await sendingTenant(app);
+    // A phone of our own API has no platform limit known until its owner says so.
+    expect(await patchDevice(call, phone, {})).toMatchObject({ sending_capacity: null, sending_capacity_minutes: 30 });
+    expect(await patchDevice(call, phone, { sending_capacity: 3, sending_capacity_minutes: 10 })).toMatchObject({
+      sending_capacity: 3,
+      sending_capacity_minutes: 10,
+      paused_until: null,
+    });
+    const { batch, message_ids } = await send(call, numbers(7));
+    // 600 s / 3 = 200 s per message: the capacity's steady rate, slower than the phone's 5 s.
+    expect(batch.estimated_completion_at).toBe(iso(t0 + 7 * 200 * SECOND));
+    expect(await deadlines(batch.id)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => t0 + HOUR + n * 200 * SECOND));
+
+    expect(await outbox(phone)).toEqual(message_ids.slice(0, 3));
+    await report(phone, message_ids.slice(0, 3));
+    app.clock.advance(9 * MINUTE + 59 * SECOND);
+    expect(await outbox(phone)).toEqual([]);
+    app.clock.advance(2 * SECOND);
+    expect(await outbox(phone)).toEqual(message_ids.slice(3, 6));
+
+    // Out of range or of the wrong type is refused; null lifts it.
+    for (const body of [{ sending_capacity: 0 }, { sending_capacity_minutes: 0 }, { sending_capacity_minutes: 1441 }]) {
+      expect((await call('PATCH', `/v1/devices/${phone.id}`, body)).status).toBe(422);
+    }
+    await patchDevice(call, phone, { sending_capacity: null });
+    expect(await outbox(phone)).toEqual(message_ids.slice(3));
+  });
+
   it('never hands out more than the pace to concurrent fetches of one phone', async () => {
     app.clock.set(start);
     const { call, phone } = await sendingTenant(app);

@@ -14,14 +14,14 @@ import { readJson } from '../support/http';
 import { bearer, pairPhone } from '../devices/helpers';
 
 /**
- * Stands in for any entity: dates for `…At` fields, a JSON text for `body` (deliveries parse it),
+ * Stands in for any entity: dates for `…At` and `…Until` fields, a JSON text for `body` (deliveries parse it),
  * a string otherwise. A view's keys do not depend on the values, only on the view.
  */
 const entity = <T>(): T =>
   new Proxy(
     {},
     {
-      get: (_, key) => (typeof key === 'string' && key.endsWith('At') ? new Date(0) : key === 'body' ? '{}' : 'x'),
+      get: (_, key) => (typeof key === 'string' && /(At|Until)$/.test(key) ? new Date(0) : key === 'body' ? '{}' : 'x'),
     },
   ) as T;
 

@@ -19,6 +19,7 @@ import { Migration20261126200000SmsGateIntegrators } from './Migration2026112620
 import { Migration20261126220000OneDeliveryPath } from './Migration20261126220000OneDeliveryPath';
 import { Migration20261127000000LeasedIndex } from './Migration20261127000000LeasedIndex';
 import { Migration20261128000000PairingSelectors } from './Migration20261128000000PairingSelectors';
+import { Migration20261128100000SendingCapacity } from './Migration20261128100000SendingCapacity';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126220000OneDeliveryPath', class: Migration20261126220000OneDeliveryPath },
   { name: 'Migration20261127000000LeasedIndex', class: Migration20261127000000LeasedIndex },
   { name: 'Migration20261128000000PairingSelectors', class: Migration20261128000000PairingSelectors },
+  { name: 'Migration20261128100000SendingCapacity', class: Migration20261128100000SendingCapacity },
 ];

@@ -189,12 +189,15 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
 
   it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
     const { key, call } = await tenant(app, 'business');
-    const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });
+    // A phone whose owner lifted Android's 30 per 30 minutes, and said so (sending_capacity null).
+    const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null }, smsLimit: null });
     phone.start();
     await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
     const id = phone.registration()!.id;
     // A one-second pause between texts (send_interval_min = max = 1).
-    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1 })).status).toBe(200);
+    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1, sending_capacity: null })).status).toBe(
+      200,
+    );
     await time.runUntil(() => phone.settings.messages.sendIntervalRange !== null, {
       within: MINUTE,
       what: 'the send interval imported',
