@@ -148,11 +148,18 @@ export const devicesRepository = {
     return row;
   },
 
+  /** An account's paired phone's place at the end of its outbox and its pace, for an estimate. */
+  async placeOf(em: EntityManager, userId: string, deviceId: string, high: boolean) {
+    const [row] = await query<OutboxPlace & { pausedUntil: unknown }>(
+      em,
+      sql`select case when ${high}::boolean then queue_depth_high else queue_depth end as ahead, paused_until, ${PACING}
+            from devices where id = ${deviceId} and user_id = ${userId} and unpaired_at is null`,
+    );
+    return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
+  },
+
   /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
-  async pacingOf(
-    tx: EntityManager,
-    deviceId: string,
-  ): Promise<(PacingRow & { pausedUntil: Date | null }) | undefined> {
+  async pacingOf(tx: EntityManager, deviceId: string): Promise<(PacingRow & { pausedUntil: Date | null }) | undefined> {
     const [row] = await query<PacingRow & { pausedUntil: unknown }>(
       tx,
       sql`select ${PACING}, paused_until from devices where id = ${deviceId}`,

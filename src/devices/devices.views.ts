@@ -17,6 +17,7 @@ export const deviceView = (device: Device) => ({
   sending_capacity: device.sendingCapacity ?? null,
   sending_capacity_minutes: device.sendingCapacityMinutes,
   paused_until: iso(device.pausedUntil),
+  queue_depth: device.queueDepth,
   send_window: device.sendWindow
     ? {
         timezone: device.sendWindow.timezone,

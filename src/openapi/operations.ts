@@ -185,6 +185,18 @@ export const operations: Operation[] = [
     op('GET /v1/devices', read, 'List paired phones, default first', { 200: list('Device') }),
     op('GET /v1/devices/{id}', read, 'A paired phone', device),
     op('PATCH /v1/devices/{id}', devicesScope, "Change a phone's settings", device, { body: devices.patchDeviceBody }),
+    op(
+      'GET /v1/devices/{id}/estimate',
+      read,
+      'How long a send would take on a phone',
+      { 200: wrap('estimate', ref('Estimate')) },
+      {
+        query: messages.estimateQuery,
+        description:
+          'Placed as POST /v1/messages would place a send of `recipients` now (or at scheduled_at): behind the ' +
+          "phone's queue, at its pace, within its send window. recipients=0 says when its queue will be empty.",
+      },
+    ),
     op('DELETE /v1/devices/{id}', devicesScope, 'Unpair a phone; its history is kept', noBody),
     op('POST /v1/devices/{id}/default', devicesScope, 'Make a phone the default sender', device),
     op(

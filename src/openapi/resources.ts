@@ -112,6 +112,29 @@ export const resources: Record<string, JsonSchema> = {
     },
     'What a phone fetches to send.',
   ),
+  Estimate: object(
+    {
+      device_id: id,
+      recipients: int,
+      ahead: { ...int, description: 'Texts waiting on the phone ahead of the send.' },
+      seconds_per_message: {
+        type: 'number',
+        description:
+          "The phone's pace: its delay and jitter, or its max_sends_per_minute/hour or sending capacity if slower.",
+      },
+      paused_until: nullable(ts),
+      starts_at: { ...ts, description: 'When the send would be sendable: now, or scheduled_at.' },
+      finishes_at: {
+        ...ts,
+        description:
+          'When its last text would go (with 0 recipients: when the queue ahead is done), counting only ' +
+          "open time of the send window and the pause for the platform's limit; what POST /v1/messages " +
+          'would give as estimated_completion_at.',
+      },
+      duration_seconds: { ...int, description: 'finishes_at − starts_at, in seconds.' },
+    },
+    "How long a send of `recipients` would take on a phone at its pace, behind what it has queued.",
+  ),
   Device: object(
     {
       id,
@@ -150,6 +173,7 @@ export const resources: Record<string, JsonSchema> = {
           "The phone reported the platform's limit (RESULT_ERROR_LIMIT_EXCEEDED): its outbox hands out nothing " +
           'until then, and the texts the limit refused are handed out again after it.',
       },
+      queue_depth: { ...int, description: 'Texts waiting on the phone: queued, or handed out without an outcome yet.' },
       send_window: {
         oneOf: [
           object(

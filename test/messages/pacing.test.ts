@@ -128,9 +128,27 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
       sending_capacity_minutes: 10,
       paused_until: null,
     });
+    // Before sending, the estimate of a send of 7 says what the send will say.
+    const before = await call('GET', `/v1/devices/${phone.id}/estimate?recipients=7`);
+    expect(before.status).toBe(200);
+    expect((await readJson(before)).estimate).toEqual({
+      device_id: phone.id,
+      recipients: 7,
+      ahead: 0,
+      seconds_per_message: 200,
+      paused_until: null,
+      starts_at: iso(t0),
+      finishes_at: iso(t0 + 7 * 200 * SECOND),
+      duration_seconds: 1400,
+    });
     const { batch, message_ids } = await send(call, numbers(7));
     // 600 s / 3 = 200 s per message: the capacity's steady rate, slower than the phone's 5 s.
     expect(batch.estimated_completion_at).toBe(iso(t0 + 7 * 200 * SECOND));
+    // The phone's queue, and when it will be empty.
+    expect((await patchDevice(call, phone, {})).queue_depth).toBe(7);
+    const empty = (await readJson(await call('GET', `/v1/devices/${phone.id}/estimate`))).estimate;
+    expect(empty).toMatchObject({ recipients: 0, ahead: 7, finishes_at: iso(t0 + 7 * 200 * SECOND) });
+    expect((await call('GET', `/v1/devices/${phone.id}/estimate?recipients=-1`)).status).toBe(422);
     expect(await deadlines(batch.id)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => t0 + HOUR + n * 200 * SECOND));
 
     expect(await outbox(phone)).toEqual(message_ids.slice(0, 3));

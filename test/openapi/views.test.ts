@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionView, userView } from '../../src/accounts/accounts.views';
 import { apiKeyView } from '../../src/api-keys/api-keys.views';
 import { deviceView, pairingCodeCreatedView, pairingCodeStatusView } from '../../src/devices/devices.views';
-import { batchView, messageView, outboxRowView } from '../../src/messages/messages.views';
+import { batchView, estimateView, messageView, outboxRowView } from '../../src/messages/messages.views';
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
 import { optOutView } from '../../src/opt-outs/opt-outs.views';
@@ -60,6 +60,15 @@ describe('the documented resources', () => {
       OutboxRow: outboxRowView(entity()),
       OptOut: optOutView(entity()),
       Device: deviceView(entity()),
+      Estimate: estimateView({
+        deviceId: 'x',
+        recipients: 1,
+        ahead: 0,
+        secondsPerMessage: 60,
+        pausedUntil: null,
+        startsAt: new Date(0),
+        finishesAt: new Date(60_000),
+      }),
       PairingCode: pairingCodeCreatedView(entity(), 'code', 'url', 'https://x/compat/smsgate/api/mobile/v1'),
       PairingCodeStatus: pairingCodeStatusView(entity(), entity()),
       Webhook: webhookView(entity()),

@@ -65,7 +65,10 @@ describe('Android’s sending limit with the SMSGate app', () => {
     const { deviceId } = await started(key);
     const device = (await readJson(await call('GET', `/v1/devices/${deviceId}`))).device;
     expect(device).toMatchObject({ sending_capacity: 30, sending_capacity_minutes: 30, paused_until: null });
-    const raised = await call('PATCH', `/v1/devices/${deviceId}`, { sending_capacity: 200, sending_capacity_minutes: 60 });
+    const raised = await call('PATCH', `/v1/devices/${deviceId}`, {
+      sending_capacity: 200,
+      sending_capacity_minutes: 60,
+    });
     expect((await readJson(raised)).device).toMatchObject({ sending_capacity: 200, sending_capacity_minutes: 60 });
   });
 
@@ -127,7 +130,12 @@ describe('Android’s sending limit with the SMSGate app', () => {
     // Refused for the limit is not failed: held (still dispatched, as the interface's states allow),
     // and the phone's outbox paused for the period.
     const detail = await readJson(await call('GET', `/v1/batches/${batch.id}`));
-    expect(detail.batch).toMatchObject({ failed_count: 0, unknown_count: 0, delivered_count: 30, dispatched_count: 15 });
+    expect(detail.batch).toMatchObject({
+      failed_count: 0,
+      unknown_count: 0,
+      delivered_count: 30,
+      dispatched_count: 15,
+    });
     const rows = await messagesOf(batch.id);
     const held = rows.filter((m) => m.heldAt !== null);
     expect(held).toHaveLength(10);
