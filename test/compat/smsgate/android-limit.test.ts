@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPairingCode } from '../../devices/helpers';
 import type { TestApp } from '../../support/app';
 import { deviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
 import type { WorkflowStack } from '../../support/temporal';
 import { Message } from '../../../src/messages/message.entity';
-import { createAppTime, type AppTime } from './app-time';
-import { createSmsGateApp, type AppOptions, type SmsGateApp } from './app-behaviour';
-import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
+import type { AppOptions, SmsGateApp } from './app-behaviour';
+import { installedApp, startSmsGateStack, tenant } from './helpers';
 
 // Android's own limit (issue #37) with the SMSGate app as it behaves (app-behaviour.ts), Android's
 // SmsUsageMonitor and its confirmation dialog under it: 30 texts per 30 minutes for the app on a
@@ -31,20 +29,9 @@ describe('Android’s sending limit with the SMSGate app', () => {
     await stack?.close();
   });
 
-  async function appTime(): Promise<AppTime> {
-    app.clock.set(new Date(await stack.env.currentTimeMs()));
-    return createAppTime({ start: app.clock.now(), onMove: (to) => app.clock.set(to) });
-  }
-
   /** The app installed and started as a person does it, its stream open. */
   async function started(key: string, overrides: Partial<AppOptions> = {}) {
-    const time = await appTime();
-    const { code } = await createPairingCode(app, key);
-    const phone = createSmsGateApp({
-      time,
-      serverUrl: `${app.config.publicUrl}${MOBILE_API}`,
-      privateToken: code,
-      via: { 'X-Forwarded-For': app.clientIp },
+    const { phone, time } = await installedApp(stack, key, {
       radio: { sentAfterMs: 300, deliveredAfterMs: 1_000 },
       ...overrides,
     });
