@@ -31,10 +31,15 @@ export interface PacingRow {
   sendWindow: SendWindow | null;
 }
 
-/** Its place at the end of a phone's outbox, and the phone's pace. */
+/** Its place at the end of a phone's outbox, the phone's pace, and until when its outbox is paused. */
 export interface OutboxPlace extends PacingRow {
   ahead: number;
+  pausedUntil: Date | null;
 }
+
+/** A row of `returning …, paused_until` as an OutboxPlace. */
+const placeFrom = (row: (Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }) | undefined) =>
+  row && { ...row, pausedUntil: toDate(row.pausedUntil) };
 
 const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour,
   sending_capacity, sending_capacity_minutes, send_window`;
@@ -89,23 +94,25 @@ export const devicesRepository = {
     count: number,
     high = false,
   ): Promise<OutboxPlace | undefined> {
-    const [row] = await query<OutboxPlace>(
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high ? count : 0}
         where id = ${deviceId} and enabled and unpaired_at is null
-       returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead, ${PACING}`,
+       returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead, ${PACING},
+                 paused_until`,
     );
-    return row;
+    return placeFrom(row);
   },
 
   /**
    * A step of a send written in one statement: locks the phone while it is still enabled, paired,
-   * without a send window and paced as `pace` says (what the send was placed by), and `guard` holds;
-   * one row (its id), or none.
+   * without a send window, not paused for its platform's limit at `now`, paced as `pace` says (what
+   * the send was placed by), and `guard` holds; one row (its id), or none.
    */
-  lockForSend: (deviceId: string, pace: PacingRow, guard: Sql): Sql =>
+  lockForSend: (deviceId: string, pace: PacingRow, guard: Sql, now: Date): Sql =>
     sql`select id from devices
          where id = ${deviceId} and enabled and unpaired_at is null and send_window is null
+           and (paused_until is null or paused_until <= ${now})
            and send_delay_seconds = ${pace.sendDelaySeconds} and send_delay_jitter_seconds = ${pace.sendDelayJitterSeconds}
            and max_sends_per_minute is not distinct from ${pace.maxSendsPerMinute}::int
            and max_sends_per_hour is not distinct from ${pace.maxSendsPerHour}::int
@@ -140,22 +147,22 @@ export const devicesRepository = {
 
   /** Moved messages join the end of a phone's outbox: `count` places, `high` of them high priority. */
   async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<OutboxPlace | undefined> {
-    const [row] = await query<OutboxPlace>(
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high}
-        where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}`,
+        where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}, paused_until`,
     );
-    return row;
+    return placeFrom(row);
   },
 
   /** An account's paired phone's place at the end of its outbox and its pace, for an estimate. */
   async placeOf(em: EntityManager, userId: string, deviceId: string, high: boolean) {
-    const [row] = await query<OutboxPlace & { pausedUntil: unknown }>(
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
       em,
       sql`select case when ${high}::boolean then queue_depth_high else queue_depth end as ahead, paused_until, ${PACING}
             from devices where id = ${deviceId} and user_id = ${userId} and unpaired_at is null`,
     );
-    return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
+    return placeFrom(row);
   },
 
   /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */

@@ -63,9 +63,9 @@ export function createMessagesService(deps: MessagesDeps) {
       if (!place) throw notFound('device');
       const now = clock.now();
       const from = query.scheduled_at && query.scheduled_at > now ? query.scheduled_at : now;
-      const startsAt = place.pausedUntil && place.pausedUntil > from ? place.pausedUntil : from;
       const placed = placement({
-        sendableAt: startsAt,
+        sendableAt: from,
+        resumeAt: place.pausedUntil,
         ahead: place.ahead,
         count: query.recipients,
         pace: paceOf(place),

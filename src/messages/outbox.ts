@@ -57,6 +57,12 @@ export interface PlacementInput {
   staleWindowMs: number;
   /** The send's own lifetime, from when it became sendable; null: the stale window alone. */
   ttlSeconds: number | null;
+  /**
+   * When the phone's outbox resumes after a pause for its platform's limit (devices.paused_until):
+   * nothing goes before then, so its messages are placed from then (the ttl still counts from
+   * sendableAt). Null or past: no pause.
+   */
+  resumeAt?: Date | null;
 }
 
 /** Seconds a phone takes per message at its pace. */
@@ -83,8 +89,9 @@ export interface Deadlines {
 
 export function placement(input: PlacementInput): Deadlines & { estimate: Date } {
   const perMessageSeconds = secondsPerMessage(input.pace);
-  const start = input.sendableAt.getTime();
-  const ttlAt = input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null;
+  const sendable = input.sendableAt.getTime();
+  const ttlAt = input.ttlSeconds != null ? new Date(sendable + input.ttlSeconds * 1000) : null;
+  const start = Math.max(sendable, input.resumeAt?.getTime() ?? sendable);
   const window = input.pace.window;
   if (!window) {
     return {
@@ -117,6 +124,7 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
  */
 export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
   if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
+  if (input.resumeAt && input.resumeAt > input.sendableAt) throw new Error('a paused phone is placed by placement()');
   const perMessageSeconds = secondsPerMessage(input.pace);
   const start = input.sendableAt.getTime();
   return {

@@ -166,6 +166,62 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     expect(await outbox(phone)).toEqual(message_ids.slice(3));
   });
 
+  it('holds a text the phone reports refused for Android’s limit, pauses its outbox, and places sends after it', async () => {
+    app.clock.set(start);
+    const t0 = start.getTime();
+    const { call, phone } = await sendingTenant(app);
+    await patchDevice(call, phone, { sending_capacity: 30 });
+    const first = await send(call, numbers(3));
+    const [sent, refused, held] = first.message_ids as string[];
+    expect(await outbox(phone)).toEqual([sent, refused, held]);
+
+    app.clock.advance(10 * SECOND);
+    const res = await app.fetch(
+      '/v1/device/messages/status',
+      json(
+        'POST',
+        {
+          reports: [
+            { id: sent, status: 'sent' },
+            { id: refused, status: 'failed', error_code: 'RESULT_ERROR_LIMIT_EXCEEDED', error_message: 'limit' },
+          ],
+        },
+        bearer(phone.token),
+      ),
+    );
+    expect(res.status).toBe(200);
+    // Not failed, and not back to queued (no report moves a message backwards): held, still dispatched.
+    const refusedRow = await app.orm.em.fork().findOneOrFail(Message, { id: refused });
+    expect(refusedRow).toMatchObject({ status: 'dispatched', errorCode: null, failedAt: null });
+    expect(refusedRow.heldAt).not.toBeNull();
+    const pausedUntil = t0 + 10 * SECOND + 30 * MINUTE;
+    const device = await patchDevice(call, phone, {});
+    expect(device).toMatchObject({ paused_until: iso(pausedUntil), queue_depth: 2 });
+    // Its deadline moved past the pause: the first of what waits, from the pause on.
+    expect(refusedRow.staleAt!.getTime()).toBe(pausedUntil + HOUR);
+    // Paused: nothing is handed out, not even what the phone holds.
+    expect(await outbox(phone)).toEqual([]);
+
+    // A send now is placed after the pause, behind the two waiting, and its estimate said so before.
+    const before = (await readJson(await call('GET', `/v1/devices/${phone.id}/estimate?recipients=2`))).estimate;
+    expect(before).toMatchObject({
+      ahead: 2,
+      paused_until: iso(pausedUntil),
+      finishes_at: iso(pausedUntil + 4 * MINUTE),
+    });
+    const second = await send(call, numbers(2, 10));
+    expect(second.batch.estimated_completion_at).toBe(iso(pausedUntil + 4 * MINUTE));
+    expect(await deadlines(second.batch.id)).toEqual([2, 3].map((n) => pausedUntil + HOUR + n * MINUTE));
+
+    // Cancelling the first send fails the held text too: it is not handed out again.
+    expect((await call('POST', `/v1/batches/${first.batch.id}/cancel`)).status).toBe(200);
+    expect((await app.orm.em.fork().findOneOrFail(Message, { id: refused })).status).toBe('failed');
+
+    // The pause over, the held-back ones go again and the new ones with them.
+    app.clock.set(new Date(pausedUntil + SECOND));
+    expect(await outbox(phone)).toEqual([held, ...second.message_ids]);
+  });
+
   it('never hands out more than the pace to concurrent fetches of one phone', async () => {
     app.clock.set(start);
     const { call, phone } = await sendingTenant(app);
