@@ -34,6 +34,7 @@ import { createBatchProgressService } from './messages/batch-progress.service';
 import { batchStarts } from './messages/batch-starts';
 import { createMessagesService } from './messages/messages.service';
 import { createOutcomesService } from './messages/outcomes.service';
+import { createPlatformLimit } from './messages/platform-limit';
 import { createFailoverService } from './messages/failover.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
@@ -194,6 +195,7 @@ export function buildServices(deps: ServiceDeps) {
     batchStarts: batches,
     devices,
     metrics: { ...metrics.messages, reports: metrics.phone.reports },
+    platformLimit: createPlatformLimit({ staleWindowMs: config.staleWindowMs }),
   });
   const idempotency = createIdempotency(
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),

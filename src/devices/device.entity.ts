@@ -32,6 +32,12 @@ export const Device = defineEntity({
     // The pace the outbox keeps for this phone (null: unlimited), counted over messages handed out.
     maxSendsPerMinute: p.integer().nullable(),
     maxSendsPerHour: p.integer().nullable(),
+    // What the phone's platform lets it send: at most sendingCapacity texts in any trailing
+    // sendingCapacityMinutes (stock Android: 30 per 30 minutes for one app; null: no limit known).
+    sendingCapacity: p.integer().nullable(),
+    sendingCapacityMinutes: p.integer().default(30),
+    // The phone reported the platform's limit: its outbox hands out nothing until then.
+    pausedUntil: timestamp().nullable(),
     // Days and hours in the phone's time zone when its outbox hands out messages (null: always).
     sendWindow: p.json<SendWindow>().nullable(),
     preferredSimSubscriptionId: p.integer().nullable(),

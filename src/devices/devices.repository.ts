@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sim } from './device.entity';
 import type { SendWindow } from './send-window';
-import { query, sql, type Sql } from '../db/sql';
+import { query, sql, toDate, type Sql } from '../db/sql';
 
 // The SQL other features need on `devices`: where a send goes, its place in the phone's outbox, and
 // the counters that messages moving through the queue keep.
@@ -26,15 +26,23 @@ export interface PacingRow {
   sendDelayJitterSeconds: number;
   maxSendsPerMinute: number | null;
   maxSendsPerHour: number | null;
+  sendingCapacity: number | null;
+  sendingCapacityMinutes: number;
   sendWindow: SendWindow | null;
 }
 
-/** Its place at the end of a phone's outbox, and the phone's pace. */
+/** Its place at the end of a phone's outbox, the phone's pace, and until when its outbox is paused. */
 export interface OutboxPlace extends PacingRow {
   ahead: number;
+  pausedUntil: Date | null;
 }
 
-const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window`;
+/** A row of `returning …, paused_until` as an OutboxPlace. */
+const placeFrom = (row: (Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }) | undefined) =>
+  row && { ...row, pausedUntil: toDate(row.pausedUntil) };
+
+const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour,
+  sending_capacity, sending_capacity_minutes, send_window`;
 // Advisory lock class of a paced phone's outbox (the second key is the phone's): one fetch at a time
 // counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
 const PACED_OUTBOX_LOCK = 0x50414345;
@@ -86,26 +94,30 @@ export const devicesRepository = {
     count: number,
     high = false,
   ): Promise<OutboxPlace | undefined> {
-    const [row] = await query<OutboxPlace>(
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high ? count : 0}
         where id = ${deviceId} and enabled and unpaired_at is null
-       returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead, ${PACING}`,
+       returning case when ${high}::boolean then queue_depth_high else queue_depth end - ${count}::int as ahead, ${PACING},
+                 paused_until`,
     );
-    return row;
+    return placeFrom(row);
   },
 
   /**
    * A step of a send written in one statement: locks the phone while it is still enabled, paired,
-   * without a send window and paced as `pace` says (what the send was placed by), and `guard` holds;
-   * one row (its id), or none.
+   * without a send window, not paused for its platform's limit at `now`, paced as `pace` says (what
+   * the send was placed by), and `guard` holds; one row (its id), or none.
    */
-  lockForSend: (deviceId: string, pace: PacingRow, guard: Sql): Sql =>
+  lockForSend: (deviceId: string, pace: PacingRow, guard: Sql, now: Date): Sql =>
     sql`select id from devices
          where id = ${deviceId} and enabled and unpaired_at is null and send_window is null
+           and (paused_until is null or paused_until <= ${now})
            and send_delay_seconds = ${pace.sendDelaySeconds} and send_delay_jitter_seconds = ${pace.sendDelayJitterSeconds}
            and max_sends_per_minute is not distinct from ${pace.maxSendsPerMinute}::int
            and max_sends_per_hour is not distinct from ${pace.maxSendsPerHour}::int
+           and sending_capacity is not distinct from ${pace.sendingCapacity}::int
+           and sending_capacity_minutes = ${pace.sendingCapacityMinutes}
            and ${guard}
          for update`,
 
@@ -135,18 +147,31 @@ export const devicesRepository = {
 
   /** Moved messages join the end of a phone's outbox: `count` places, `high` of them high priority. */
   async takeOver(tx: EntityManager, deviceId: string, count: number, high: number): Promise<OutboxPlace | undefined> {
-    const [row] = await query<OutboxPlace>(
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
       tx,
       sql`update devices set queue_depth = queue_depth + ${count}, queue_depth_high = queue_depth_high + ${high}
-        where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}`,
+        where id = ${deviceId} returning queue_depth - ${count}::int as ahead, ${PACING}, paused_until`,
     );
-    return row;
+    return placeFrom(row);
   },
 
-  /** A phone's pace, read by its outbox. */
-  async pacingOf(tx: EntityManager, deviceId: string): Promise<PacingRow | undefined> {
-    const [row] = await query<PacingRow>(tx, sql`select ${PACING} from devices where id = ${deviceId}`);
-    return row;
+  /** An account's paired phone's place at the end of its outbox and its pace, for an estimate. */
+  async placeOf(em: EntityManager, userId: string, deviceId: string, high: boolean) {
+    const [row] = await query<Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unknown }>(
+      em,
+      sql`select case when ${high}::boolean then queue_depth_high else queue_depth end as ahead, paused_until, ${PACING}
+            from devices where id = ${deviceId} and user_id = ${userId} and unpaired_at is null`,
+    );
+    return placeFrom(row);
+  },
+
+  /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
+  async pacingOf(tx: EntityManager, deviceId: string): Promise<(PacingRow & { pausedUntil: Date | null }) | undefined> {
+    const [row] = await query<PacingRow & { pausedUntil: unknown }>(
+      tx,
+      sql`select ${PACING}, paused_until from devices where id = ${deviceId}`,
+    );
+    return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
   },
 
   /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */

@@ -21,6 +21,8 @@ export function settingsPatch(body: Partial<PatchDeviceBody>): SettingsPatch {
     sendDelayJitterSeconds: body.send_delay_jitter_seconds,
     maxSendsPerMinute: body.max_sends_per_minute,
     maxSendsPerHour: body.max_sends_per_hour,
+    sendingCapacity: body.sending_capacity,
+    sendingCapacityMinutes: body.sending_capacity_minutes,
     sendWindow: body.send_window,
     preferredSimSubscriptionId: body.preferred_sim_subscription_id,
     clearPreferredSim: body.clear_preferred_sim,

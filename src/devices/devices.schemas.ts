@@ -8,6 +8,9 @@ const simId = () => int(0).nullable();
 
 export const MAX_SENDS_PER_MINUTE = 1000;
 export const MAX_SENDS_PER_HOUR = 60_000;
+/** The most texts a sending capacity may allow per period, and the longest period (a day), in minutes. */
+export const SENDING_CAPACITY_MAX = 100_000;
+export const SENDING_CAPACITY_MINUTES_MAX = 1440;
 /** The longest pause between two sends, and the most it may vary, in seconds. */
 export const SEND_DELAY_MAX = 3600;
 /** The longest heartbeat interval, in minutes (a day). */
@@ -57,6 +60,8 @@ const phoneSettings = {
   send_delay_jitter_seconds: int(0, SEND_DELAY_MAX),
   max_sends_per_minute: int(1, MAX_SENDS_PER_MINUTE).nullable(),
   max_sends_per_hour: int(1, MAX_SENDS_PER_HOUR).nullable(),
+  sending_capacity: int(1, SENDING_CAPACITY_MAX).nullable(),
+  sending_capacity_minutes: int(1, SENDING_CAPACITY_MINUTES_MAX),
   send_window: sendWindow(),
   preferred_sim_subscription_id: simId(),
   clear_preferred_sim: yup.boolean().typeError('${path} must be true or false'),

@@ -39,6 +39,8 @@ export interface SettingsPatch {
   sendDelayJitterSeconds?: number;
   maxSendsPerMinute?: number | null;
   maxSendsPerHour?: number | null;
+  sendingCapacity?: number | null;
+  sendingCapacityMinutes?: number;
   sendWindow?: SendWindow | null;
   preferredSimSubscriptionId?: number | null;
   clearPreferredSim?: boolean;
@@ -88,6 +90,8 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
       if (patch.sendDelayJitterSeconds !== undefined) device.sendDelayJitterSeconds = patch.sendDelayJitterSeconds;
       if (patch.maxSendsPerMinute !== undefined) device.maxSendsPerMinute = patch.maxSendsPerMinute;
       if (patch.maxSendsPerHour !== undefined) device.maxSendsPerHour = patch.maxSendsPerHour;
+      if (patch.sendingCapacity !== undefined) device.sendingCapacity = patch.sendingCapacity;
+      if (patch.sendingCapacityMinutes !== undefined) device.sendingCapacityMinutes = patch.sendingCapacityMinutes;
       if (patch.sendWindow !== undefined) device.sendWindow = patch.sendWindow;
       if (patch.preferredSimSubscriptionId !== undefined)
         device.preferredSimSubscriptionId = patch.preferredSimSubscriptionId;

@@ -14,6 +14,10 @@ export const deviceView = (device: Device) => ({
   send_delay_jitter_seconds: device.sendDelayJitterSeconds,
   max_sends_per_minute: device.maxSendsPerMinute ?? null,
   max_sends_per_hour: device.maxSendsPerHour ?? null,
+  sending_capacity: device.sendingCapacity ?? null,
+  sending_capacity_minutes: device.sendingCapacityMinutes,
+  paused_until: iso(device.pausedUntil),
+  queue_depth: device.queueDepth,
   send_window: device.sendWindow
     ? {
         timezone: device.sendWindow.timezone,

@@ -37,6 +37,8 @@ export function createBatchProgressService(deps: BatchProgressDeps) {
           ahead: place?.ahead ?? 0,
           count: place ? batch.queued : 0,
           pace: place ? paceOf(place) : NO_PACE,
+          // Android's limit may have paused the phone: nothing goes before it resumes.
+          resumeAt: place?.pausedUntil,
           staleWindowMs: deps.staleWindowMs,
           ttlSeconds: batch.ttlSeconds,
         });

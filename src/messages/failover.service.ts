@@ -34,6 +34,7 @@ export function createFailoverService(deps: FailoverDeps) {
     if (!place) return [];
     const { estimate: _estimate, ...deadlines } = placement({
       sendableAt: now,
+      resumeAt: place.pausedUntil,
       ahead: place.ahead,
       count: waiting.total,
       pace: paceOf(place),

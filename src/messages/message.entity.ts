@@ -28,6 +28,11 @@ export const Message = defineEntity({
     availableAt: timestamp().nullable(),
     staleAt: timestamp().nullable(),
     dispatchedAt: timestamp().nullable(),
+    // When the phone's platform refused it for its limit (RESULT_ERROR_LIMIT_EXCEEDED): it waits in
+    // the outbox, still dispatched, to be handed out again as a new attempt.
+    heldAt: timestamp().nullable(),
+    // The id the phone knows the current attempt by, after such a refusal (null: the message id).
+    sendId: p.uuid().nullable(),
     sentAt: timestamp().nullable(),
     deliveredAt: timestamp().nullable(),
     failedAt: timestamp().nullable(),

@@ -32,6 +32,8 @@ export function messageFromRow(row: Row): Message {
     availableAt: toDate(row.available_at),
     staleAt: toDate(row.stale_at),
     dispatchedAt: toDate(row.dispatched_at),
+    heldAt: toDate(row.held_at),
+    sendId: (row.send_id as string | null | undefined) ?? null,
     sentAt: toDate(row.sent_at),
     deliveredAt: toDate(row.delivered_at),
     failedAt: toDate(row.failed_at),

@@ -7,8 +7,8 @@ import { pathId } from '../lib/fields';
 import { countRefusals } from '../metrics/http-metrics';
 import type { Metrics } from '../metrics/metrics';
 import type { MessagesService } from './messages.service';
-import { dailyStatsQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
-import { batchView, messageView } from './messages.views';
+import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
+import { batchView, estimateView, messageView } from './messages.views';
 
 export function messagesRoutes({
   auth,
@@ -30,6 +30,12 @@ export function messagesRoutes({
     const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
     ctx.status = 202;
     ctx.body = { batch: batchView(batch), message_ids: messageIds };
+  });
+
+  // How long a send would take on a phone, before it is made (the dashboard's send form and phone cards).
+  router.get('/devices/:id/estimate', auth.scope('read'), async (ctx) => {
+    const { params, query } = await validate(ctx, { params: pathId(), query: estimateQuery });
+    ctx.body = { estimate: estimateView(await messages.estimate(callerOf(ctx).userId, params.id, query)) };
   });
 
   router.get('/messages', auth.scope('read'), async (ctx) => {

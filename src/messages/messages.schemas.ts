@@ -47,6 +47,17 @@ export type SendBody = yup.InferType<typeof sendBody>;
 
 export const listBatchesQuery = yup.object({ ...pageFields() });
 
+/** GET /v1/devices/{id}/estimate: a send of this many recipients, as POST /v1/messages would place it. */
+export const estimateQuery = yup.object({
+  recipients: int(0, RECIPIENTS_MAX).default(0),
+  priority: yup
+    .string()
+    .oneOf([...PRIORITIES], '${path} must be high or normal')
+    .default('normal'),
+  scheduled_at: timestamp().nullable(),
+});
+export type EstimateQuery = yup.InferType<typeof estimateQuery>;
+
 const commaIds = () =>
   text(3700).test(
     'uuids',

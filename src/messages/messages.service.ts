@@ -4,7 +4,8 @@ import { conflict, notFound } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Batch } from './batch.entity';
 import type { Message } from './message.entity';
-import type { DailyStatsQuery, ListMessagesQuery } from './messages.schemas';
+import type { DailyStatsQuery, EstimateQuery, ListMessagesQuery } from './messages.schemas';
+import { paceOf, placement } from './outbox';
 import { messagesRepository } from './messages.repository';
 import { batchesRepository } from './batches.repository';
 import { reportsRepository } from './reports.repository';
@@ -49,6 +50,37 @@ export function createMessagesService(deps: MessagesDeps) {
       const batch = await batchesRepository.getBatch(em(), userId, id);
       if (!batch) throw notFound('batch');
       return batch;
+    },
+
+    /**
+     * GET /v1/devices/{id}/estimate: when a send of `recipients` to this phone would start and have
+     * its last text go, placed as POST /v1/messages places it (behind the phone's queue, at its pace,
+     * within its send window, after a pause for the platform's limit); 0 recipients: when the phone's
+     * queue will be empty.
+     */
+    async estimate(userId: string, deviceId: string, query: EstimateQuery) {
+      const place = await devicesRepository.placeOf(em(), userId, deviceId, query.priority === 'high');
+      if (!place) throw notFound('device');
+      const now = clock.now();
+      const from = query.scheduled_at && query.scheduled_at > now ? query.scheduled_at : now;
+      const placed = placement({
+        sendableAt: from,
+        resumeAt: place.pausedUntil,
+        ahead: place.ahead,
+        count: query.recipients,
+        pace: paceOf(place),
+        staleWindowMs: deps.staleWindowMs,
+        ttlSeconds: null,
+      });
+      return {
+        deviceId,
+        recipients: query.recipients,
+        ahead: place.ahead,
+        secondsPerMessage: placed.perMessageSeconds,
+        pausedUntil: place.pausedUntil && place.pausedUntil > now ? place.pausedUntil : null,
+        startsAt: from,
+        finishesAt: placed.estimate,
+      };
     },
 
     /** GET /v1/batches: newest first, with their per-status counts. */

@@ -59,3 +59,23 @@ export const outboxRowView = (message: Message) => ({
   to: message.recipient,
   sim_subscription_id: message.simSubscriptionId ?? null,
 });
+
+/** GET /v1/devices/{id}/estimate. */
+export const estimateView = (estimate: {
+  deviceId: string;
+  recipients: number;
+  ahead: number;
+  secondsPerMessage: number;
+  pausedUntil: Date | null;
+  startsAt: Date;
+  finishesAt: Date;
+}) => ({
+  device_id: estimate.deviceId,
+  recipients: estimate.recipients,
+  ahead: estimate.ahead,
+  seconds_per_message: estimate.secondsPerMessage,
+  paused_until: estimate.pausedUntil?.toISOString() ?? null,
+  starts_at: estimate.startsAt.toISOString(),
+  finishes_at: estimate.finishesAt.toISOString(),
+  duration_seconds: Math.max(0, Math.round((estimate.finishesAt.getTime() - estimate.startsAt.getTime()) / 1000)),
+});

@@ -15,7 +15,13 @@ const OUTBOX_ORDER = sql`priority desc, available_at, created_at, position`;
  */
 const leased = (deviceId: Sql, now: Date): Sql =>
   sql`exists (select 1 from messages m
-               where m.device_id = ${deviceId} and m.status = 'dispatched' and m.stale_at > ${now})`;
+               where m.device_id = ${deviceId} and m.status = 'dispatched' and m.stale_at > ${now} and m.held_at is null)`;
+
+/**
+ * Waiting to be handed out for a send: queued, or dispatched and refused by the phone's platform for
+ * its limit (held), which is handed out again as a new attempt.
+ */
+const WAITING = sql`(status = 'queued' or (status = 'dispatched' and held_at is not null))`;
 
 export const outboxRepository = {
   leased,
@@ -23,8 +29,8 @@ export const outboxRepository = {
   /**
    * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first,
    * marking queued ones dispatched; dispatched ones come again until reported, lapsed ones never.
-   * `fresh` bounds how many queued ones may be handed out for the first time (a paced phone's
-   * allowance); null: no bound.
+   * `fresh` bounds how many may be handed out for a send (queued ones, and held ones as a new
+   * attempt: a paced phone's allowance); null: no bound. Returns the moves and how many were for a send.
    */
   async takeOutbox(
     tx: EntityManager,
@@ -32,45 +38,54 @@ export const outboxRepository = {
     now: Date,
     limit: number,
     fresh: number | null = null,
-  ): Promise<Moved[]> {
+  ): Promise<{ moves: Moved[]; sends: number }> {
     const due = (status: Sql) =>
-      sql`select id, status as old_status from messages
+      sql`select id, status as old_status, held_at is not null as held from messages
            where device_id = ${deviceId} and ${status} and available_at <= ${now} and stale_at > ${now}
            order by ${OUTBOX_ORDER}`;
+    // A held message's new attempt is a send of its own: handed out now, counted by the pace again.
     const dispatch = sql`update messages m
-          set status = 'dispatched', dispatched_at = coalesce(m.dispatched_at, ${now}), updated_at = ${now}
+          set status = 'dispatched', updated_at = ${now}, held_at = null,
+              dispatched_at = case when due.held then ${now} else coalesce(m.dispatched_at, ${now}) end
          from due where m.id = due.id
-       returning m.*, due.old_status`;
+       returning m.*, due.old_status, (due.old_status = 'queued' or due.held) as for_send`;
     const rows = await queryRaw(
       tx,
       fresh === null
         ? sql`with due as (${due(sql`direction = 'outbound' and status in ('queued', 'dispatched')`)} limit ${limit} for update skip locked)
            ${dispatch}`
-        : // Handed out again does not count against the pace; handed out for the first time does.
-          sql`with again as (${due(sql`direction = 'outbound' and status = 'dispatched'`)} limit ${limit} for update skip locked),
-                fresh as (${due(sql`direction = 'outbound' and status = 'queued'`)}
+        : // Handed out again does not count against the pace; handed out for a send does.
+          sql`with again as (${due(sql`direction = 'outbound' and status = 'dispatched' and held_at is null`)} limit ${limit} for update skip locked),
+                fresh as (${due(sql`direction = 'outbound' and ${WAITING}`)}
                           limit least(${fresh}::int, greatest(${limit}::int - (select count(*) from again), 0))
                           for update skip locked),
                 due as (select * from again union all select * from fresh)
            ${dispatch}`,
     );
-    return movedFromRows(rows).sort(
+    const sends = rows.filter((row) => row.for_send === true).length;
+    const moves = movedFromRows(rows).sort(
       (a, b) =>
         b.message.priority - a.message.priority ||
         a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
         a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
         a.message.position - b.message.position,
     );
+    return { moves, sends };
   },
 
-  /** How many messages a phone was handed out for the first time since each of two instants. */
-  async dispatchedSince(tx: EntityManager, deviceId: string, minuteAgo: Date, hourAgo: Date) {
-    const [row] = await query<{ minute: number; hour: number }>(
+  /**
+   * How many messages a phone was handed out (for the first time, or as a new attempt) since each of
+   * these instants, in their order.
+   */
+  async dispatchedSince(tx: EntityManager, deviceId: string, since: Date[]): Promise<number[]> {
+    if (since.length === 0) return [];
+    const earliest = new Date(Math.min(...since.map((at) => at.getTime())));
+    const [row] = await query<{ counts: number[] }>(
       tx,
-      sql`select count(*) filter (where dispatched_at > ${minuteAgo})::int as minute, count(*)::int as hour
-            from messages where device_id = ${deviceId} and dispatched_at > ${hourAgo}`,
+      sql`select array[${sql.join(since.map((at) => sql`count(*) filter (where dispatched_at > ${at})::int`))}] as counts
+            from messages where device_id = ${deviceId} and dispatched_at > ${earliest}`,
     );
-    return row;
+    return row.counts;
   },
 
   /**
@@ -84,7 +99,7 @@ export const outboxRepository = {
             from unnest(${deviceIds}::uuid[]) as d (id)
            cross join (values (1), (0)) as p (rank)
             join lateral (select id from messages
-                           where device_id = d.id and priority = p.rank and direction = 'outbound' and status = 'queued'
+                           where device_id = d.id and priority = p.rank and direction = 'outbound' and ${WAITING}
                              and available_at <= ${now} and stale_at > ${now}
                            order by available_at desc, created_at desc limit 1) m on true
            group by d.id`,
@@ -93,25 +108,32 @@ export const outboxRepository = {
   },
 
   /**
-   * The phones among these whose max_sends_per_minute/hour allow no new message now (allowance in
-   * phone-messages.service): their outbox hands out nothing fresh until the trailing window frees.
+   * The phones among these whose max_sends_per_minute/hour or sending capacity allow no new message
+   * now (allowance in phone-messages.service), or whose outbox is paused for the platform's limit:
+   * their outbox hands out nothing fresh until the trailing window frees or the pause ends.
    */
   async pacedOut(em: EntityManager, deviceIds: string[], now: Date): Promise<Set<string>> {
     const minuteAgo = new Date(now.getTime() - 60_000);
     const hourAgo = new Date(now.getTime() - 3_600_000);
     const rows = await query<{ id: string }>(
       em,
-      sql`with paced as (select id, max_sends_per_minute, max_sends_per_hour from devices
+      sql`with paced as (select id, max_sends_per_minute, max_sends_per_hour, sending_capacity, paused_until,
+                                ${now}::timestamptz - make_interval(mins => sending_capacity_minutes) as period_start
+                           from devices
                           where id = any(${deviceIds}::uuid[])
-                            and (max_sends_per_minute is not null or max_sends_per_hour is not null))
+                            and (max_sends_per_minute is not null or max_sends_per_hour is not null
+                                 or sending_capacity is not null or paused_until > ${now}))
           select p.id from paced p
            cross join lateral (select count(*) filter (where m.dispatched_at > ${minuteAgo})::int as minute,
-                                      count(*)::int as hour
+                                      count(*) filter (where m.dispatched_at > ${hourAgo})::int as hour,
+                                      count(*) filter (where m.dispatched_at > p.period_start)::int as period
                                  from messages m
                                 where m.device_id = p.id
-                                  and m.dispatched_at > case when p.max_sends_per_hour is null then ${minuteAgo}::timestamptz
-                                                             else ${hourAgo}::timestamptz end) c
-           where c.minute >= p.max_sends_per_minute or c.hour >= p.max_sends_per_hour`,
+                                  and m.dispatched_at > least(${minuteAgo}::timestamptz,
+                                        case when p.max_sends_per_hour is not null then ${hourAgo}::timestamptz end,
+                                        case when p.sending_capacity is not null then p.period_start end)) c
+           where p.paused_until > ${now} or c.minute >= p.max_sends_per_minute or c.hour >= p.max_sends_per_hour
+              or c.period >= p.sending_capacity`,
     );
     return new Set(rows.map((row) => row.id));
   },
@@ -150,7 +172,7 @@ export const outboxRepository = {
       sql`select pg_notify(${channel}, ${deviceId})
            where not ${leased(sql`${deviceId}::uuid`, now)}
              and exists (select 1 from messages
-                          where device_id = ${deviceId} and direction = 'outbound' and status = 'queued'
+                          where device_id = ${deviceId} and direction = 'outbound' and ${WAITING}
                             and available_at <= ${now} and stale_at > ${now})`,
     );
   },

@@ -3,8 +3,10 @@
 // STALE_WINDOW, and the batch's estimated completion is when its last message should have been sent.
 //
 // The time per message is the phone's pause (send_delay_seconds, plus half its jitter on average)
-// plus SECONDS_PER_MESSAGE, or longer when the phone's pace (max_sends_per_minute/hour) allows
-// fewer. With a send window the time counts only while the window is open. A high-priority send
+// plus SECONDS_PER_MESSAGE, or longer when the phone's pace (max_sends_per_minute/hour, its sending
+// capacity per period) allows fewer: 30 per 30 minutes is a minute a message. That is the pace's
+// steady rate: a phone that starts with its period's whole capacity sends the first texts sooner,
+// so a deadline counted this way is never earlier than the text can go. With a send window the time counts only while the window is open. A high-priority send
 // counts only the high-priority messages ahead of it. A send's ttl_seconds caps its deadlines.
 
 import type { PacingRow } from '../devices/devices.repository';
@@ -20,6 +22,8 @@ export interface Pace {
   jitterSeconds: number;
   maxPerMinute: number | null;
   maxPerHour: number | null;
+  /** At most `count` texts in any trailing `minutes` (the phone's platform limit); null: none known. */
+  capacity: { count: number; minutes: number } | null;
   window: SendWindow | null;
 }
 
@@ -29,6 +33,8 @@ export const paceOf = (row: PacingRow): Pace => ({
   jitterSeconds: row.sendDelayJitterSeconds,
   maxPerMinute: row.maxSendsPerMinute,
   maxPerHour: row.maxSendsPerHour,
+  capacity:
+    row.sendingCapacity != null ? { count: row.sendingCapacity, minutes: row.sendingCapacityMinutes } : null,
   window: row.sendWindow,
 });
 
@@ -37,6 +43,7 @@ export const NO_PACE: Pace = {
   jitterSeconds: 0,
   maxPerMinute: null,
   maxPerHour: null,
+  capacity: null,
   window: null,
 };
 
@@ -50,6 +57,12 @@ export interface PlacementInput {
   staleWindowMs: number;
   /** The send's own lifetime, from when it became sendable; null: the stale window alone. */
   ttlSeconds: number | null;
+  /**
+   * When the phone's outbox resumes after a pause for its platform's limit (devices.paused_until):
+   * nothing goes before then, so its messages are placed from then (the ttl still counts from
+   * sendableAt). Null or past: no pause.
+   */
+  resumeAt?: Date | null;
 }
 
 /** Seconds a phone takes per message at its pace. */
@@ -58,6 +71,7 @@ export function secondsPerMessage(pace: Pace): number {
     pace.sendDelaySeconds + pace.jitterSeconds / 2 + SECONDS_PER_MESSAGE,
     pace.maxPerMinute ? 60 / pace.maxPerMinute : 0,
     pace.maxPerHour ? 3600 / pace.maxPerHour : 0,
+    pace.capacity ? (pace.capacity.minutes * 60) / pace.capacity.count : 0,
   );
 }
 
@@ -75,8 +89,9 @@ export interface Deadlines {
 
 export function placement(input: PlacementInput): Deadlines & { estimate: Date } {
   const perMessageSeconds = secondsPerMessage(input.pace);
-  const start = input.sendableAt.getTime();
-  const ttlAt = input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null;
+  const sendable = input.sendableAt.getTime();
+  const ttlAt = input.ttlSeconds != null ? new Date(sendable + input.ttlSeconds * 1000) : null;
+  const start = Math.max(sendable, input.resumeAt?.getTime() ?? sendable);
   const window = input.pace.window;
   if (!window) {
     return {
@@ -109,6 +124,7 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
  */
 export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
   if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
+  if (input.resumeAt && input.resumeAt > input.sendableAt) throw new Error('a paused phone is placed by placement()');
   const perMessageSeconds = secondsPerMessage(input.pace);
   const start = input.sendableAt.getTime();
   return {

@@ -24,6 +24,7 @@ import {
   type ReportedStatus,
 } from './transitions';
 import type { Message } from './message.entity';
+import { isPlatformLimit, type PlatformLimit } from './platform-limit';
 
 export interface OutcomesDeps {
   em: () => EntityManager;
@@ -35,6 +36,8 @@ export interface OutcomesDeps {
   /** Messaging listens for phones that stop taking sends. */
   devices: Pick<DevicesService, 'onStopped'>;
   metrics: Pick<Metrics['messages'], 'outcomes' | 'staleMarked'> & Pick<Metrics['phone'], 'reports'>;
+  /** Texts the phone's platform refused for its limit are held back, not failed (./platform-limit.ts). */
+  platformLimit: PlatformLimit;
 }
 
 export interface Report {
@@ -43,6 +46,11 @@ export interface Report {
   at: Date;
   errorCode?: string | null;
   errorMessage?: string | null;
+  /**
+   * The id the phone knows the send by, when it names one (the SMSGate app): a report of an attempt
+   * the platform refused and that was handed out again since is of no attempt still open, and ignored.
+   */
+  sendId?: string;
 }
 
 /** A report's answer: the message after it, or why it was refused. */
@@ -192,8 +200,19 @@ export function createOutcomesService(deps: OutcomesDeps) {
       const results = await transaction(deps.em(), async (tx) => {
         const owned = await reportsRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
         const current = new Map(owned.map((message) => [message.id, message]));
+        // A report of an attempt handed out again since says nothing of the open one.
+        const open = reports.filter((report) => {
+          const message = current.get(report.id);
+          return message && (report.sendId === undefined || report.sendId === (message.sendId ?? message.id));
+        });
+        // The platform's limit refused these: held back to go again after a pause, not failed.
+        const refused = open.filter((report) => isPlatformLimit(report));
+        const held = await deps.platformLimit.holdBack(tx, deviceId, [...new Set(refused.map((r) => r.id))], clock.now());
+        if (held.length > 0) {
+          for (const message of await reportsRepository.lockOwned(tx, deviceId, held)) current.set(message.id, message);
+        }
         // Rounds of at most one change per message, so each keeps its own timestamp and event.
-        let pending = reports.filter((report) => current.has(report.id));
+        let pending = open.filter((report) => !isPlatformLimit(report));
         let returned = false;
         while (pending.length > 0) {
           const round = new Map<string, StatusChange>();

@@ -44,21 +44,20 @@ export interface InboundInput {
  * Takes the phone's paced-outbox lock first, so the count includes every earlier fetch's.
  */
 async function allowance(tx: EntityManager, deviceId: string, pace: PacingRow, now: Date): Promise<number | null> {
-  const perMinute = pace.maxSendsPerMinute;
-  const perHour = pace.maxSendsPerHour;
-  if (perMinute === null && perHour === null) return null;
+  // Each limit: at most `count` handed out in the trailing `ms`.
+  const limits = [
+    { count: pace.maxSendsPerMinute, ms: 60_000 },
+    { count: pace.maxSendsPerHour, ms: 3_600_000 },
+    { count: pace.sendingCapacity, ms: pace.sendingCapacityMinutes * 60_000 },
+  ].filter((limit): limit is { count: number; ms: number } => limit.count !== null);
+  if (limits.length === 0) return null;
   await devicesRepository.lockPacedOutbox(tx, deviceId);
-  const minuteAgo = new Date(now.getTime() - 60_000);
-  // Without an hourly pace only the last minute is counted.
-  const hourAgo = perHour === null ? minuteAgo : new Date(now.getTime() - 3_600_000);
-  const sent = await outboxRepository.dispatchedSince(tx, deviceId, minuteAgo, hourAgo);
-  return Math.max(
-    0,
-    Math.min(
-      perMinute === null ? Infinity : perMinute - sent.minute,
-      perHour === null ? Infinity : perHour - sent.hour,
-    ),
+  const sent = await outboxRepository.dispatchedSince(
+    tx,
+    deviceId,
+    limits.map((limit) => new Date(now.getTime() - limit.ms)),
   );
+  return Math.max(0, Math.min(...limits.map((limit, i) => limit.count - sent[i])));
 }
 
 /** The phone's side of messaging: its outbox, inbound texts and its own message list. */
@@ -70,8 +69,9 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
      * Hands out what the phone may send now, high priority first, then oldest first, marking queued
      * ones dispatched. A message stays in the outbox until an outcome is reported, so a phone that
      * lost it gets it again; lapsed (unknown) and final ones never come back. A paced phone gets no
-     * more new ones than its max_sends_per_minute/hour allow over the trailing minute and hour, and
-     * nothing at all outside its send window.
+     * more new ones than its max_sends_per_minute/hour and sending capacity allow over the trailing
+     * minute, hour and period, and nothing at all outside its send window or while its outbox is
+     * paused for the platform's limit.
      */
     async outbox(deviceId: string, limit: number): Promise<Message[]> {
       let pacedOut = false;
@@ -79,10 +79,15 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         const now = clock.now();
         const pace = await devicesRepository.pacingOf(tx, deviceId);
         if (pace?.sendWindow && !isOpen(pace.sendWindow, now)) return [];
+        // The phone reported the platform's limit: nothing, not even what it holds, until the period frees.
+        if (pace?.pausedUntil && pace.pausedUntil.getTime() > now.getTime()) {
+          pacedOut = true;
+          return [];
+        }
         const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
-        const moves = await outboxRepository.takeOutbox(tx, deviceId, now, limit, fresh);
+        const { moves, sends } = await outboxRepository.takeOutbox(tx, deviceId, now, limit, fresh);
         await deps.outcomes.follow(tx, moves);
-        pacedOut = fresh !== null && moves.filter((m) => m.from === 'queued').length >= fresh;
+        pacedOut = fresh !== null && sends >= fresh;
         return moves.map((m) => m.message);
       });
       if (pacedOut) deps.onPacedOut?.(deviceId);

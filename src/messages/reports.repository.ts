@@ -86,6 +86,8 @@ export const reportsRepository = {
   },
 
   lapsedIn: (batchId: string, now: Date): Sql => sql`batch_id = ${batchId} and stale_at <= ${now}`,
-  queuedOn: (deviceId: string): Sql => sql`device_id = ${deviceId} and direction = 'outbound' and status = 'queued'`,
-  queuedIn: (batchId: string): Sql => sql`batch_id = ${batchId} and status = 'queued'`,
+  // Queued, or held back by the phone's platform (dispatched, but not to be handed out again once these fail).
+  queuedOn: (deviceId: string): Sql =>
+    sql`device_id = ${deviceId} and direction = 'outbound' and (status = 'queued' or held_at is not null)`,
+  queuedIn: (batchId: string): Sql => sql`batch_id = ${batchId} and (status = 'queued' or held_at is not null)`,
 };

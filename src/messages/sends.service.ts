@@ -86,6 +86,8 @@ export function createSendsService(deps: SendsDeps) {
         availableAt: null,
         staleAt: null,
         dispatchedAt: null,
+        heldAt: null,
+        sendId: null,
         sentAt: null,
         deliveredAt: null,
         failedAt: batch.createdAt,
@@ -193,7 +195,12 @@ export function createSendsService(deps: SendsDeps) {
             deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
           },
           {
-            lockDevice: devicesRepository.lockForSend(device.id, device, deps.noneSuppressed(userId, numbers)),
+            lockDevice: devicesRepository.lockForSend(
+              device.id,
+              device,
+              deps.noneSuppressed(userId, numbers),
+              batch.createdAt,
+            ),
             admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
             takePlaces: (locked, when) =>
               devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
@@ -236,6 +243,7 @@ export function createSendsService(deps: SendsDeps) {
         if (!place) throw noDevice('That device was disabled or unpaired meanwhile.');
         const { estimate, ...placed } = placement({
           sendableAt: now,
+          resumeAt: place.pausedUntil,
           ahead: place.ahead,
           count: sendable,
           pace: paceOf(place),

@@ -186,6 +186,18 @@ export const operations: Operation[] = [
     op('GET /v1/devices', read, 'List paired phones, default first', { 200: list('Device') }),
     op('GET /v1/devices/{id}', read, 'A paired phone', device),
     op('PATCH /v1/devices/{id}', devicesScope, "Change a phone's settings", device, { body: devices.patchDeviceBody }),
+    op(
+      'GET /v1/devices/{id}/estimate',
+      read,
+      'How long a send would take on a phone',
+      { 200: wrap('estimate', ref('Estimate')) },
+      {
+        query: messages.estimateQuery,
+        description:
+          'Placed as POST /v1/messages would place a send of `recipients` now (or at scheduled_at): behind the ' +
+          "phone's queue, at its pace, within its send window. recipients=0 says when its queue will be empty.",
+      },
+    ),
     op('DELETE /v1/devices/{id}', devicesScope, 'Unpair a phone; its history is kept', noBody),
     op('POST /v1/devices/{id}/default', devicesScope, 'Make a phone the default sender', device),
     op(
@@ -267,8 +279,9 @@ export const operations: Operation[] = [
         query: phone.outboxQuery,
         description:
           'High-priority sends first, then oldest first. A message stays here until its outcome is reported. ' +
-          'A paced phone (max_sends_per_minute, max_sends_per_hour) gets no more new messages than its pace ' +
-          'allows over the trailing minute and hour; outside its send_window it gets none: they wait.',
+          'A paced phone (max_sends_per_minute, max_sends_per_hour, sending_capacity) gets no more new messages ' +
+          'than its pace allows over the trailing minute, hour and capacity period; outside its send_window, ' +
+          "and while paused for the platform's limit (paused_until), it gets none: they wait.",
       },
     ),
     op(

@@ -113,6 +113,29 @@ export const resources: Record<string, JsonSchema> = {
     },
     'What a phone fetches to send.',
   ),
+  Estimate: object(
+    {
+      device_id: id,
+      recipients: int,
+      ahead: { ...int, description: 'Texts waiting on the phone ahead of the send.' },
+      seconds_per_message: {
+        type: 'number',
+        description:
+          "The phone's pace: its delay and jitter, or its max_sends_per_minute/hour or sending capacity if slower.",
+      },
+      paused_until: nullable(ts),
+      starts_at: { ...ts, description: 'When the send would be sendable: now, or scheduled_at.' },
+      finishes_at: {
+        ...ts,
+        description:
+          'When its last text would go (with 0 recipients: when the queue ahead is done), counting only ' +
+          "open time of the send window and the pause for the platform's limit; what POST /v1/messages " +
+          'would give as estimated_completion_at.',
+      },
+      duration_seconds: { ...int, description: 'finishes_at − starts_at, in seconds.' },
+    },
+    "How long a send of `recipients` would take on a phone at its pace, behind what it has queued.",
+  ),
   Device: object(
     {
       id,
@@ -136,6 +159,22 @@ export const resources: Record<string, JsonSchema> = {
         description:
           'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
       },
+      sending_capacity: {
+        ...nullable(int),
+        description:
+          "What the phone's platform lets it send: at most this many texts in any trailing " +
+          'sending_capacity_minutes. Stock Android lets one app send 30 per 30 minutes and then asks on the ' +
+          'phone; a phone paired through the SMSGate app starts at 30, raise it once the limit is lifted on the ' +
+          'phone. The outbox is paced to it, and estimates and stale deadlines count it. null: no limit known.',
+      },
+      sending_capacity_minutes: { ...int, description: 'The period of sending_capacity, in minutes (default 30).' },
+      paused_until: {
+        ...nullable(ts),
+        description:
+          "The phone reported the platform's limit (RESULT_ERROR_LIMIT_EXCEEDED): its outbox hands out nothing " +
+          'until then, and the texts the limit refused are handed out again after it.',
+      },
+      queue_depth: { ...int, description: 'Texts waiting on the phone: queued, or handed out without an outcome yet.' },
       send_window: {
         oneOf: [
           object(

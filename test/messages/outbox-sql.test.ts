@@ -24,6 +24,9 @@ describe('placementSql()', () => {
     { ...NO_PACE, sendDelaySeconds: 1, jitterSeconds: 1, maxPerMinute: 11, maxPerHour: 601 },
     // 14.0625 s a message: estimates land on half milliseconds, where Math.round and rint differ.
     { ...NO_PACE, maxPerHour: 256 },
+    // Stock Android's 30 per 30 minutes: a minute a message; 7 per 13 minutes: 111.428… s.
+    { ...NO_PACE, sendDelaySeconds: 3, capacity: { count: 30, minutes: 30 } },
+    { ...NO_PACE, maxPerMinute: 11, capacity: { count: 7, minutes: 13 } },
   ];
   const cases = paces.flatMap((pace) =>
     [0, 1, 7, 99_999, 1_234_567].flatMap((ahead) =>

@@ -117,6 +117,111 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     expect(await outbox(phone)).toEqual([...message_ids.slice(4), ...more.message_ids]);
   });
 
+  it('hands out no more than the sending capacity in any trailing period, and counts it in the estimates', async () => {
+    app.clock.set(start);
+    const t0 = start.getTime();
+    const { call, phone } = await sendingTenant(app);
+    // A phone of our own API has no platform limit known until its owner says so.
+    expect(await patchDevice(call, phone, {})).toMatchObject({ sending_capacity: null, sending_capacity_minutes: 30 });
+    expect(await patchDevice(call, phone, { sending_capacity: 3, sending_capacity_minutes: 10 })).toMatchObject({
+      sending_capacity: 3,
+      sending_capacity_minutes: 10,
+      paused_until: null,
+    });
+    // Before sending, the estimate of a send of 7 says what the send will say.
+    const before = await call('GET', `/v1/devices/${phone.id}/estimate?recipients=7`);
+    expect(before.status).toBe(200);
+    expect((await readJson(before)).estimate).toEqual({
+      device_id: phone.id,
+      recipients: 7,
+      ahead: 0,
+      seconds_per_message: 200,
+      paused_until: null,
+      starts_at: iso(t0),
+      finishes_at: iso(t0 + 7 * 200 * SECOND),
+      duration_seconds: 1400,
+    });
+    const { batch, message_ids } = await send(call, numbers(7));
+    // 600 s / 3 = 200 s per message: the capacity's steady rate, slower than the phone's 5 s.
+    expect(batch.estimated_completion_at).toBe(iso(t0 + 7 * 200 * SECOND));
+    // The phone's queue, and when it will be empty.
+    expect((await patchDevice(call, phone, {})).queue_depth).toBe(7);
+    const empty = (await readJson(await call('GET', `/v1/devices/${phone.id}/estimate`))).estimate;
+    expect(empty).toMatchObject({ recipients: 0, ahead: 7, finishes_at: iso(t0 + 7 * 200 * SECOND) });
+    expect((await call('GET', `/v1/devices/${phone.id}/estimate?recipients=-1`)).status).toBe(422);
+    expect(await deadlines(batch.id)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => t0 + HOUR + n * 200 * SECOND));
+
+    expect(await outbox(phone)).toEqual(message_ids.slice(0, 3));
+    await report(phone, message_ids.slice(0, 3));
+    app.clock.advance(9 * MINUTE + 59 * SECOND);
+    expect(await outbox(phone)).toEqual([]);
+    app.clock.advance(2 * SECOND);
+    expect(await outbox(phone)).toEqual(message_ids.slice(3, 6));
+
+    // Out of range or of the wrong type is refused; null lifts it.
+    for (const body of [{ sending_capacity: 0 }, { sending_capacity_minutes: 0 }, { sending_capacity_minutes: 1441 }]) {
+      expect((await call('PATCH', `/v1/devices/${phone.id}`, body)).status).toBe(422);
+    }
+    await patchDevice(call, phone, { sending_capacity: null });
+    expect(await outbox(phone)).toEqual(message_ids.slice(3));
+  });
+
+  it('holds a text the phone reports refused for Android’s limit, pauses its outbox, and places sends after it', async () => {
+    app.clock.set(start);
+    const t0 = start.getTime();
+    const { call, phone } = await sendingTenant(app);
+    await patchDevice(call, phone, { sending_capacity: 30 });
+    const first = await send(call, numbers(3));
+    const [sent, refused, held] = first.message_ids as string[];
+    expect(await outbox(phone)).toEqual([sent, refused, held]);
+
+    app.clock.advance(10 * SECOND);
+    const res = await app.fetch(
+      '/v1/device/messages/status',
+      json(
+        'POST',
+        {
+          reports: [
+            { id: sent, status: 'sent' },
+            { id: refused, status: 'failed', error_code: 'RESULT_ERROR_LIMIT_EXCEEDED', error_message: 'limit' },
+          ],
+        },
+        bearer(phone.token),
+      ),
+    );
+    expect(res.status).toBe(200);
+    // Not failed, and not back to queued (no report moves a message backwards): held, still dispatched.
+    const refusedRow = await app.orm.em.fork().findOneOrFail(Message, { id: refused });
+    expect(refusedRow).toMatchObject({ status: 'dispatched', errorCode: null, failedAt: null });
+    expect(refusedRow.heldAt).not.toBeNull();
+    const pausedUntil = t0 + 10 * SECOND + 30 * MINUTE;
+    const device = await patchDevice(call, phone, {});
+    expect(device).toMatchObject({ paused_until: iso(pausedUntil), queue_depth: 2 });
+    // Its deadline moved past the pause: the first of what waits, from the pause on.
+    expect(refusedRow.staleAt!.getTime()).toBe(pausedUntil + HOUR);
+    // Paused: nothing is handed out, not even what the phone holds.
+    expect(await outbox(phone)).toEqual([]);
+
+    // A send now is placed after the pause, behind the two waiting, and its estimate said so before.
+    const before = (await readJson(await call('GET', `/v1/devices/${phone.id}/estimate?recipients=2`))).estimate;
+    expect(before).toMatchObject({
+      ahead: 2,
+      paused_until: iso(pausedUntil),
+      finishes_at: iso(pausedUntil + 4 * MINUTE),
+    });
+    const second = await send(call, numbers(2, 10));
+    expect(second.batch.estimated_completion_at).toBe(iso(pausedUntil + 4 * MINUTE));
+    expect(await deadlines(second.batch.id)).toEqual([2, 3].map((n) => pausedUntil + HOUR + n * MINUTE));
+
+    // Cancelling the first send fails the held text too: it is not handed out again.
+    expect((await call('POST', `/v1/batches/${first.batch.id}/cancel`)).status).toBe(200);
+    expect((await app.orm.em.fork().findOneOrFail(Message, { id: refused })).status).toBe('failed');
+
+    // The pause over, the held-back ones go again and the new ones with them.
+    app.clock.set(new Date(pausedUntil + SECOND));
+    expect(await outbox(phone)).toEqual([held, ...second.message_ids]);
+  });
+
   it('never hands out more than the pace to concurrent fetches of one phone', async () => {
     app.clock.set(start);
     const { call, phone } = await sendingTenant(app);

@@ -7,7 +7,7 @@ import {
   pairingCodeStatusView,
   pairingRefusalView,
 } from '../../src/devices/devices.views';
-import { batchView, messageView, outboxRowView } from '../../src/messages/messages.views';
+import { batchView, estimateView, messageView, outboxRowView } from '../../src/messages/messages.views';
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
 import { optOutView } from '../../src/opt-outs/opt-outs.views';
@@ -19,14 +19,14 @@ import { readJson } from '../support/http';
 import { bearer, pairPhone } from '../devices/helpers';
 
 /**
- * Stands in for any entity: dates for `…At` fields, a JSON text for `body` (deliveries parse it),
+ * Stands in for any entity: dates for `…At` and `…Until` fields, a JSON text for `body` (deliveries parse it),
  * a string otherwise. A view's keys do not depend on the values, only on the view.
  */
 const entity = <T>(): T =>
   new Proxy(
     {},
     {
-      get: (_, key) => (typeof key === 'string' && key.endsWith('At') ? new Date(0) : key === 'body' ? '{}' : 'x'),
+      get: (_, key) => (typeof key === 'string' && /(At|Until)$/.test(key) ? new Date(0) : key === 'body' ? '{}' : 'x'),
     },
   ) as T;
 
@@ -65,6 +65,15 @@ describe('the documented resources', () => {
       OutboxRow: outboxRowView(entity()),
       OptOut: optOutView(entity()),
       Device: deviceView(entity()),
+      Estimate: estimateView({
+        deviceId: 'x',
+        recipients: 1,
+        ahead: 0,
+        secondsPerMessage: 60,
+        pausedUntil: null,
+        startsAt: new Date(0),
+        finishesAt: new Date(60_000),
+      }),
       PairingCode: pairingCodeCreatedView(entity(), 'code', 'url', 'https://x/compat/smsgate/api/mobile/v1'),
       PairingCodeStatus: pairingCodeStatusView(entity(), entity()),
       PairingRefusal: pairingRefusalView(entity()),

@@ -27,13 +27,37 @@ export const smsgateRepository = {
     return row;
   },
 
-  /** Which of `ids` (UUIDs) are outbound messages of this phone. */
-  async ownedOf(em: EntityManager, deviceId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await query<{ id: string }>(
+  /**
+   * A newly registered phone starts at the platform's sending capacity (a phone that registers again
+   * with the same device keeps what its owner set).
+   */
+  async startAtCapacity(em: EntityManager, deviceId: string, capacity: { count: number; minutes: number }) {
+    await query(
       em,
-      sql`select id from messages where id = any(${ids}::uuid[]) and device_id = ${deviceId} and direction = 'outbound'`,
+      sql`update devices set sending_capacity = ${capacity.count}, sending_capacity_minutes = ${capacity.minutes}
+           where id = ${deviceId} and sending_capacity is null
+             and not exists (select 1 from smsgate_devices where device_id = ${deviceId})`,
     );
-    return new Set(rows.map((row) => row.id));
+  },
+
+  /**
+   * Which of `ids` (UUIDs) name outbound messages of this phone, by their id or by the id of a new
+   * attempt (send_id: the app never sends an id it knows again): each such id → the message's id.
+   */
+  async ownedOf(em: EntityManager, deviceId: string, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await query<{ id: string; sendId: string | null }>(
+      em,
+      sql`select id, send_id from messages where id = any(${ids}::uuid[]) and device_id = ${deviceId} and direction = 'outbound'
+          union
+          select id, send_id from messages where send_id = any(${ids}::uuid[]) and device_id = ${deviceId}`,
+    );
+    const owned = new Map<string, string>();
+    const asked = new Set(ids.map((id) => id.toLowerCase()));
+    for (const row of rows) {
+      if (asked.has(row.id)) owned.set(row.id, row.id);
+      if (row.sendId && asked.has(row.sendId)) owned.set(row.sendId, row.id);
+    }
+    return owned;
   },
 };

@@ -47,6 +47,13 @@ export function appVersionOf(userAgent: string | undefined): string | undefined 
   return match?.[1];
 }
 
+/**
+ * What stock Android lets one app send: SmsUsageMonitor's sms_outgoing_check_max_count (30) in
+ * sms_outgoing_check_interval_ms (30 minutes); the next text asks the owner on the phone. A phone
+ * paired through the app starts there; its owner raises it once the limit is lifted.
+ */
+export const ANDROID_SMS_LIMIT = { count: 30, minutes: 30 };
+
 /** An RIL result name inside the app's error text ("Send result: RESULT_ERROR_NO_SERVICE (…)"). */
 function errorCodeOf(error: string | null | undefined): string | null {
   if (!error) return null;
@@ -114,6 +121,8 @@ export function createSmsGateService(deps: SmsGateDeps) {
         ip,
       );
       const phone = { userId: device.userId, deviceId: device.id };
+      // Before its signing key: the key's row is what says the phone was registered already.
+      await smsgateRepository.startAtCapacity(em(), device.id, ANDROID_SMS_LIMIT);
       const registered =
         input.simCards && input.simCards.length > 0
           ? await devices.heartbeat(phone.userId, phone.deviceId, { sims: simsFromCards(input.simCards) })
@@ -147,26 +156,29 @@ export function createSmsGateService(deps: SmsGateDeps) {
      * phone is never told that a state it sent was taken when nothing changed.
      */
     async patchStates(phone: Phone, items: PatchMessagesBody) {
-      const ids = items.map((item) => item.id).filter((id) => UUID.test(id));
+      const ids = items.map((item) => item.id.toLowerCase()).filter((id) => UUID.test(id));
       const owned = await smsgateRepository.ownedOf(em(), phone.deviceId, [...new Set(ids)]);
-      const unknown = items.filter((item) => !owned.has(item.id)).length;
+      const unknown = items.filter((item) => !owned.has(item.id.toLowerCase())).length;
       const reports: Report[] = [];
       for (const item of items) {
-        if (!owned.has(item.id)) continue;
+        const messageId = owned.get(item.id.toLowerCase());
+        if (!messageId) continue;
+        // The id the app knows this attempt by: the message's, or a new attempt's (pendingMessageView).
+        const ids = { id: messageId, sendId: item.id.toLowerCase() };
         const recipient = item.recipients[0];
         const state: ProcessingState = recipient?.state ?? item.state;
         // A time the phone wrote unreadably (phoneTime) is null: the report keeps our time instead.
         const history = item.states as Record<string, Date | null>;
         const at = (key: ProcessingState) => history[key] ?? clock.now();
         if (state === 'Sent') {
-          reports.push({ id: item.id, status: 'sent', at: at('Sent') });
+          reports.push({ ...ids, status: 'sent', at: at('Sent') });
         } else if (state === 'Delivered') {
-          if ('Sent' in history) reports.push({ id: item.id, status: 'sent', at: at('Sent') });
-          reports.push({ id: item.id, status: 'delivered', at: at('Delivered') });
+          if ('Sent' in history) reports.push({ ...ids, status: 'sent', at: at('Sent') });
+          reports.push({ ...ids, status: 'delivered', at: at('Delivered') });
         } else if (state === 'Failed' || state === 'Cancelled') {
           const error = recipient?.error ?? (state === 'Cancelled' ? 'Cancelled on the phone.' : null);
           reports.push({
-            id: item.id,
+            ...ids,
             status: 'failed',
             at: at(state),
             errorCode: state === 'Cancelled' ? 'cancelled' : errorCodeOf(error),

@@ -51,7 +51,9 @@ export const deviceView = (device: Device) => {
 export const pendingMessageView = (message: Message) => {
   const sim = message.simSubscriptionId;
   return {
-    id: message.id,
+    // A text the platform's limit refused goes again as a new attempt, under the id of that attempt:
+    // the app sends no id it knows again (GatewayService.kt processMessage).
+    id: message.sendId ?? message.id,
     message: message.body,
     textMessage: { text: message.body },
     phoneNumbers: [message.recipient],

@@ -20,6 +20,7 @@ import { Migration20261126220000OneDeliveryPath } from './Migration2026112622000
 import { Migration20261127000000LeasedIndex } from './Migration20261127000000LeasedIndex';
 import { Migration20261128000000PairingSelectors } from './Migration20261128000000PairingSelectors';
 import { Migration20261128100000PairingRefusals } from './Migration20261128100000PairingRefusals';
+import { Migration20261128100000SendingCapacity } from './Migration20261128100000SendingCapacity';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000000LeasedIndex', class: Migration20261127000000LeasedIndex },
   { name: 'Migration20261128000000PairingSelectors', class: Migration20261128000000PairingSelectors },
   { name: 'Migration20261128100000PairingRefusals', class: Migration20261128100000PairingRefusals },
+  { name: 'Migration20261128100000SendingCapacity', class: Migration20261128100000SendingCapacity },
 ];

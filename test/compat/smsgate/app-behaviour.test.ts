@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPairingCode } from '../../devices/helpers';
 import type { TestApp } from '../../support/app';
 import { deviceRow } from '../../support/factories';
 import { readJson } from '../../support/http';
-import { createAppTime, type AppTime } from './app-time';
-import { createSmsGateApp, type AppOptions, type SmsGateApp } from './app-behaviour';
+import type { AppOptions, SmsGateApp } from './app-behaviour';
 import type { WorkflowStack } from '../../support/temporal';
-import { MOBILE_API, startSmsGateStack, tenant } from './helpers';
+import { installedApp, startSmsGateStack, tenant } from './helpers';
 
 // The SMSGate app as it behaves (app-behaviour.ts: its workers, settings import, pulls, stream and
 // pacing, each from the app's source) against the compat routes, on app time.
@@ -28,25 +26,11 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     await stack?.close();
   });
 
-  /** App time starting at the server's now; the server's clock follows it. */
-  async function appTime(): Promise<AppTime> {
-    app.clock.set(new Date(await stack.env.currentTimeMs()));
-    return createAppTime({ start: app.clock.now(), onMove: (to) => app.clock.set(to) });
-  }
-
-  /** The app as a person sets it up: the API URL the dashboard shows, a pairing code, SSE only. */
+  /** The app as a person sets it up (helpers.ts installedApp), stopped when the file ends. */
   async function installed(key: string, overrides: Partial<AppOptions> = {}) {
-    const time = await appTime();
-    const { code } = await createPairingCode(app, key);
-    const phone = createSmsGateApp({
-      time,
-      serverUrl: `${app.config.publicUrl}${MOBILE_API}`,
-      privateToken: code,
-      via: { 'X-Forwarded-For': app.clientIp },
-      ...overrides,
-    });
-    running.push(phone);
-    return { phone, time };
+    const installed = await installedApp(stack, key, overrides);
+    running.push(installed.phone);
+    return installed;
   }
 
   it('imports its settings and webhooks at once after signing up, and asks for one restart only', async () => {
@@ -107,7 +91,9 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     // Its pull at 15 minutes is its own: that is contact.
     await time.runUntil(() => phone.seen.pulls.some((at) => at > opened), { within: 15 * MINUTE, what: 'a pull' });
     const pulled = phone.seen.pulls.find((at) => at > opened)!;
-    await expect.poll(async () => (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime()).toBeGreaterThanOrEqual(pulled);
+    await expect
+      .poll(async () => (await deviceRow(app.orm, id)).lastHeartbeatAt!.getTime())
+      .toBeGreaterThanOrEqual(pulled);
   });
 
   it('forwards a text once when receiving was turned off behind its back, instead of retrying it', async () => {
@@ -189,12 +175,18 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
 
   it('drains a send larger than one fetch at the pace of its send interval, not of the 15-minute pull', async () => {
     const { key, call } = await tenant(app, 'business');
-    const { phone, time } = await installed(key, { radio: { sentAfterMs: 300, deliveredAfterMs: null } });
+    // A phone whose owner lifted Android's 30 per 30 minutes, and said so (sending_capacity null).
+    const { phone, time } = await installed(key, {
+      radio: { sentAfterMs: 300, deliveredAfterMs: null },
+      smsLimit: null,
+    });
     phone.start();
     await time.runUntil(() => phone.stream.open(), { within: MINUTE, what: 'the stream open' });
     const id = phone.registration()!.id;
     // A one-second pause between texts (send_interval_min = max = 1).
-    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1 })).status).toBe(200);
+    expect((await call('PATCH', `/v1/devices/${id}`, { send_delay_seconds: 1, sending_capacity: null })).status).toBe(
+      200,
+    );
     await time.runUntil(() => phone.settings.messages.sendIntervalRange !== null, {
       within: MINUTE,
       what: 'the send interval imported',

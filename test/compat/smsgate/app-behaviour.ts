@@ -49,7 +49,21 @@ export interface AppOptions {
   simCards?: SimCard[];
   /** The radio: when the SENT broadcast comes after sending, and the delivery report (null: none). */
   radio?: { sentAfterMs: number; deliveredAfterMs: number | null };
+  /**
+   * Android's own sending limit for the app (see `platform` below): stock Android's 30 texts per 30
+   * minutes unless told; null is a phone whose owner lifted it (or whose maker does not enforce it).
+   */
+  smsLimit?: { count: number; intervalMs: number } | null;
 }
+
+/**
+ * The error text the app reports for a text Android refused for its limit: MessagesService.kt
+ * processStateIntent, `"Send result: " + resultToErrorMessage(resultCode)` for RESULT_ERROR_LIMIT_EXCEEDED.
+ */
+export const LIMIT_EXCEEDED_ERROR = 'Send result: RESULT_ERROR_LIMIT_EXCEEDED (Failed because we reached the sending queue limit)';
+
+/** Stock Android: SmsUsageMonitor's sms_outgoing_check_max_count and sms_outgoing_check_interval_ms. */
+export const STOCK_SMS_LIMIT = { count: 30, intervalMs: 30 * 60_000 };
 
 export function createSmsGateApp(options: AppOptions) {
   const { time } = options;
@@ -66,6 +80,23 @@ export function createSmsGateApp(options: AppOptions) {
   const messages = new Map<string, LocalMessage>();
   let seq = 0;
   let enabled = false;
+  const smsLimit = options.smsLimit === undefined ? STOCK_SMS_LIMIT : options.smsLimit;
+  /**
+   * Android under the app (frameworks/opt/telephony SMSDispatcher.java and SmsUsageMonitor.java):
+   * each text the app hands to SmsManager is checked against the app's sends in the trailing
+   * interval. Within the limit it goes to the radio (and counts); past it the confirmation dialog
+   * asks the owner ("<app> is sending a large number of SMS messages…", handleReachSentLimit), and
+   * the text waits on it: up to MO_MSG_QUEUE_LIMIT (5) texts wait, every further one fails at once
+   * with RESULT_ERROR_LIMIT_EXCEEDED (denyIfQueueLimitReached). Allow sends the waiting ones
+   * (EVENT_SEND_CONFIRMED_SMS), Deny fails them with RESULT_ERROR_LIMIT_EXCEEDED (EVENT_STOP_SENDING);
+   * until someone taps, they sit unsent.
+   */
+  const platform = {
+    sends: [] as number[],
+    dialog: null as { shownAt: number; waiting: { id: string; phoneNumber: string }[] } | null,
+    dialogs: 0,
+    refused: 0,
+  };
   let registration: Registration | null = null;
   let fcmToken: string | null = null;
   let webhooks: Hook[] = [];
@@ -345,15 +376,44 @@ export function createSmsGateApp(options: AppOptions) {
         continue;
       }
       for (const { phoneNumber } of message.recipients) {
-        seen.sent.push({ id: message.id, at: time.now() });
+        // sendFn returned: the app marks it Processed whatever Android does with it next.
         updateState(message.id, phoneNumber, 'Processed');
-        time.after(radio.sentAfterMs, () => updateState(message.id, phoneNumber, 'Sent'));
-        const delivered = radio.deliveredAfterMs;
-        if (delivered !== null) time.after(delivered, () => updateState(message.id, phoneNumber, 'Delivered'));
+        androidSends(message.id, phoneNumber);
       }
       const range = settings.messages.sendIntervalRange;
       if (range) await time.sleep((range[0] + Math.floor(Math.random() * (range[1] - range[0] + 1))) * 1000);
     }
+  }
+
+  /** The radio sends it: SENT broadcast, then the delivery report. */
+  function transmit(id: string, phoneNumber: string) {
+    seen.sent.push({ id, at: time.now() });
+    time.after(radio.sentAfterMs, () => updateState(id, phoneNumber, 'Sent'));
+    const delivered = radio.deliveredAfterMs;
+    if (delivered !== null) time.after(delivered, () => updateState(id, phoneNumber, 'Delivered'));
+  }
+
+  /** SMSDispatcher.sendRawPdu → checkDestination: SmsUsageMonitor.check(appPackage, 1). */
+  function androidSends(id: string, phoneNumber: string) {
+    if (smsLimit) {
+      const since = time.now() - smsLimit.intervalMs;
+      platform.sends = platform.sends.filter((at) => at > since);
+      if (platform.sends.length >= smsLimit.count) {
+        if (platform.dialog && platform.dialog.waiting.length >= 5) {
+          platform.refused += 1;
+          updateState(id, phoneNumber, 'Failed', LIMIT_EXCEEDED_ERROR);
+          return;
+        }
+        if (!platform.dialog) {
+          platform.dialog = { shownAt: time.now(), waiting: [] };
+          platform.dialogs += 1;
+        }
+        platform.dialog.waiting.push({ id, phoneNumber });
+        return;
+      }
+      platform.sends.push(time.now());
+    }
+    transmit(id, phoneNumber);
   }
 
   // modules/webhooks/WebHooksService.kt emit → WebhookQueueProcessorWorker.kt: each listed webhook of
@@ -453,6 +513,22 @@ export function createSmsGateApp(options: AppOptions) {
     async restart() {
       await app.stop();
       app.start();
+    },
+
+    /** Android under the app: its sends in the trailing interval and the limit's dialog. */
+    platform,
+
+    /** The owner taps the dialog: Allow sends the texts waiting on it, Deny fails them. */
+    answerDialog(answer: 'allow' | 'deny') {
+      const waiting = platform.dialog?.waiting ?? [];
+      platform.dialog = null;
+      for (const { id, phoneNumber } of waiting) {
+        if (answer === 'allow') transmit(id, phoneNumber);
+        else {
+          platform.refused += 1;
+          updateState(id, phoneNumber, 'Failed', LIMIT_EXCEEDED_ERROR);
+        }
+      }
     },
 
     /** modules/receiver/ReceiverService.kt: a text arrived; sms:received to the listed webhooks. */

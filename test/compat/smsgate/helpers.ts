@@ -6,6 +6,8 @@ import { freePort } from '../../support/net';
 import { readJson } from '../../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../../support/temporal';
 import { createFakeApp, type FakeApp, type SimCard } from './fake-app';
+import { createAppTime } from './app-time';
+import { createSmsGateApp, type AppOptions } from './app-behaviour';
 
 /** The app's "API URL" path on this service (src/compat/smsgate/smsgate.routes.ts MOBILE_API). */
 export const MOBILE_API = '/compat/smsgate/api/mobile/v1';
@@ -49,4 +51,24 @@ export async function registeredApp(
   phone.state.registration = await readJson(res);
   expect((await phone.getSettings()).status).toBe(200);
   return phone;
+}
+
+/**
+ * The app as it behaves (app-behaviour.ts), installed as a person sets it up: the API URL the
+ * dashboard shows, a pairing code, SSE only; on app time starting at the server's now, which the
+ * server's clock then follows. Not started.
+ */
+export async function installedApp(stack: WorkflowStack, key: string, overrides: Partial<AppOptions> = {}) {
+  const { app } = stack;
+  app.clock.set(new Date(await stack.env.currentTimeMs()));
+  const time = createAppTime({ start: app.clock.now(), onMove: (to) => app.clock.set(to) });
+  const { code } = await createPairingCode(app, key);
+  const phone = createSmsGateApp({
+    time,
+    serverUrl: `${app.config.publicUrl}${MOBILE_API}`,
+    privateToken: code,
+    via: { 'X-Forwarded-For': app.clientIp },
+    ...overrides,
+  });
+  return { phone, time };
 }

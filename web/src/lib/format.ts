@@ -39,3 +39,15 @@ export function localInputToIso(value: string): string | null {
 }
 
 export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A span of time in words, to the minute past an hour: "16 h 40 min", "5 min", "45 s". */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  return [days ? `${days} d` : '', hours ? `${hours} h` : '', rest ? `${rest} min` : ''].filter(Boolean).join(' ');
+}

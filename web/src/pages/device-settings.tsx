@@ -28,6 +28,8 @@ export function DeviceSettings({
   const [jitter, setJitter] = useState<number>(device.send_delay_jitter_seconds);
   const [perMinute, setPerMinute] = useState<string | number>(device.max_sends_per_minute ?? '');
   const [perHour, setPerHour] = useState<string | number>(device.max_sends_per_hour ?? '');
+  const [capacity, setCapacity] = useState<string | number>(device.sending_capacity ?? '');
+  const [capacityMinutes, setCapacityMinutes] = useState<number>(device.sending_capacity_minutes);
   const [windowOn, setWindowOn] = useState(device.send_window !== null);
   const [timezone, setTimezone] = useState(
     device.send_window?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -52,6 +54,8 @@ export function DeviceSettings({
         send_delay_jitter_seconds: jitter,
         max_sends_per_minute: paceOf(perMinute),
         max_sends_per_hour: paceOf(perHour),
+        sending_capacity: paceOf(capacity),
+        sending_capacity_minutes: capacityMinutes,
         send_window: windowOn ? { timezone, days: days.map(Number), start, end } : null,
         heartbeat_interval_minutes: interval,
         ...(sim ? { preferred_sim_subscription_id: Number(sim) } : { clear_preferred_sim: true }),
@@ -118,6 +122,25 @@ export function DeviceSettings({
               value={perHour}
               error={field('max_sends_per_hour')}
               onChange={setPerHour}
+            />
+          </Group>
+          <Group grow align="flex-start">
+            <NumberInput
+              label="Texts Android allows"
+              description="Stock Android: 30 per 30 minutes. Raise it once the limit is lifted on the phone."
+              placeholder="no limit known"
+              min={1}
+              value={capacity}
+              error={field('sending_capacity')}
+              onChange={setCapacity}
+            />
+            <NumberInput
+              label="Per (minutes)"
+              min={1}
+              max={1440}
+              value={capacityMinutes}
+              error={field('sending_capacity_minutes')}
+              onChange={(v) => setCapacityMinutes(Number(v) || 0)}
             />
           </Group>
           <Switch

@@ -9,6 +9,7 @@ import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { DeviceSettings, simLabel } from './device-settings';
 import { Pairing } from './pairing';
+import { PausedNote, paceWords, QueueWords } from '../components/pace';
 
 export interface Sim {
   subscription_id: number;
@@ -111,11 +112,20 @@ export function Phones() {
                         <dd style={{ margin: 0 }}>{[d.manufacturer, d.model].filter(Boolean).join(' ') || '—'}</dd>
                         <dt>App version</dt>
                         <dd style={{ margin: 0 }}>{d.app_version_name ?? '—'}</dd>
+                        <dt>Pace</dt>
+                        <dd style={{ margin: 0 }} data-testid="device-pace">
+                          {paceWords(d)}
+                        </dd>
+                        <dt>Queue</dt>
+                        <dd style={{ margin: 0 }} data-testid="device-queue">
+                          <QueueWords device={d} />
+                        </dd>
                         <dt>Sent / received</dt>
                         <dd style={{ margin: 0 }}>
                           {d.sent_count} / {d.received_count}
                         </dd>
                       </dl>
+                      <PausedNote device={d} />
                       {d.push_token_invalid_reason && (
                         <Text size="xs" c="var(--pg-danger)">
                           Push disabled: {d.push_token_invalid_reason}

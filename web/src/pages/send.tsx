@@ -25,6 +25,7 @@ import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { simLabel } from './device-settings';
 import { simsOf } from './phones';
+import { SendEstimate } from '../components/pace';
 
 export function Send() {
   // The account's usage is read afresh here: what is left today decides what this send may do.
@@ -225,6 +226,13 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
             allowDeselect={false}
           />
         </Group>
+        {device && (
+          <SendEstimate
+            device={device}
+            recipients={valid.length}
+            scheduledAt={scheduled ? localInputToIso(at) : null}
+          />
+        )}
         <Switch
           label="Schedule for later"
           checked={scheduled}
