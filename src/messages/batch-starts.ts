@@ -4,18 +4,9 @@ import type { StartKind } from '../../temporal/starter';
 import { batchSettledSignal, batchWorkflowId, type BatchInput } from '../../workflows/definitions';
 import { batchSearchAttributes } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
-import { batchesRepository } from './batches.repository';
+import { batchesRepository, type BatchStart } from './batches.repository';
 
-export interface BatchStart {
-  id: string;
-  userId: string;
-  deviceId: string;
-  scheduledAt: Date | null;
-  createdAt: Date;
-  ttlSeconds: number | null;
-  /** Every message is final already (opted out, cancelled, the last one reported): the workflow ends at once. */
-  settled: boolean;
-}
+export type { BatchStart };
 
 export interface BatchStartsDeps {
   em: () => EntityManager;

@@ -2,13 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage } from '../http/pagination';
 import { query, sql, toDate } from '../db/sql';
 import { Batch, type BatchStatus, type Priority } from './batch.entity';
-import type { BatchStart } from './batch-starts';
 import type { Deadlines } from './outbox';
 import { staleAtOf, unevenOf } from './sends.repository';
 import type { BatchCounter, BatchCounts } from './transitions';
 
 // A send's batch: its counters and status, cancelling, a scheduled one's release, and the
 // reconciler's look for batches whose workflow never started.
+
+/** What a batch's workflow start needs of its row (src/messages/batch-starts.ts). */
+export interface BatchStart {
+  id: string;
+  userId: string;
+  deviceId: string;
+  scheduledAt: Date | null;
+  createdAt: Date;
+  ttlSeconds: number | null;
+  /** Every message is final already (opted out, cancelled, the last one reported): the workflow ends at once. */
+  settled: boolean;
+}
 
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 
