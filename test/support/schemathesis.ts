@@ -122,6 +122,8 @@ export async function runSchemathesis(st: string, options: SchemathesisRun): Pro
       timeout: options.maxSeconds * 1000,
       maxBuffer: 64 * 1024 * 1024,
       env: { ...process.env, NO_COLOR: '1' },
+      // It keeps a cache (.schemathesis/) where it runs: in the scratch directory, not the work tree.
+      cwd: dir,
     }).then(
       (out) => ({ ...out, code: 0 }),
       (error: { stdout?: string; stderr?: string; code?: number }) => ({
