@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { FUZZ_ENV, startTestApp, type TestApp } from '../support/app';
 import { createKey, json, PASSWORD, registerAccount, sessionCookie, type Account } from '../support/accounts';
 import { readJson } from '../support/http';
 import { createTimeSkippingEnv } from '../support/temporal';
@@ -199,17 +199,7 @@ describe('fuzzing every operation of /v1/openapi.json', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    const unlimited = '1000000';
-    app = await startTestApp({
-      temporal: env.client,
-      env: {
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        API_KEY_RATE_PER_SECOND: unlimited,
-        API_KEY_RATE_BURST: unlimited,
-        DEVICE_RATE_PER_SECOND: unlimited,
-        DEVICE_RATE_BURST: unlimited,
-      },
-    });
+    app = await startTestApp({ temporal: env.client, env: FUZZ_ENV });
     account = await registerAccount(app, { verified: true, plan: 'business' });
     key = await createKey(app, account);
     phone = await pairPhone(app, key);

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { FUZZ_ENV, startTestApp, type TestApp } from '../support/app';
 import { createKey, registerAccount, type Account } from '../support/accounts';
 import { readJson } from '../support/http';
 import { installSchemathesis, runSchemathesis } from '../support/schemathesis';
@@ -39,18 +39,7 @@ describe('Schemathesis over /v1/openapi.json, stateful, with a session cookie', 
 
   beforeAll(async () => {
     [st, env] = await Promise.all([installSchemathesis(), createTimeSkippingEnv()]);
-    const unlimited = '1000000';
-    app = await startTestApp({
-      temporal: env.client,
-      env: {
-        // Generated URLs are only stored (no worker delivers them): no DNS look-up of made-up names.
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        API_KEY_RATE_PER_SECOND: unlimited,
-        API_KEY_RATE_BURST: unlimited,
-        DEVICE_RATE_PER_SECOND: unlimited,
-        DEVICE_RATE_BURST: unlimited,
-      },
-    });
+    app = await startTestApp({ temporal: env.client, env: FUZZ_ENV });
     account = await registerAccount(app, { verified: true, plan: 'business' });
     key = await createKey(app, account);
     phone = await pairPhone(app, key);

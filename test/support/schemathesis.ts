@@ -4,16 +4,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-// Schemathesis (PyPI, pinned in schemathesis/install.sh) run against a test app: generated requests
+// Schemathesis (PyPI, pinned here) run against a test app: generated requests
 // from an OpenAPI document, with the credentials each operation's security scheme names, bounded in
 // examples and time. What the tests read back is its JSON Lines event log: every check that failed.
 
 const run = promisify(execFile);
 
-/** Installs Schemathesis into the cache on first use; its `st` command. */
+const VERSION = '4.32.5';
+
+/** Installs Schemathesis into the cache on first use (pip-venv.sh); its `st` command. */
 export async function installSchemathesis(): Promise<string> {
-  const script = path.join(__dirname, 'schemathesis', 'install.sh');
-  return (await run(script, [], { timeout: 300_000 })).stdout.trim();
+  const script = path.join(__dirname, 'pip-venv.sh');
+  const { stdout } = await run(script, [`schemathesis-${VERSION}`, `schemathesis==${VERSION}`, 'st', '--version'], {
+    timeout: 300_000,
+  });
+  return path.join(stdout.trim(), 'bin', 'st');
 }
 
 export interface SchemathesisRun {

@@ -1,3 +1,5 @@
+import { PROCESSING_STATES, WEBHOOK_EVENTS } from '../../../src/compat/smsgate/integrator.schemas';
+import { PROCESSING_STATES as APP_PROCESSING_STATES } from '../../../src/compat/smsgate/smsgate.schemas';
 import { INTEGRATOR_API } from './integrator-client';
 import { MOBILE_API } from './helpers';
 
@@ -25,19 +27,10 @@ const pathId = (name = 'id') => ({ name, in: 'path', required: true, schema: str
 const integrator = [{ basic: [] }, { integratorBearer: [] }];
 const phone = [{ deviceToken: [] }];
 
-const MESSAGE_STATES = ['Pending', 'Processed', 'Sent', 'Delivered', 'Failed'];
-const APP_STATES = [...MESSAGE_STATES, 'Cancelling', 'Cancelled'];
-const EVENTS = [
-  'sms:received',
-  'sms:data-received',
-  'sms:sent',
-  'sms:delivered',
-  'sms:failed',
-  'system:ping',
-  'mms:received',
-  'mms:downloaded',
-  'app:started',
-];
+// The states and events as the drop-in's own schemas list them.
+const MESSAGE_STATES = [...PROCESSING_STATES];
+const APP_STATES = [...APP_PROCESSING_STATES];
+const EVENTS = [...WEBHOOK_EVENTS];
 
 const simCard = {
   type: 'object',

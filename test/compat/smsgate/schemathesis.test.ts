@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../support/app';
+import { FUZZ_ENV, startTestApp, type TestApp } from '../../support/app';
 import { installSchemathesis, runSchemathesis } from '../../support/schemathesis';
 import { createTimeSkippingEnv } from '../../support/temporal';
 import { createPairingCode } from '../../devices/helpers';
@@ -26,18 +26,7 @@ describe('Schemathesis over the SMSGate drop-in and mobile APIs', () => {
 
   beforeAll(async () => {
     [st, env] = await Promise.all([installSchemathesis(), createTimeSkippingEnv()]);
-    const unlimited = '1000000';
-    app = await startTestApp({
-      temporal: env.client,
-      env: {
-        // Generated URLs are only stored (no worker delivers them): no DNS look-up of made-up names.
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        API_KEY_RATE_PER_SECOND: unlimited,
-        API_KEY_RATE_BURST: unlimited,
-        DEVICE_RATE_PER_SECOND: unlimited,
-        DEVICE_RATE_BURST: unlimited,
-      },
-    });
+    app = await startTestApp({ temporal: env.client, env: FUZZ_ENV });
     dir = mkdtempSync(path.join(tmpdir(), 'smsgate-openapi-'));
   }, 300_000);
   afterAll(async () => {
