@@ -7,7 +7,7 @@ import { createLogger } from '../../src/lib/logger';
 import { smsgateSignature } from '../../src/webhooks/signature';
 import { FUZZ_ENV, startTestApp, type TestApp } from '../support/app';
 import { createKey, registerAccount, type Account } from '../support/accounts';
-import { readJson } from '../support/http';
+import { isErrorBody, readJson } from '../support/http';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { pairPhone, type PairedPhone } from '../devices/helpers';
 import { registeredApp } from '../compat/smsgate/helpers';
@@ -83,21 +83,7 @@ interface Answer {
 }
 
 /** The interface's error body: {code, message, status, errors?}, status as answered. */
-function ourShape(answer: Answer): boolean {
-  const { code, message, status, errors, ...rest } = (answer.body ?? {}) as Record<string, unknown>;
-  return (
-    typeof code === 'string' &&
-    typeof message === 'string' &&
-    status === answer.status &&
-    Object.keys(rest).length === 0 &&
-    (errors === undefined ||
-      (Array.isArray(errors) &&
-        errors.length > 0 &&
-        errors.every(
-          (e) => typeof e?.field === 'string' && typeof e?.message === 'string' && Object.keys(e).length === 2,
-        )))
-  );
-}
+const ourShape = (answer: Answer) => isErrorBody(answer.body, answer.status);
 
 /** SMSGate's: {message, data: {code, errors?}}. */
 function theirShape(answer: Answer): boolean {

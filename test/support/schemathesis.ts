@@ -204,3 +204,34 @@ function readEvents(text: string, stdout: string): SchemathesisResult {
   }
   return result;
 }
+
+/** Every operation of a document's `paths`, as `METHOD /path/{param}`. */
+export const operationsOf = (paths: Record<string, object>): string[] =>
+  Object.entries(paths).flatMap(([route, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${route}`));
+
+/**
+ * The operations of `paths` the run never got an answer from, but for those left out on purpose
+ * (the patterns of SchemathesisRun.exclude) and `notCalled`.
+ */
+export function unreached(
+  result: SchemathesisResult,
+  paths: Record<string, object>,
+  exclude: string[] = [],
+  notCalled: string[] = [],
+): string[] {
+  const left = new RegExp(`^(${exclude.join('|') || '(?!)'})$`);
+  return operationsOf(paths).filter((op) => !left.test(op) && !notCalled.includes(op) && !result.statuses.has(op));
+}
+
+/** Whether an operation answered a 2xx at least once in the run. */
+export const succeeded = (result: SchemathesisResult, operation: string): boolean =>
+  [...(result.statuses.get(operation)?.keys() ?? [])].some((status) => status >= 200 && status < 300);
+
+/** What the run sent and got, per operation, for the test's output. */
+export function summary(label: string, result: SchemathesisResult): string {
+  const lines = [...result.statuses].map(
+    ([operation, counts]) => `${operation} ${[...counts].map(([status, n]) => `${status}×${n}`).join(' ')}`,
+  );
+  const head = `schemathesis ${label}: ${result.requests} requests, ${result.scenarios} stateful scenarios, ${result.linkedRequests} linked`;
+  return [head, ...lines].join('\n');
+}
