@@ -46,6 +46,19 @@ export function memoryMailer() {
   } satisfies Mailer & Record<string, unknown>;
 }
 
+/**
+ * The environment of an app a fuzzer drives (test/http/fuzz.test.ts, the Schemathesis runs): no
+ * request-rate limit per API key or phone, since a run sends thousands; webhook URLs stored as given,
+ * so made-up host names are not looked up (no worker delivers to them).
+ */
+export const FUZZ_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  API_KEY_RATE_PER_SECOND: '1000000',
+  API_KEY_RATE_BURST: '1000000',
+  DEVICE_RATE_PER_SECOND: '1000000',
+  DEVICE_RATE_BURST: '1000000',
+} satisfies Partial<Record<keyof Env, string>>;
+
 export interface TestApp extends Served {
   /** The address the app sees for this test's requests. */
   clientIp: string;

@@ -27,6 +27,26 @@ export async function serve(app: Koa, port = 0): Promise<Served> {
 /** A response body as JSON, typed loosely: tests assert its shape. */
 export const readJson = (res: Response): Promise<any> => res.json();
 
+/**
+ * Whether a parsed body is an error in the interface's shape, `{code, message, status, errors?}`
+ * with `status` the answer's and each FieldError just `{field, message}`.
+ */
+export function isErrorBody(body: unknown, answered: number): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { code, message, status, errors, ...rest } = body as Record<string, unknown>;
+  return (
+    typeof code === 'string' &&
+    typeof message === 'string' &&
+    status === answered &&
+    Object.keys(rest).length === 0 &&
+    (errors === undefined ||
+      (Array.isArray(errors) &&
+        errors.every(
+          (e) => typeof e?.field === 'string' && typeof e?.message === 'string' && Object.keys(e).length === 2,
+        )))
+  );
+}
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import Client, { type HttpClient } from 'android-sms-gateway';
 import type { Received } from '../../webhooks/receiver';
 
@@ -58,10 +58,18 @@ export async function refusal(call: Promise<unknown>): Promise<HttpError> {
  * keyed with the signing key over `body + timestamp`, lower-case hex, headers X-Signature and
  * X-Timestamp in unix seconds), as its author states in the project's discussion #200 ("the raw
  * request body … concatenating it with the X-Timestamp header value without adding any extra
- * characters").
+ * characters"), and as its webhooks guide tells receivers to verify (docs-web
+ * docs/features/webhooks.md, "Payload Signing"): the raw body before any JSON parsing, compared in
+ * constant time, and a timestamp accepted only within ±5 minutes of the receiver's clock (`now`).
  */
-export function smsgateSignatureValid(request: Received, signingKey: string): boolean {
+export function smsgateSignatureValid(request: Received, signingKey: string, now = Date.now()): boolean {
   const timestamp = String(request.headers['x-timestamp'] ?? '');
-  const expected = createHmac('sha256', signingKey).update(request.raw + timestamp).digest('hex');
-  return /^\d+$/.test(timestamp) && request.headers['x-signature'] === expected;
+  if (!/^\d+$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > 5 * 60) return false;
+  const expected = Buffer.from(
+    createHmac('sha256', signingKey)
+      .update(request.raw + timestamp)
+      .digest('hex'),
+  );
+  const given = Buffer.from(String(request.headers['x-signature'] ?? ''));
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
