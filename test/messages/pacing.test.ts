@@ -512,3 +512,86 @@ describe('ttl_seconds with the batch workflow', () => {
     expect((await deviceRow(app.orm, phone.id)).queueDepth).toBe(0);
   });
 });
+
+describe('Android’s limit with the batch workflow', () => {
+  let stack: WorkflowStack;
+  let env: TestWorkflowEnvironment;
+  let app: TestApp;
+
+  // A stale window shorter than Android's 30-minute pause: a text placed as if the phone were not
+  // paused would lapse before the phone could send it.
+  beforeAll(async () => {
+    stack = await startWorkflowStack({ env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'pacing-limit-test' } });
+    ({ env, app } = stack);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  /** The API's clock follows the test server's, which time skipping moves. */
+  async function syncClock() {
+    app.clock.set(new Date(await env.currentTimeMs()));
+  }
+
+  it('places a scheduled send released while its phone is paused for Android’s limit after the pause', async () => {
+    await syncClock();
+    const t0 = app.clock.now().getTime();
+    const { call, phone, account } = await sendingTenant(app);
+    // Android's 30 texts per 30 minutes: a minute a text.
+    await patchDevice(call, phone, { sending_capacity: 30 });
+    const outbox = async (): Promise<string[]> =>
+      (await readJson(await app.fetch('/v1/device/outbox', { headers: bearer(phone.token) }))).data.map(
+        (row: { id: string }) => row.id,
+      );
+    const first = await send(call, numbers(1));
+    const [refused] = first.message_ids as string[];
+    expect(await outbox()).toEqual([refused]);
+    // The phone reports the text refused for Android's limit, as the SMSGate app does.
+    const res = await app.fetch(
+      '/v1/device/messages/status',
+      json(
+        'POST',
+        {
+          reports: [
+            { id: refused, status: 'failed', error_code: 'RESULT_ERROR_LIMIT_EXCEEDED', error_message: 'limit' },
+          ],
+        },
+        bearer(phone.token),
+      ),
+    );
+    expect(res.status).toBe(200);
+    const pausedUntil = t0 + 30 * MINUTE;
+    expect(await patchDevice(call, phone, {})).toMatchObject({ paused_until: iso(pausedUntil), queue_depth: 1 });
+
+    // Scheduled for 10 minutes in, 20 minutes before the pause ends.
+    const later = await send(call, numbers(3, 10), { scheduled_at: iso(t0 + 10 * MINUTE) });
+    expect(later.batch).toMatchObject({ status: 'scheduled' });
+    const detail = async () => readJson(await call('GET', `/v1/batches/${later.batch.id}`));
+    await env.sleep('10 minutes');
+    await expect.poll(async () => (await detail()).batch.status).toBe('queued');
+    // Placed from the pause on, behind the held text, a minute a text; its deadlines likewise.
+    expect((await detail()).batch.estimated_completion_at).toBe(iso(pausedUntil + 4 * MINUTE));
+    const deadlines = (
+      await app.orm.em.fork().find(Message, { batchId: later.batch.id }, { orderBy: { position: 'asc' } })
+    ).map((m) => m.staleAt?.getTime());
+    expect(deadlines).toEqual([1, 2, 3].map((n) => pausedUntil + 10 * MINUTE + n * MINUTE));
+    await syncClock();
+    expect(await outbox()).toEqual([]);
+
+    // A minute before the pause ends, past where deadlines counted from the release would have lapsed:
+    // still paused, and none of it unknown.
+    await env.sleep(pausedUntil - MINUTE - (await env.currentTimeMs()));
+    await syncClock();
+    expect(await outbox()).toEqual([]);
+    const waiting = await detail();
+    expect(waiting.messages.map((m: { status: string }) => m.status)).toEqual(['queued', 'queued', 'queued']);
+    expect(waiting.batch).toMatchObject({ status: 'queued', unknown_count: 0 });
+
+    // The pause over, the held text goes again and the scheduled ones with it.
+    await env.sleep(pausedUntil + SECOND - (await env.currentTimeMs()));
+    await syncClock();
+    expect(await outbox()).toEqual([refused, ...later.message_ids]);
+    expect((await detail()).batch).toMatchObject({ dispatched_count: 3, unknown_count: 0 });
+    expect((await eventsOf(app, account.userId)).filter((e) => e.name === 'message.unknown')).toEqual([]);
+  });
+});
