@@ -245,9 +245,10 @@ describe('the whole loop: account, key, phone, send, webhooks, inbound, offline'
     expect(valueOf(samples, 'phone_gateway_message_outcomes_total', { status: 'delivered' })).toBe(RECIPIENTS.length);
     expect(valueOf(samples, 'phone_gateway_outbox_messages_total')).toBeGreaterThanOrEqual(RECIPIENTS.length);
     expect(valueOf(samples, 'phone_gateway_inbound_texts_total', { result: 'new' })).toBe(1);
+    // The batch's workflow: its start, and the signal-with-start that settled it.
     expect(
       valueOf(samples, 'phone_gateway_workflow_starts_total', { workflow_type: 'batchWorkflow', result: 'started' }),
-    ).toBe(1);
+    ).toBe(2);
     // Every webhook the receiver got (sent and delivered per message, the inbound text, offline); the
     // last attempt is counted just after the receiver answered it.
     await expect
