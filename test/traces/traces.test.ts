@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -217,5 +220,14 @@ describe('traces: one send from the request to the webhook attempt', () => {
     expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
     const { sinks } = await workerTracing(tracing);
     await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, workflowId);
+  });
+
+  it('replays a batch settled by signal-with-start, recorded without tracing, on the traced bundle', async () => {
+    // Its one task ended it on the settled signal without a sweep: the tracing interceptor around the
+    // signal's handler must not change when the workflow sees it.
+    const file = path.join(__dirname, '..', 'workflows', 'histories', 'batch-settled.bin');
+    const history = proto.api.history.v1.History.decode(readFileSync(file));
+    const { sinks } = await workerTracing(tracing);
+    await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, 'batch-settled');
   });
 });
