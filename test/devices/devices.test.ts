@@ -23,14 +23,18 @@ const DEVICE_FIELDS = [
   'online',
   'os_api_level',
   'os_version',
+  'paused_until',
   'preferred_sim_subscription_id',
   'push_token_invalid_reason',
   'push_token_invalidated_at',
+  'queue_depth',
   'receive_enabled',
   'received_count',
   'send_delay_jitter_seconds',
   'send_delay_seconds',
   'send_window',
+  'sending_capacity',
+  'sending_capacity_minutes',
   'sent_count',
   'sims',
   'telemetry',
@@ -65,6 +69,11 @@ describe('phones through the API and the phone’s own endpoints', () => {
       push_token_invalid_reason: null,
       sims: [],
       telemetry: {},
+      // Paired through our own API: no platform limit known, an empty queue, not paused.
+      sending_capacity: null,
+      sending_capacity_minutes: 30,
+      queue_depth: 0,
+      paused_until: null,
     });
   });
 
