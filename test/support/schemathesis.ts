@@ -235,3 +235,21 @@ export function summary(label: string, result: SchemathesisResult): string {
   const head = `schemathesis ${label}: ${result.requests} requests, ${result.scenarios} stateful scenarios, ${result.linkedRequests} linked`;
   return [head, ...lines].join('\n');
 }
+
+/**
+ * The run's errors, less its FlakyFailures (a case that failed at its first try and not at
+ * Schemathesis' own second one), which are printed. The caller checks that no recorded answer was
+ * >= 500 (serverErrors): then such a failure was the client's, a connection or a timeout on a loaded
+ * machine, not an answer of the service.
+ */
+export function errorsBesidesFlaky(label: string, result: SchemathesisResult): string[] {
+  const flaky = result.errors.filter((error) => error.includes('"type":"FlakyFailure"'));
+  if (flaky.length > 0) console.warn(`schemathesis ${label}: flaky cases\n${flaky.join('\n')}`);
+  return result.errors.filter((error) => !flaky.includes(error));
+}
+
+/** Every operation and status >= 500 among all the answers the run recorded. */
+export const serverErrors = (result: SchemathesisResult): Array<{ operation: string; status: number }> =>
+  [...result.statuses.entries()].flatMap(([operation, counts]) =>
+    [...counts.keys()].filter((status) => status >= 500).map((status) => ({ operation, status })),
+  );
