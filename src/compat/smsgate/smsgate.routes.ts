@@ -24,6 +24,7 @@ import {
 } from './smsgate.schemas';
 import { smsgateRepository } from './smsgate.repository';
 import { createSmsGateService, type ReceivedText } from './smsgate.service';
+import { basicAsKey } from './basic-auth';
 import { deviceView, pendingMessageView, settingsView, webhookView } from './smsgate.views';
 
 /** Where the compat feature lives; the app's "API URL" is `<PUBLIC_URL>${MOBILE_API}`. */
@@ -85,7 +86,6 @@ export function smsgateRequests({
   };
 }
 
-const notSupported = (message: string) => new ApiError(501, 'not_supported', message);
 /** The SIMs a phone reported that a send can select; the others are logged and left out. */
 function simsOf(ctx: Context, cards: SimCard[] | null | undefined): SimCard[] {
   const { usable, dropped } = usableSims(cards);
@@ -118,7 +118,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, phoneChannel, metrics, streamCap } = services;
+  const { auth, devices, pairing, phoneChannel, metrics, streamCap } = services;
   const smsgate = createSmsGateService({ em: () => orm.em, ...services });
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
@@ -163,11 +163,21 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     }
   });
 
-  router.get('/api/mobile/v1/user/code', () => {
-    throw notSupported(
-      'Sign-in codes are not issued here: pair each phone with its own pairing code from the dashboard.',
-    );
-  });
+  // GatewayApi.kt getUserCode: a one-time code another phone signs in with ("sign in by code"). Their
+  // server takes the user's login and password; here, as on the integrator API, the password is an
+  // API key (devices scope) and the code is a pairing code of its account.
+  router.get(
+    '/api/mobile/v1/user/code',
+    async (ctx, next) => {
+      basicAsKey(ctx);
+      await next();
+    },
+    auth.scope('devices'),
+    async (ctx) => {
+      const { code, plain } = await pairing.createCode(callerOf(ctx).userId);
+      ctx.body = { code: plain, validUntil: code.expiresAt.toISOString() };
+    },
+  );
 
   // Their GET /device answers without a device (only the caller's address) when the token is
   // missing or unknown: the app uses it to show its public IP.
@@ -185,8 +195,12 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     ctx.status = 204;
   });
 
+  // There is no password to change: integrators use API keys, people sign in on the dashboard.
   router.patch('/api/mobile/v1/user/password', auth.device(), () => {
-    throw notSupported('This server has no SMSGate passwords: the account signs in on the dashboard.');
+    throw forbidden(
+      'not_supported',
+      'This server has no SMSGate passwords: integrators use API keys from the dashboard, where people sign in.',
+    );
   });
 
   // Their server mounts the messages controller under both /message and /messages.

@@ -321,14 +321,24 @@ function mobilePaths() {
       },
     },
     [`${MOBILE_API}/user/code`]: {
-      get: { operationId: 'userCode', security: [], responses: { 501: { description: 'Not served.' }, ...errors } },
+      get: {
+        operationId: 'userCode',
+        security: [{ basic: [] }],
+        responses: {
+          200: {
+            description: 'A one-time sign-in code (a pairing code).',
+            ...json({ type: 'object', required: ['code', 'validUntil'], properties: { code: string(), validUntil: string() } }),
+          },
+          ...errors,
+        },
+      },
     },
     [`${MOBILE_API}/user/password`]: {
       patch: {
         operationId: 'userPassword',
         security: phone,
         requestBody: json({ type: 'object' }),
-        responses: { 501: { description: 'Not served.' }, ...errors },
+        responses: { 403: { description: 'No passwords here.' }, ...errors },
       },
     },
     // The phone's webhook calls, signed with X-Signature over the body and X-Timestamp.

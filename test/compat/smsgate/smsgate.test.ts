@@ -535,6 +535,39 @@ describe('the SMSGate app as a phone', () => {
     expect(devices.data).toHaveLength(1);
   });
 
+  it('gives a one-time sign-in code for an API key, with which another phone signs in by code', async () => {
+    const account = await registerAccount(app, { verified: true, plan: 'business' });
+    const key = await createKey(app, account);
+    const first = phoneApp();
+    // handlers/mobile.go getUserCode behind userauth.NewBasic: the login is not read, the password is the key.
+    const answer = await first.getUserCode('me@example.com', key);
+    expect(answer.status).toBe(200);
+    const { code, validUntil } = await readJson(answer);
+    expect(code).toEqual(expect.any(String));
+    // A pairing code's lifetime: minutes, not hours.
+    const left = Date.parse(validUntil) - Date.now();
+    expect(left).toBeGreaterThan(60_000);
+    expect(left).toBeLessThanOrEqual(30 * 60_000);
+    // The app's "sign in by code" (GatewayApi.kt `Authorization: Code <code>`) pairs with it, once.
+    const registered = await first.registerWithCode(code);
+    expect(registered.status).toBe(201);
+    const { id, token } = await readJson(registered);
+    const devices = await readJson(await app.fetch('/v1/devices', { headers: { 'x-api-key': key } }));
+    expect(devices.data.map((device: { id: string }) => device.id)).toEqual([id]);
+    expect((await phoneApp().registerWithCode(code)).status).toBe(401);
+
+    // A key without the devices scope gets 403. A phone cannot change a password that does not exist
+    // here: 403 saying so, not a silent 204.
+    const readOnly = await createKey(app, account, ['read']);
+    expect((await first.getUserCode('me', readOnly)).status).toBe(403);
+    const change = await app.fetch(
+      `${MOBILE_API}/user/password`,
+      json('PATCH', { currentPassword: 'a', newPassword: 'bbbbbbbbbbbbbb' }, { authorization: `Bearer ${token}` }),
+    );
+    expect(change.status).toBe(403);
+    expect(await readJson(change)).toMatchObject({ code: 'not_supported', status: 403 });
+  });
+
   describe('refusals', () => {
     // Error bodies stay ours ({code, message, status}); their ErrorResponse (client-go responses.go) has
     // a `message` too, and the app reads no error body: its client fails on any non-2xx
@@ -565,10 +598,11 @@ describe('the SMSGate app as a phone', () => {
       const basic = await phone.registerWithCredentials('VQ4GII', 'cp2pydvxd2zwpx');
       expect(basic.status).toBe(401);
       expect((await readJson(basic)).message).toMatch(/pairing code/);
-      // server handlers/mobile.go getUserCode answers 501 when its one-time codes are disabled.
+      // Their sign-in codes (handlers/mobile.go getUserCode) take a login and password: a password that
+      // is not an API key is refused.
       const userCode = await phone.getUserCode('VQ4GII', 'cp2pydvxd2zwpx');
-      expect(userCode.status).toBe(501);
-      expect(await readJson(userCode)).toMatchObject({ code: 'not_supported', status: 501 });
+      expect(userCode.status).toBe(401);
+      expect((await readJson(userCode)).code).toBe('unauthenticated');
       // No credentials at all.
       const none = await app.fetch(`${MOBILE_API}/device`, json('POST', { name: 'x' }));
       expect(none.status).toBe(401);
