@@ -92,6 +92,15 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
   // Their probes (live, ready, startup) all answer readiness here: one process serves them.
   for (const path of ['/health', '/health/live', '/health/ready', '/health/startup']) router.get(path, health);
 
+  // 202 with an empty body: Koa would fill a bodiless answer with its status text ("Accepted"), which
+  // the Python client's refresh_inbox/export_inbox then fails to parse as JSON.
+  const exportInbox = async (ctx: Context) => {
+    const { body } = await validate(ctx, { body: exportBody });
+    await integrator.exportInbox(userOf(ctx), body);
+    ctx.body = '';
+    ctx.status = 202;
+  };
+
   // The server mounts its messages controller under /message (older) and /messages.
   for (const base of ['/message', '/messages']) {
     router.post(
@@ -126,20 +135,10 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
       ...as('send'),
       notServed(501, 'Cancelling one message is not served here: cancel its send with POST /v1/batches/{id}/cancel.'),
     );
-    router.post(`${base}/inbox/export`, ...as('webhooks'), async (ctx) => {
-      const { body } = await validate(ctx, { body: exportBody });
-      await integrator.exportInbox(userOf(ctx), body);
-      ctx.status = 202;
-    });
+    router.post(`${base}/inbox/export`, ...as('webhooks'), exportInbox);
   }
 
-  for (const path of ['/inbox/export', '/inbox/refresh']) {
-    router.post(path, ...as('webhooks'), async (ctx) => {
-      const { body } = await validate(ctx, { body: exportBody });
-      await integrator.exportInbox(userOf(ctx), body);
-      ctx.status = 202;
-    });
-  }
+  for (const path of ['/inbox/export', '/inbox/refresh']) router.post(path, ...as('webhooks'), exportInbox);
   router.get('/inbox', ...as('read'), notServed(501, 'The inbox list is not served here: use GET /v1/messages?direction=inbound.'));
 
   for (const base of ['/device', '/devices']) {

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DevicesService, SettingsPatch } from '../../devices/devices.service';
-import { HEARTBEAT_MINUTES_MAX, MAX_SENDS_PER_HOUR, MAX_SENDS_PER_MINUTE, SEND_DELAY_MAX } from '../../devices/devices.schemas';
+import type { DevicesService } from '../../devices/devices.service';
 import type { Event, EventName } from '../../events/event.entity';
 import type { EventsService } from '../../events/events.service';
 import { transaction } from '../../db/transaction';
@@ -17,6 +16,7 @@ import type { WebhooksService } from '../../webhooks/webhooks.service';
 import type { Target } from '../../webhooks/webhooks.repository';
 import { integratorRepository as repo } from './integrator.repository';
 import type { SendMessageBody } from './integrator.schemas';
+import { ownPart, settingsChange } from './integrator.settings';
 import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
 
 export interface IntegratorDeps {
@@ -100,10 +100,6 @@ async function ourSend(input: Record<string, unknown>): Promise<SendBody> {
     );
   }
 }
-
-/** The keys of each settings section we map; everything else is refused (see settings()). */
-const CAMEL = /[A-Z]/g;
-const snake = (key: string) => key.replace(CAMEL, (c) => `_${c.toLowerCase()}`);
 
 /**
  * SMSGate's integrator API on our services: one SMSGate message is one of our sends (batch), its
@@ -284,56 +280,11 @@ export function createIntegratorService(deps: IntegratorDeps) {
      * account; anything else is refused with its name, nothing applied.
      */
     async changeSettings(userId: string, body: Record<string, unknown>) {
-      const patch: SettingsPatch = {};
-      const refused: { key: string; why: string }[] = [];
-      let newKey: string | undefined;
-      for (const [name, section] of Object.entries(body)) {
-        if (section === null || section === undefined) continue;
-        for (const [rawKey, value] of Object.entries(section as Record<string, unknown>)) {
-          const key = `${name}.${snake(rawKey)}`;
-          if (value === null || value === undefined) continue;
-          // A whole number within /v1's bounds for the same setting (devices.schemas), else refused.
-          const within = (min: number, max: number): number | undefined => {
-            if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-            refused.push({ key, why: `must be a whole number from ${min} to ${max}` });
-            return undefined;
-          };
-          let n: number | undefined;
-          if (key === 'messages.send_interval_min') {
-            if ((n = within(0, SEND_DELAY_MAX)) !== undefined) patch.sendDelaySeconds = n;
-          } else if (key === 'messages.send_interval_max') {
-            if ((n = within(0, SEND_DELAY_MAX)) !== undefined) patch.sendDelayJitterSeconds = n;
-          } else if (key === 'messages.limit_period' && value === 'Disabled') {
-            patch.maxSendsPerMinute = null;
-            patch.maxSendsPerHour = null;
-          } else if (key === 'messages.limit_period' && (value === 'PerMinute' || value === 'PerHour')) {
-            const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
-            const max = value === 'PerMinute' ? MAX_SENDS_PER_MINUTE : MAX_SENDS_PER_HOUR;
-            if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
-              refused.push({ key: 'messages.limit_value', why: `must be a whole number from 1 to ${max} with ${value}` });
-            } else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
-            else Object.assign(patch, { maxSendsPerHour: limit, maxSendsPerMinute: null });
-          } else if (key === 'messages.limit_value' && typeof value === 'number' && Number.isInteger(value) && value >= 0) continue;
-          else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
-          else if (key === 'messages.processing_order' && value === 'FIFO') continue;
-          else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
-            newKey = value;
-          } else if (key === 'ping.interval_seconds') {
-            if ((n = within(60, HEARTBEAT_MINUTES_MAX * 60)) !== undefined) patch.heartbeatIntervalMinutes = Math.round(n / 60);
-          } else refused.push({ key, why: 'this value is not supported by this server' });
-        }
-      }
-      if (refused.length > 0) {
-        throw validationFailed(refused.map(({ key, why }) => ({ field: `body.${key}`, message: `${key}: ${why}` })));
-      }
-      // The max is the longest pause: ours is the pause plus its jitter.
-      if (patch.sendDelayJitterSeconds !== undefined) {
-        const min = patch.sendDelaySeconds ?? 0;
-        if (patch.sendDelayJitterSeconds < min) throw badRequest('send_interval_max must not be below send_interval_min.');
-        patch.sendDelayJitterSeconds -= min;
-      }
+      const { patch, interval, limitAlone, newKey } = settingsChange(body);
       const phones = await deps.devices.list(userId);
-      for (const phone of phones) await deps.devices.update(userId, phone.id, patch, 'api');
+      // Every phone's change is worked out before any is applied: one refused, none changed.
+      const changes = phones.map((phone) => ({ phone, patch: { ...patch, ...ownPart(phone, interval, limitAlone) } }));
+      for (const change of changes) await deps.devices.update(userId, change.phone.id, change.patch, 'api');
       if (newKey) {
         // The account's SMSGate webhooks sign with it from their next delivery on (queued ones keep theirs).
         await repo.setKey(em(), userId, deps.secretBox.seal(newKey), clock.now());

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import type { WorkflowStack } from '../../support/temporal';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
@@ -50,5 +51,38 @@ describe('SMSGate’s Python client', () => {
       webhooks_after: [],
       bearer_devices: [deviceId],
     });
+  });
+
+  it('probes health, replaces and patches settings, reads logs, exports the inbox and removes a phone', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const deviceId = phone.state.registration!.id;
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    // A send to an opted-out number fails at once: message.failed is in the account's log.
+    const headers = { 'x-api-key': key };
+    expect((await app.fetch('/v1/opt-outs', json('POST', { phone_number: '+14155550171' }, headers))).status).toBe(201);
+    const sent = await app.fetch('/v1/messages', json('POST', { to: ['+14155550171'], body: 'for the log' }, headers));
+    expect(sent.status).toBe(202);
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const { stdout } = await run(
+      python,
+      [path.join(here, 'surface.py'), `${app.url}${INTEGRATOR_API}`, key, deviceId, since, until],
+      { timeout: 60_000, cwd: here },
+    );
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({
+      probes: ['pass', 'pass', 'pass'],
+      after_put: { send_interval_min: 5, send_interval_max: 9, limit_period: 'PerHour', limit_value: 40, ping: 900 },
+      after_patch: { limit_period: 'PerHour', limit_value: 25, send_interval_min: 5, send_interval_max: 12 },
+      refused_setting: { status: 400, message: expect.any(String) },
+      export_backwards: { status: 400, message: expect.any(String) },
+      devices_after_removal: [],
+      remove_again: { status: 404, message: expect.any(String) },
+    });
+    expect(out.checks.length).toBeGreaterThan(0);
+    expect(out.logs).toContain('message.failed');
+    // 202 with an empty body, which the client reads as {} (a text body fails its JSON parse).
+    expect(out.export).toEqual({});
+    expect(out.refresh).toEqual({});
   });
 });
