@@ -352,6 +352,7 @@ export const operations: Operation[] = [
       { 201: object({ secret: text('The signing secret, shown once.'), webhook: ref('Webhook') }) },
       {
         body: webhooks.createWebhookBody,
+        errors: [404],
         description: 'Errors: plan_limit_webhooks (429); not_found (404) when device_id names no paired phone of the account.',
         idempotent: true,
       },
