@@ -137,8 +137,7 @@ describe('the Webhooks screen when a receiver fails', () => {
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('button', { name: 'Done' }).click();
     const tied = page.getByRole('region', { name: 'Front desk only' }).getByTestId('webhook-phone');
-    await shown(tied);
-    expect(await tied.textContent()).toBe('Phones: Front desk phone');
+    await expect.poll(() => tied.textContent(), { timeout: 15_000 }).toBe('Phones: Front desk phone');
     const created = (await call('GET', '/v1/webhooks')).data.find((w: { name: string }) => w.name === 'Front desk only');
     expect(created.device_id).toBe(phoneId);
   }, 60_000);

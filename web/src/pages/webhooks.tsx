@@ -39,8 +39,13 @@ export function Webhooks() {
   const confirm = useConfirm();
   const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), [], LIVE_MS);
   const phones = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), []);
+  // Until the phones have loaded, a tied webhook's phone is not yet known to be unpaired.
   const phoneName = (id: string | null) =>
-    id === null ? 'All phones' : (phones.data?.find((d) => d.id === id)?.name ?? 'A phone no longer paired');
+    id === null
+      ? 'All phones'
+      : !phones.data
+        ? 'One phone'
+        : (phones.data.find((d) => d.id === id)?.name ?? 'A phone no longer paired');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Schemas['Webhook'] | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
