@@ -350,11 +350,17 @@ export const operations: Operation[] = [
       hooks,
       'Subscribe an https URL to events',
       { 201: object({ secret: text('The signing secret, shown once.'), webhook: ref('Webhook') }) },
-      { body: webhooks.createWebhookBody, description: 'Errors: plan_limit_webhooks (429).', idempotent: true },
+      {
+        body: webhooks.createWebhookBody,
+        errors: [404],
+        description: 'Errors: plan_limit_webhooks (429); not_found (404) when device_id names no paired phone of the account.',
+        idempotent: true,
+      },
     ),
     op('GET /v1/webhooks/{id}', hooks, 'A webhook', webhook),
     op('PATCH /v1/webhooks/{id}', hooks, 'Change a webhook; enabled true clears an automatic pause', webhook, {
       body: webhooks.updateWebhookBody,
+      description: 'Errors: not_found (404) when device_id names no paired phone of the account.',
     }),
     op('DELETE /v1/webhooks/{id}', hooks, 'Delete a webhook', noBody),
     op('POST /v1/webhooks/{id}/rotate-secret', hooks, 'Issue a new signing secret', {

@@ -251,6 +251,12 @@ export const resources: Record<string, JsonSchema> = {
     id,
     url: str,
     name: nullable(str),
+    device_id: {
+      ...nullable(id),
+      description:
+        'The one phone whose events it receives (messages through it, texts received on it, its own events); ' +
+        'null: every event of the account.',
+    },
     events: { type: 'array', items: { type: 'string', enum: [...EVENT_NAMES] } },
     enabled: bool,
     disabled_reason: nullable(str),

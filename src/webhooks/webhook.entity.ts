@@ -13,6 +13,8 @@ export const Webhook = defineEntity({
     id: id(),
     userId: p.uuid(),
     url: p.string(),
+    // The one phone whose events it receives; null: every event of the account.
+    deviceId: p.uuid().nullable(),
     name: p.string().nullable(),
     events: p.array<EventName>(),
     enabled: p.boolean().default(true),

@@ -54,13 +54,33 @@ export const webhooksRepository = {
     return findPage(em, WebhookDelivery, where, { cursor: filter.cursor, limit: filter.limit, order: 'desc' });
   },
 
-  /** The enabled, live webhooks of these accounts (fan-out matches events to them in memory). */
-  enabledOf: (tx: EntityManager, userIds: string[]) =>
-    query<Target>(
+  /**
+   * Who receives each of these events: the enabled, live webhooks of its account subscribed to its
+   * name, either for every phone (no device_id) or tied to the phone the event concerns. An event
+   * that concerns no phone reaches only webhooks for every phone. `eventIndex` is the event's place in
+   * `events`; rows come in the events' order, then the webhooks' creation order.
+   */
+  receiversOf(tx: EntityManager, events: Array<{ userId: string; name: EventName; deviceId: string | null }>) {
+    const rows = JSON.stringify(events.map((e, i) => ({ i, user_id: e.userId, name: e.name, device_id: e.deviceId })));
+    return query<Target & { eventIndex: number }>(
       tx,
-      sql`select id, user_id, url, secret_version, events, format from webhooks
-           where user_id = any(${userIds}::uuid[]) and enabled and deleted_at is null`,
-    ),
+      sql`select x.i as event_index, w.id, w.user_id, w.url, w.secret_version, w.events, w.format
+            from json_to_recordset(${rows}::json) as x (i int, user_id uuid, name text, device_id uuid)
+            join webhooks w on w.user_id = x.user_id and x.name = any(w.events)
+                           and (w.device_id is null or w.device_id = x.device_id)
+           where w.enabled and w.deleted_at is null
+           order by x.i, w.created_at, w.id`,
+    );
+  },
+
+  /** Whether `deviceId` names a paired phone of the account (a webhook may be tied to it). */
+  async isLivePhone(tx: EntityManager, userId: string, deviceId: string): Promise<boolean> {
+    const rows = await query(
+      tx,
+      sql`select 1 from devices where id = ${deviceId} and user_id = ${userId} and unpaired_at is null`,
+    );
+    return rows.length > 0;
+  },
 
   /** One live webhook of an account, enabled or not (a test ping reaches a paused one too). */
   liveOne: (tx: EntityManager, userId: string, webhookId: string) =>

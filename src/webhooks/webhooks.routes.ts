@@ -62,6 +62,7 @@ export function webhooksRoutes({
       url: body.url,
       events: body.events as EventName[],
       name: body.name,
+      deviceId: body.device_id,
     });
     ctx.status = 201;
     ctx.body = { secret, webhook: webhookView(webhook) };
@@ -78,6 +79,7 @@ export function webhooksRoutes({
       url: body.url,
       events: body.events as EventName[] | undefined,
       name: body.name,
+      deviceId: body.device_id,
       enabled: body.enabled,
     });
     ctx.body = { webhook: webhookView(webhook) };

@@ -26,17 +26,21 @@ const events = () =>
     .min(1, '${path} must name at least one event')
     .max(EVENT_NAMES.length * 4, '${path} must name each event once');
 const name = () => trimmedText(100).nullable();
+/** The one phone of the account whose events it receives; null: every phone. */
+const deviceId = () => uuid().nullable();
 
 export const createWebhookBody = yup.object({
   url: url().required(),
   events: events().required(),
   name: name(),
+  device_id: deviceId(),
 });
 
 export const updateWebhookBody = yup.object({
   url: url(),
   events: events(),
   name: name(),
+  device_id: deviceId(),
   enabled: yup.boolean().typeError('${path} must be true or false'),
 });
 

@@ -35,6 +35,8 @@ export interface CreateWebhookInput {
   url: string;
   events: EventName[];
   name?: string | null;
+  /** The one phone of the account whose events it receives; null or absent: every event. */
+  deviceId?: string | null;
   /** Another format's webhook (set by the compat API that registers it), signed with its given secret. */
   format?: WebhookFormat;
   secret?: string;
@@ -47,6 +49,8 @@ export interface UpdateWebhookInput {
   url?: string;
   events?: EventName[];
   name?: string | null;
+  /** Ties it to one phone, or (null) to every phone of the account. */
+  deviceId?: string | null;
   enabled?: boolean;
 }
 
@@ -66,6 +70,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
     const webhook = await tx.findOne(Webhook, { id, userId, deletedAt: null });
     if (!webhook) throw notFound('webhook');
     return webhook;
+  }
+
+  /** A webhook is tied only to a paired phone of its account; any other id is 404, as on a send. */
+  async function assertOwnPhone(tx: EntityManager, userId: string, deviceId: string | null | undefined) {
+    if (deviceId && !(await webhooksRepository.isLivePhone(tx, userId, deviceId))) throw notFound('device');
   }
 
   async function assertUsableUrl(url: string): Promise<void> {
@@ -102,10 +111,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
     for (const { event, input } of explicit)
       for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) await add(event, target);
     if (broadcast.length > 0) {
-      const targets = await webhooksRepository.enabledOf(tx, [...new Set(broadcast.map((e) => e.event.userId))]);
-      for (const { event } of broadcast)
-        for (const target of targets)
-          if (target.userId === event.userId && target.events.includes(event.name)) await add(event, target);
+      const receivers = await webhooksRepository.receiversOf(
+        tx,
+        broadcast.map(({ event }) => ({ userId: event.userId, name: event.name, deviceId: event.deviceId ?? null })),
+      );
+      for (const { eventIndex, ...target } of receivers) await add(broadcast[eventIndex].event, target);
     }
     if (deliveries.length === 0) return;
     await webhooksRepository.insertDeliveries(tx, deliveries);
@@ -135,11 +145,13 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const secret = input.secret ?? newSecret();
       const webhook = await em().transactional(async (tx) => {
         await deps.plans.admitOneMore(tx, userId, 'webhooks', () => tx.count(Webhook, { userId, deletedAt: null }));
+        await assertOwnPhone(tx, userId, input.deviceId);
         const now = clock.now();
         const created = tx.create(Webhook, {
           userId,
           url: input.url,
           name: input.name ?? null,
+          deviceId: input.deviceId ?? null,
           events: [...new Set(input.events)],
           format: input.format ?? 'service',
           secretVersion: 1,
@@ -160,6 +172,10 @@ export function createWebhooksService(deps: WebhooksDeps) {
         if (input.url !== undefined) webhook.url = input.url;
         if (input.events !== undefined) webhook.events = [...new Set(input.events)];
         if (input.name !== undefined) webhook.name = input.name;
+        if (input.deviceId !== undefined) {
+          await assertOwnPhone(tx, userId, input.deviceId);
+          webhook.deviceId = input.deviceId;
+        }
         if (input.enabled === true) {
           // Clears an automatic pause; what was missed meanwhile is not replayed.
           webhook.enabled = true;

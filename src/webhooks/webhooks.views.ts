@@ -8,6 +8,7 @@ export const webhookView = (webhook: Webhook) => ({
   id: webhook.id,
   url: webhook.url,
   name: webhook.name ?? null,
+  device_id: webhook.deviceId ?? null,
   events: webhook.events,
   enabled: webhook.enabled,
   disabled_reason: webhook.disabledReason ?? null,

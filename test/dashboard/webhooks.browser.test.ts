@@ -119,6 +119,29 @@ describe('the Webhooks screen when a receiver fails', () => {
     await shown(card.getByText('active', { exact: true }));
   }, 60_000);
 
+  it('ties a webhook to one phone from the form, and says which phones each one hears from', async () => {
+    await scene.pair('Front desk phone');
+    const phoneId = (await call('GET', '/v1/devices')).data.find((d: { name: string }) => d.name === 'Front desk phone').id;
+    const page = await signedIn();
+    await page.goto('/webhooks');
+    const everyPhone = page.getByRole('region', { name: 'Refusing receiver' }).getByTestId('webhook-phone');
+    await shown(everyPhone);
+    expect(await everyPhone.textContent()).toBe('Phones: All phones');
+
+    await page.getByRole('button', { name: 'Add a webhook' }).click();
+    const form = page.getByRole('dialog', { name: 'Add a webhook' });
+    await form.getByLabel('URL').fill(refusing.url);
+    await form.getByLabel('Name').fill('Front desk only');
+    await form.getByLabel('Phones').click();
+    await page.getByRole('option', { name: 'Front desk phone' }).click();
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Done' }).click();
+    const tied = page.getByRole('region', { name: 'Front desk only' }).getByTestId('webhook-phone');
+    await expect.poll(() => tied.textContent(), { timeout: 15_000 }).toBe('Phones: Front desk phone');
+    const created = (await call('GET', '/v1/webhooks')).data.find((w: { name: string }) => w.name === 'Front desk only');
+    expect(created.device_id).toBe(phoneId);
+  }, 60_000);
+
   it('logged no console errors on any page', () => {
     expect(scene.contexts.consoleErrors()).toEqual([]);
   });

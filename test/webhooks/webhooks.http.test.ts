@@ -19,6 +19,7 @@ import { startReceiver, type Receiver } from './receiver';
 
 const WEBHOOK_FIELDS = [
   'created_at',
+  'device_id',
   'disabled_reason',
   'enabled',
   'events',

@@ -233,28 +233,35 @@ export function createIntegratorService(deps: IntegratorDeps) {
 
     async listWebhooks(userId: string) {
       const rows = await smsgateWebhooks(userId);
-      return rows.map(({ webhook, id }) => webhookView(id, THEIR_EVENT[webhook.events[0]] ?? webhook.events[0], webhook.url, null));
+      return rows.map(({ webhook, id }) =>
+        webhookView(id, THEIR_EVENT[webhook.events[0]] ?? webhook.events[0], webhook.url, webhook.deviceId ?? null),
+      );
     },
 
     /** POST /webhooks: a webhook of ours in their format; the same id again replaces it (as theirs does). */
     async registerWebhook(userId: string, input: { id?: string; url: string; event: string; deviceId?: string | null }) {
       const ours = OUR_EVENT[input.event];
       if (!ours) throw unsupported(`${input.event} events are not sent by this server.`);
-      if (input.deviceId) throw unsupported('Webhooks here are for the whole account: leave deviceId out.');
+      // deviceId ties it to one phone; their server answers 400 unless it names a phone of the account.
+      const deviceId = input.deviceId || null;
+      if (deviceId && !(await deps.devices.list(userId)).some((phone) => phone.id === deviceId))
+        throw badRequest('deviceId names no phone of this account.');
       const existing = input.id ? (await smsgateWebhooks(userId)).find((row) => row.id === input.id) : undefined;
       if (existing) {
-        await deps.webhooks.update(userId, existing.webhook.id, { url: input.url, events: [ours] });
-        return webhookView(existing.id, input.event, input.url, null);
+        // A replacement, as theirs: without deviceId it is for every phone again.
+        await deps.webhooks.update(userId, existing.webhook.id, { url: input.url, events: [ours], deviceId });
+        return webhookView(existing.id, input.event, input.url, deviceId);
       }
       const { webhook } = await deps.webhooks.create(userId, {
         url: input.url,
         events: [ours],
+        deviceId,
         name: `SMSGate ${input.event}`,
         format: 'smsgate',
         secret: await signingKey(userId),
       });
       if (input.id) await repo.name(em(), userId, 'webhook', input.id, webhook.id, clock.now());
-      return webhookView(input.id || webhook.id, input.event, webhook.url, null);
+      return webhookView(input.id || webhook.id, input.event, webhook.url, deviceId);
     },
 
     /**
@@ -303,8 +310,9 @@ export function createIntegratorService(deps: IntegratorDeps) {
       if (!deviceId || !UUID.test(deviceId)) throw badRequest('deviceId names no phone of this account.');
       await deps.devices.get(userId, deviceId);
       const texts = await repo.received(em(), userId, deviceId, input.since, input.until);
-      const targets = (await smsgateWebhooks(userId)).filter(({ webhook }) =>
-        webhook.events.includes('message.received'),
+      const targets = (await smsgateWebhooks(userId)).filter(
+        ({ webhook }) =>
+          webhook.events.includes('message.received') && (webhook.deviceId ?? deviceId) === deviceId,
       );
       if (texts.length === 0 || targets.length === 0) return;
       await transaction(em(), (tx) =>

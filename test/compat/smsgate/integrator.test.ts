@@ -117,6 +117,39 @@ describe('SMSGate’s integrator API with its npm client', () => {
     expect((await client.getWebhooks()).map((w) => w.id)).toEqual(['my-delivered-hook']);
   });
 
+  it('ties a webhook to one phone with deviceId: its texts reach it, another phone’s do not', async () => {
+    const { key } = await tenant(app);
+    const other = await tenant(app);
+    const [phoneA, phoneB] = [await registeredApp(app, key), await registeredApp(app, key)];
+    const [a, b] = [phoneA, phoneB].map((phone) => phone.state.registration!.id);
+    const theirPhone = (await registeredApp(app, other.key)).state.registration!.id;
+    const client = integratorClient(app.url, key);
+    const onA = await client.registerWebhook({ id: 'on-a', deviceId: a, url: receiver.url, event: WebHookEventType.SmsReceived });
+    expect(onA).toEqual({ id: 'on-a', deviceId: a, url: receiver.url, event: 'sms:received' });
+    await client.registerWebhook({ id: 'on-b', deviceId: b, url: receiver.url, event: WebHookEventType.SmsReceived });
+    await client.registerWebhook({ id: 'every', url: receiver.url, event: WebHookEventType.SmsReceived });
+    const listed = () => client.getWebhooks().then((hooks) => Object.fromEntries(hooks.map((w) => [w.id, w.deviceId])));
+    expect(await listed()).toEqual({ 'on-a': a, 'on-b': b, every: null });
+
+    // Another account's phone, or an id that names no phone: 400 as their server answers, nothing written.
+    for (const deviceId of [theirPhone, 'PyDmBQZZXYmyxMwED8Fzy']) {
+      const refused = await refusal(client.registerWebhook({ id: 'far', deviceId, url: receiver.url, event: WebHookEventType.SmsSent }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/deviceId/);
+    }
+    expect(await listed()).toEqual({ 'on-a': a, 'on-b': b, every: null });
+
+    // A text received on phone A reaches on-a and every, never on-b.
+    const hooks = (await readJson(await phoneA.getWebhooks())) as { id: string; url: string; event: string }[];
+    const text = smsReceived({ sender: '+14155550198', text: 'only for phone A', receivedAt: app.clock.now() });
+    expect((await phoneA.sendWebhook(hooks.find((hook) => hook.event === 'sms:received')!, text)).status).toBeLessThan(300);
+    const reached = () => receiver.requests.filter((r) => r.raw.includes('only for phone A')).map((r) => JSON.parse(r.raw).webhookId);
+    await expect.poll(() => reached().sort(), { timeout: 20_000 }).toEqual(['every', 'on-a']);
+    const log = await readJson(await app.fetch('/v1/webhooks/deliveries?event=message.received', { headers: { 'x-api-key': key } }));
+    expect(log.data).toHaveLength(2);
+    expect(log.data.map((d: { device_id: string }) => d.device_id)).toEqual([a, a]);
+  });
+
   it('answers every other public method of the client, or refuses it plainly', async () => {
     const { key } = await tenant(app);
     const phone = await registeredApp(app, key);

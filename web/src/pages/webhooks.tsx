@@ -5,6 +5,7 @@ import {
   Checkbox,
   Group,
   Modal,
+  Select,
   SimpleGrid,
   Stack,
   Switch,
@@ -37,6 +38,14 @@ type Event = Schemas['Webhook']['events'][number];
 export function Webhooks() {
   const confirm = useConfirm();
   const state = useLoad(() => ok(api.GET('/v1/webhooks')).then((r) => r.data), [], LIVE_MS);
+  const phones = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), []);
+  // Until the phones have loaded, a tied webhook's phone is not yet known to be unpaired.
+  const phoneName = (id: string | null) =>
+    id === null
+      ? 'All phones'
+      : !phones.data
+        ? 'One phone'
+        : (phones.data.find((d) => d.id === id)?.name ?? 'A phone no longer paired');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Schemas['Webhook'] | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
@@ -109,6 +118,9 @@ export function Webhooks() {
                     )}
                     <Text size="xs" c="dimmed">
                       Events: {w.events.join(', ')}
+                    </Text>
+                    <Text size="xs" c="dimmed" data-testid="webhook-phone">
+                      Phones: {phoneName(w.device_id)}
                     </Text>
                     <Text size="xs" c="dimmed">
                       {w.success_count} delivered · {w.failure_count} failed · last attempt {ago(w.last_attempt_at)}
@@ -196,6 +208,7 @@ export function Webhooks() {
       {(creating || editing) && (
         <WebhookForm
           webhook={editing}
+          phones={phones.data ?? []}
           onClose={() => {
             setCreating(false);
             setEditing(null);
@@ -250,15 +263,19 @@ function PingResult({ deliveryId }: { deliveryId: string }) {
 
 function WebhookForm({
   webhook,
+  phones,
   onClose,
   onSaved,
 }: {
   webhook: Schemas['Webhook'] | null;
+  phones: Schemas['Device'][];
   onClose(): void;
   onSaved(secret?: string): void;
 }) {
   const [url, setUrl] = useState(webhook?.url ?? 'https://');
   const [name, setName] = useState(webhook?.name ?? '');
+  // '' is every phone of the account; a phone's id ties the webhook to that phone's events.
+  const [phone, setPhone] = useState(webhook?.device_id ?? '');
   const [events, setEvents] = useState<string[]>(
     webhook?.events ?? ['message.received', 'message.delivered', 'message.failed'],
   );
@@ -271,7 +288,7 @@ function WebhookForm({
     setBusy(true);
     setError(null);
     try {
-      const body = { url, name: name || null, events: events as Event[] };
+      const body = { url, name: name || null, events: events as Event[], device_id: phone || null };
       if (webhook) {
         await ok(api.PATCH('/v1/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
         onSaved();
@@ -299,6 +316,19 @@ function WebhookForm({
             onChange={(e) => setUrl(e.currentTarget.value)}
           />
           <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+          <Select
+            label="Phones"
+            description="Events of every phone, or only those of one phone (its messages, received texts, online and offline)"
+            data={[
+              { value: '', label: 'All phones' },
+              ...phones.map((d) => ({ value: d.id, label: d.name })),
+              ...(phone && !phones.some((d) => d.id === phone) ? [{ value: phone, label: 'A phone no longer paired' }] : []),
+            ]}
+            value={phone}
+            allowDeselect={false}
+            error={field('device_id')}
+            onChange={(value) => setPhone(value ?? '')}
+          />
           <Checkbox.Group label="Events" value={events} onChange={setEvents} error={field('events')} required>
             <Stack gap={6} mt={6}>
               {EVENTS.map((e) => (

@@ -32,6 +32,14 @@ def main() -> None:
         hook = api.create_webhook(domain.Webhook(id="py-hook", url=webhook_url, event=WebhookEvent.SMS_SENT))
         out["webhook"] = {"id": hook.id, "event": hook.event.value}
         out["webhooks"] = [w.id for w in api.get_webhooks()]
+        # A webhook tied to one phone (device_id), listed back with it; a phone of no one's refused.
+        phone = out["devices"][0]
+        tied = api.create_webhook(domain.Webhook(id="py-phone-hook", url=webhook_url, event=WebhookEvent.SMS_RECEIVED, device_id=phone))
+        out["phone_webhook"] = {"id": tied.id, "device_id": tied.device_id}
+        out["phone_webhooks"] = {w.id: w.device_id for w in api.get_webhooks()}
+        elsewhere = domain.Webhook(id="py-far-hook", url=webhook_url, event=WebhookEvent.SMS_SENT, device_id="PyDmBQZZXYmyxMwED8Fzy")
+        out["phone_webhook_elsewhere"] = refused(lambda: api.create_webhook(elsewhere))
+        api.delete_webhook("py-phone-hook")
         state = api.send(domain.Message(phone_numbers=["+14155550170"], text_message=domain.TextMessage(text="Hello from Python"), id="py-1"))
         out["sent"] = {"id": state.id, "state": state.state.value}
         again = api.get_state("py-1")
