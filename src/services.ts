@@ -44,6 +44,7 @@ import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
+import { createInboxService } from './compat/smsgate/inbox.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -235,6 +236,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
+  const smsgateInbox = createInboxService({ em });
   const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
@@ -289,6 +291,7 @@ export function buildServices(deps: ServiceDeps) {
     messages,
     phoneMessages,
     smsgateIntegrator,
+    smsgateInbox,
     batchProgress,
     failover,
     reconciler,

@@ -48,6 +48,11 @@ export function messagesRoutes({
     ctx.body = { message: messageView(await messages.getMessage(callerOf(ctx).userId, params.id)) };
   });
 
+  router.post('/messages/:id/cancel', auth.scope('send'), async (ctx) => {
+    const { params } = await validate(ctx, { params: pathId() });
+    ctx.body = { message: messageView(await messages.cancelMessage(callerOf(ctx).userId, params.id)) };
+  });
+
   router.get('/batches', auth.scope('read'), async (ctx) => {
     const { query } = await validate(ctx, { query: listBatchesQuery });
     ctx.body = pageBody(await messages.listBatches(callerOf(ctx).userId, query), batchView);

@@ -31,7 +31,7 @@ export function createMessagesService(deps: MessagesDeps) {
      * the plan, in one transaction; dispatched ones stay and may still be reported. The batch settles
      * when its last message is final, and its workflow is told then (the settled signal).
      */
-    async cancel(userId: string, id: string): Promise<Batch> {
+    async cancel(userId: string, id: string, options: { onlyPending?: boolean } = {}): Promise<Batch> {
       await transaction(em(), async (tx) => {
         const batch = await batchesRepository.markCancelled(tx, userId, id, clock.now());
         if (!batch) {
@@ -44,12 +44,40 @@ export function createMessagesService(deps: MessagesDeps) {
           'cancelled',
           'The send was cancelled before this message was sent.',
         );
+        // SMSGate's DELETE /messages/{id}: a send the phone has every message of is not pending (409).
+        if (options.onlyPending && moves.length === 0) {
+          throw conflict('message_not_pending', 'The message is not pending: the phone has it already.');
+        }
         // They were counted when the send was accepted, against that day and month.
         await deps.plans.refundSends(tx, userId, moves.length, batch.createdAt);
       });
       const batch = await batchesRepository.getBatch(em(), userId, id);
       if (!batch) throw notFound('batch');
       return batch;
+    },
+
+    /**
+     * POST /v1/messages/{id}/cancel: one message of a send, not yet dispatched, fails with error_code
+     * `cancelled` (message.failed) and stops counting against the plan, as the send's cancel does for
+     * each of its messages; its batch settles if it was the last open one. Dispatched or final: 409.
+     */
+    async cancelMessage(userId: string, id: string): Promise<Message> {
+      await transaction(em(), async (tx) => {
+        const [moved] = await deps.outcomes.failQueued(
+          tx,
+          reportsRepository.queuedOne(userId, id),
+          'cancelled',
+          'This message was cancelled before it was sent.',
+        );
+        if (!moved) {
+          if (!(await messagesRepository.getMessage(tx, userId, id))) throw notFound('message');
+          throw conflict('message_not_cancellable', 'The message was handed to the phone or has its outcome: it cannot be cancelled.');
+        }
+        await deps.plans.refundSends(tx, userId, 1, moved.message.createdAt);
+      });
+      const message = await messagesRepository.getMessage(em(), userId, id);
+      if (!message) throw notFound('message');
+      return message;
     },
 
     /**

@@ -90,4 +90,7 @@ export const reportsRepository = {
   queuedOn: (deviceId: string): Sql =>
     sql`device_id = ${deviceId} and direction = 'outbound' and (status = 'queued' or held_at is not null)`,
   queuedIn: (batchId: string): Sql => sql`batch_id = ${batchId} and (status = 'queued' or held_at is not null)`,
+  // One outbound message of the account, as long as it is not the phone's.
+  queuedOne: (userId: string, messageId: string): Sql =>
+    sql`id = ${messageId} and user_id = ${userId} and direction = 'outbound' and (status = 'queued' or held_at is not null)`,
 };

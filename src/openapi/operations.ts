@@ -135,6 +135,20 @@ export const operations: Operation[] = [
       },
     ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
+    op(
+      'POST /v1/messages/{id}/cancel',
+      send,
+      'Cancel one message of a send',
+      { 200: wrap('message', ref('Message')) },
+      {
+        errors: [409],
+        description:
+          'The message, if not yet dispatched (queued, or waiting for scheduled_at), fails with error_code ' +
+          '`cancelled` (message.failed) and no longer counts against the usage; the rest of its send goes on. ' +
+          'The send settles when this was its last open message. Errors: message_not_cancellable (409) when ' +
+          'the phone has it already or it has its outcome (an inbound message too).',
+      },
+    ),
     op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
     op(
       'GET /v1/stats/daily',

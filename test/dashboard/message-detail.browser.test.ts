@@ -144,6 +144,30 @@ describe('the message detail screen', () => {
     expect(await page.getByRole('button', { name: 'Cancel the send' }).count()).toBe(0);
   }, 60_000);
 
+  it('cancels one message of a send after asking, and shows it cancelled', async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const later = await call('/v1/messages', { body: 'One of two', to: ['+14155550171', '+14155550172'], scheduled_at: at });
+    const [first, second] = later.message_ids as string[];
+    const page = await signedIn();
+    await page.goto(`/messages/${first}`);
+    await shown(page.getByTestId('message-status').getByText('queued'));
+    await page.getByRole('button', { name: 'Cancel this message' }).click();
+    const ask = page.getByRole('dialog', { name: 'Cancel this message?' });
+    await ask.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect((await call(`/v1/messages/${first}`)).message.status).toBe('queued');
+    await page.getByRole('button', { name: 'Cancel this message' }).click();
+    await ask.getByRole('button', { name: 'Cancel the message' }).click();
+    await ask.waitFor({ state: 'detached' });
+    await shown(page.getByTestId('message-status').getByText('cancelled'));
+    expect(await page.getByTestId('message-error').textContent()).toMatch(/^cancelled: /);
+    expect(await page.getByRole('button', { name: 'Cancel this message' }).count()).toBe(0);
+    // Only that one: the other text of the send still waits for its time.
+    expect((await call(`/v1/messages/${first}`)).message).toMatchObject({ status: 'failed', error_code: 'cancelled' });
+    expect((await call(`/v1/messages/${second}`)).message.status).toBe('queued');
+    expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+  }, 60_000);
+
   it('lists opted-out numbers with why, adds and removes one; shows the plans and the failover switch', async () => {
     // A STOP texted to one of the phones puts its sender on the list.
     await good.receive('+14155550151', 'STOP');

@@ -10,7 +10,7 @@ import type { Services } from '../../services';
 import { SMSGATE_PREFIX } from './smsgate.routes';
 import { basicAsKey } from './basic-auth';
 import { deviceView } from './smsgate.views';
-import { exportBody, listQuery, logsQuery, sendMessageBody, sendQuery, settingsBody, webhookBody } from './integrator.schemas';
+import { exportBody, inboxQuery, listQuery, logsQuery, sendMessageBody, sendQuery, settingsBody, webhookBody } from './integrator.schemas';
 
 /** Where SMSGate's clients point their base URL (their default is `https://api.sms-gate.app/3rdparty/v1`). */
 export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
@@ -130,16 +130,19 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
     router.get(`${base}/:id`, ...as('read'), async (ctx) => {
       ctx.body = await integrator.state(userOf(ctx), ctx.params.id);
     });
-    router.delete(
-      `${base}/:id`,
-      ...as('send'),
-      notServed(501, 'Cancelling one message is not served here: cancel its send with POST /v1/batches/{id}/cancel.'),
-    );
+    router.delete(`${base}/:id`, ...as('send'), async (ctx) => {
+      ctx.body = await integrator.cancel(userOf(ctx), ctx.params.id);
+    });
     router.post(`${base}/inbox/export`, ...as('webhooks'), exportInbox);
   }
 
   for (const path of ['/inbox/export', '/inbox/refresh']) router.post(path, ...as('webhooks'), exportInbox);
-  router.get('/inbox', ...as('read'), notServed(501, 'The inbox list is not served here: use GET /v1/messages?direction=inbound.'));
+  router.get('/inbox', ...as('read'), async (ctx) => {
+    const { query } = await validate(ctx, { query: inboxQuery });
+    const { items, total } = await services.smsgateInbox.list(userOf(ctx), query);
+    ctx.set('X-Total-Count', String(total));
+    ctx.body = items;
+  });
 
   for (const base of ['/device', '/devices']) {
     router.get(base, ...as('devices'), async (ctx) => {

@@ -66,6 +66,30 @@ export const listQuery = yup.object({
   sort: yup.string().oneOf(['created_at', '-created_at'], '${path} must be created_at or -created_at').default('-created_at'),
 });
 
+/** The types of SMSGate's received messages (client-go IncomingMessageType). */
+export const INCOMING_TYPES = ['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED'] as const;
+
+/** A flag as the Python client writes it too (True, False). */
+const FLAGS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
+const pythonFlag = () =>
+  yup
+    .boolean()
+    .transform((value: unknown) => (typeof value === 'string' ? (FLAGS[value.toLowerCase()] ?? value) : value))
+    .typeError('${path} must be true or false');
+
+/** GET /inbox (client-go ListInboxOptions; the server's bounds: limit 1..500, offset from 0). */
+export const inboxQuery = yup.object({
+  type: yup.string().oneOf([...INCOMING_TYPES], '${path} must be one of ' + INCOMING_TYPES.join(', ')),
+  from: timestamp(),
+  to: timestamp(),
+  deviceId: text(64),
+  limit: int(1, 500).default(50),
+  offset: int(0).default(0),
+  // MMS attachments are not kept here: accepted, and there is nothing to include.
+  includeAttachments: pythonFlag(),
+});
+export type InboxQuery = yup.InferType<typeof inboxQuery>;
+
 /** POST /webhooks (client-go Webhook). */
 export const webhookBody = yup.object({
   id: clientId(),

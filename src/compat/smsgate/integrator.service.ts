@@ -192,6 +192,12 @@ export function createIntegratorService(deps: IntegratorDeps) {
 
     state: (userId: string, id: string) => stateOf(userId, id),
 
+    /** DELETE /messages/{id}: its pending messages cancelled as the send's cancel does; 409 when none is. */
+    async cancel(userId: string, id: string) {
+      await deps.messages.cancel(userId, await batchIdOf(userId, id), { onlyPending: true });
+      return stateOf(userId, id);
+    },
+
     async list(
       userId: string,
       query: { from?: Date; to?: Date; state?: string; deviceId?: string; limit: number; offset: number; includeContent: boolean; sort: string },

@@ -86,6 +86,7 @@ describe('SMSGate’s integrator API under hostile input', () => {
     for (const ref of [id, batchId]) {
       expect((await expectTheirRefusal(await call(bob, 'GET', `/messages/${ref}`), 404)).data.code).toBe('not_found');
       expect((await expectTheirRefusal(await call(bob, 'GET', `/message/${ref}`), 404)).data.code).toBe('not_found');
+      expect((await expectTheirRefusal(await call(bob, 'DELETE', `/messages/${ref}`), 404)).data.code).toBe('not_found');
     }
     expect(await readJson(await call(bob, 'GET', '/messages'))).toEqual([]);
     await expectTheirRefusal(await call(bob, 'DELETE', `/devices/${alice.phone.id}`), 404);

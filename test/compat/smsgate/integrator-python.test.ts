@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import type { WorkflowStack } from '../../support/temporal';
+import { readJson } from '../../support/http';
+import { smsReceived } from './fake-app';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
 import { INTEGRATOR_API } from './integrator-client';
 
@@ -30,10 +32,18 @@ describe('SMSGate’s Python client', () => {
     await stack?.close();
   });
 
-  it('lists, sends, reads, and manages webhooks with Basic and Bearer credentials', async () => {
+  it('lists, sends, reads, cancels, lists the inbox, and manages webhooks with Basic and Bearer credentials', async () => {
     const { key } = await tenant(app);
     const phone = await registeredApp(app, key);
     const deviceId = phone.state.registration!.id;
+    // Two texts the phone received (the app's sms:received), for the inbox.
+    const inbound = ((await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[]).find(
+      (hook) => hook.event === 'sms:received',
+    )!;
+    for (const [text, ago] of [['First reply', 120_000], ['Second reply', 60_000]] as const) {
+      const receivedAt = new Date(app.clock.now().getTime() - ago);
+      expect((await phone.sendWebhook(inbound, smsReceived({ sender: '+14155550180', text, receivedAt }))).status).toBe(201);
+    }
     const { stdout } = await run(
       python,
       [path.join(here, 'integrator.py'), `${app.url}${INTEGRATOR_API}`, key, 'https://127.0.0.1:9/smsgate'],
@@ -51,6 +61,14 @@ describe('SMSGate’s Python client', () => {
       state: { id: 'py-1', state: 'Pending', recipients: ['+14155550170'] },
       list: ['py-1'],
       unknown: { status: 404, message: expect.any(String) },
+      cancelled: { state: 'Failed', recipients: ['Failed'] },
+      cancel_again: { status: 409, message: expect.any(String) },
+      inbox: [
+        ['+14155550180', 'SMS', 'Second reply', 1],
+        ['+14155550180', 'SMS', 'First reply', 1],
+      ],
+      inbox_page: ['First reply'],
+      inbox_mms: [],
       webhooks_after: [],
       bearer_devices: [deviceId],
     });

@@ -187,6 +187,75 @@ describe('SMSGate’s integrator API with its npm client', () => {
     expect(await client.getDevices()).toEqual([]);
   });
 
+  it('cancels a pending message, refuses one the phone has (409), and lists the account’s inbox with X-Total-Count', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const other = await tenant(app);
+    await registeredApp(app, other.key);
+    const client = integratorClient(app.url, key);
+    const bearer = (apiKey: string) => ({ headers: { Authorization: `Bearer ${apiKey}` } });
+    const cancel = (id: string, apiKey = key) => app.fetch(`${INTEGRATOR_API}/messages/${id}`, { method: 'DELETE', ...bearer(apiKey) });
+
+    // DELETE /messages/{id}: the state after, every recipient cancelled (a failure with its reason).
+    await client.send({ id: 'to-cancel', message: 'Not needed after all', phoneNumbers: ['+14155550111', '+14155550112'] });
+    expect((await cancel('to-cancel', other.key)).status).toBe(404);
+    const cancelled = await cancel('to-cancel');
+    expect(cancelled.status).toBe(200);
+    expect(await readJson(cancelled)).toMatchObject({
+      id: 'to-cancel',
+      state: 'Failed',
+      recipients: [
+        { phoneNumber: '+14155550111', state: 'Failed', error: expect.stringContaining('cancelled') },
+        { phoneNumber: '+14155550112', state: 'Failed', error: expect.stringContaining('cancelled') },
+      ],
+    });
+    // One the phone has taken is no longer pending: 409, in their shape, and it goes on.
+    await client.send({ id: 'taken', message: 'On its way', phoneNumbers: ['+14155550113'] });
+    expect((await readJson(await phone.getMessages('fifo'))) as PendingMessage[]).toHaveLength(1);
+    const refused = await cancel('taken');
+    expect(refused.status).toBe(409);
+    expect((await readJson(refused)).message).toEqual(expect.any(String));
+    expect((await client.getState('taken')).state).toBe('Processed');
+    expect((await cancel('no-such-message')).status).toBe(404);
+
+    // GET /inbox: the texts this account's phone received, newest first, by offset.
+    const hooks = (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
+    const received = hooks.find((hook) => hook.event === 'sms:received')!;
+    for (const [text, ago] of [['one', 180], ['two', 120], ['three', 60]] as const) {
+      const receivedAt = new Date(app.clock.now().getTime() - ago * 1000);
+      expect((await phone.sendWebhook(received, smsReceived({ sender: '+14155550198', text, receivedAt, simNumber: 2 }))).status).toBe(201);
+    }
+    const inbox = async (query: string, apiKey = key) => {
+      const res = await app.fetch(`${INTEGRATOR_API}/inbox${query}`, bearer(apiKey));
+      expect(res.status, query).toBe(200);
+      return { total: res.headers.get('X-Total-Count'), items: (await readJson(res)) as Record<string, unknown>[] };
+    };
+    const all = await inbox('');
+    expect(all.total).toBe('3');
+    expect(all.items.map((m) => m.contentPreview)).toEqual(['three', 'two', 'one']);
+    expect(all.items[0]).toEqual({
+      id: expect.any(String),
+      type: 'SMS',
+      sender: '+14155550198',
+      simNumber: 2,
+      contentPreview: 'three',
+      createdAt: new Date(app.clock.now().getTime() - 60_000).toISOString(),
+    });
+    const page = await inbox(`?limit=1&offset=1&deviceId=${phone.state.registration!.id}`);
+    expect(page).toEqual({ total: '3', items: [expect.objectContaining({ contentPreview: 'two' })] });
+    const since = new Date(app.clock.now().getTime() - 90_000).toISOString();
+    expect((await inbox(`?from=${encodeURIComponent(since)}`)).items.map((m) => m.contentPreview)).toEqual(['three']);
+    expect(await inbox('?type=MMS')).toEqual({ total: '0', items: [] });
+    // Another account's inbox, and another account's phone named: nothing of these.
+    expect(await inbox('', other.key)).toEqual({ total: '0', items: [] });
+    expect(await inbox(`?deviceId=${phone.state.registration!.id}`, other.key)).toEqual({ total: '0', items: [] });
+    for (const bad of ['?limit=0', '?limit=501', '?offset=-1', '?type=FAX', '?from=yesterday']) {
+      const res = await app.fetch(`${INTEGRATOR_API}/inbox${bad}`, bearer(key));
+      expect(res.status, bad).toBe(400);
+      expect((await readJson(res)).message, bad).toEqual(expect.any(String));
+    }
+  });
+
   it('keeps accounts apart, refuses bad credentials and bad input with 4xx in SMSGate’s error shape', async () => {
     const mine = await tenant(app);
     await registeredApp(app, mine.key);

@@ -117,7 +117,7 @@ function integratorPaths() {
         operationId: 'cancelMessage',
         security: integrator,
         parameters: [pathId()],
-        responses: { 501: { description: 'Not served.' }, ...errors },
+        responses: { 200: { description: 'The state after.', ...json(ref('MessageState')) }, ...errors },
       },
     },
     [`${INTEGRATOR_API}/messages/inbox/export`]: {
@@ -140,7 +140,16 @@ function integratorPaths() {
       get: {
         operationId: 'inbox',
         security: integrator,
-        responses: { 501: { description: 'Not served.' }, ...errors },
+        parameters: [
+          query('type', { enum: ['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED'] }),
+          query('from', timestamp),
+          query('to', timestamp),
+          query('deviceId', string({ maxLength: 64 })),
+          query('limit', integer({ minimum: 1, maximum: 500 })),
+          query('offset', integer({ minimum: 0 })),
+          query('includeAttachments', { type: 'boolean' }),
+        ],
+        responses: { 200: { description: 'Received texts, X-Total-Count.', ...json({ type: 'array' }) }, ...errors },
       },
     },
     [`${INTEGRATOR_API}/devices`]: {

@@ -7,6 +7,7 @@ const COLORS: Record<string, string> = {
   queued: 'gray',
   received: 'grape',
   failed: 'red',
+  cancelled: 'gray',
   'partly failed': 'orange',
   unknown: 'orange',
   completed: 'teal',

@@ -1,9 +1,10 @@
-import { Anchor, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Anchor, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
-import { Load } from '../components/states';
+import { FormError, Load } from '../components/states';
 import { plural, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
@@ -49,6 +50,23 @@ export function MessageDetail({ id }: { id: string }) {
     // Until it is final, a message still moves (sent, then delivered): follow it.
     LIVE_MS,
   );
+  const confirm = useConfirm();
+  const [error, setError] = useState<unknown>(null);
+  async function cancel(message: Schemas['Message']) {
+    const yes = await confirm({
+      title: 'Cancel this message?',
+      message: `The text to ${message.recipient} is not sent; the rest of its send still goes out.`,
+      confirmLabel: 'Cancel the message',
+    });
+    if (!yes) return;
+    setError(null);
+    try {
+      await ok(api.POST('/v1/messages/{id}/cancel', { params: { path: { id: message.id } } }));
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
   return (
     <Page title="Message">
       <Anchor component={Link} href="/messages" size="sm">
@@ -76,9 +94,18 @@ export function MessageDetail({ id }: { id: string }) {
                       {m.direction === 'inbound' ? `From ${m.sender}` : `To ${m.recipient}`}
                     </Text>
                     <span data-testid="message-status">
-                      <StatusBadge status={m.status} />
+                      <StatusBadge status={m.error_code === 'cancelled' ? 'cancelled' : m.status} />
                     </span>
                   </Group>
+                  {/* Cancellable while no phone has taken it. */}
+                  {m.direction === 'outbound' && m.status === 'queued' && (
+                    <Group>
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => void cancel(m)}>
+                        Cancel this message
+                      </Button>
+                    </Group>
+                  )}
+                  <FormError error={error} />
                   <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
                   {(m.error_code || m.error_message) && (
                     <Text size="sm" c="var(--pg-danger)" data-testid="message-error">

@@ -46,6 +46,23 @@ def main() -> None:
         out["state"] = {"id": again.id, "state": again.state.value, "recipients": [r.phone_number for r in again.recipients]}
         out["list"] = [m.id for m in api.get_messages()]
         out["unknown"] = refused(lambda: api.get_state("no-such-message"))
+        # Cancelling one message: a pending one is cancelled; again, it is no longer pending (409).
+        api.send(domain.Message(phone_numbers=["+14155550171"], text_message=domain.TextMessage(text="Cancel me"), id="py-cancel"))
+        api.cancel_message("py-cancel")
+        cancelled = api.get_state("py-cancel")
+        out["cancelled"] = {"state": cancelled.state.value, "recipients": [r.state.value for r in cancelled.recipients]}
+        out["cancel_again"] = refused(lambda: api.cancel_message("py-cancel"))
+        # The inbox: the texts the phone received, newest first; filtered by phone, type and page.
+        phone_id = api.list_devices()[0].id
+        out["inbox"] = [[m.sender, m.message_type, m.content_preview, m.sim_number] for m in api.list_inbox_messages()]
+        out["inbox_page"] = [
+            m.content_preview
+            for m in api.list_inbox_messages(
+                inbox_filter=domain.InboxQueryFilter(device_id=phone_id, include_attachments=True),
+                pagination=domain.QueryPagination(limit=1, offset=1),
+            )
+        ]
+        out["inbox_mms"] = api.list_inbox_messages(inbox_filter=domain.InboxQueryFilter(message_type="MMS"))
         api.delete_webhook("py-hook")
         out["webhooks_after"] = [w.id for w in api.get_webhooks()]
     # Bearer: the API key alone.
