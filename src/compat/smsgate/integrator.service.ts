@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DevicesService, SettingsPatch } from '../../devices/devices.service';
-import { HEARTBEAT_MINUTES_MAX, MAX_SENDS_PER_HOUR, MAX_SENDS_PER_MINUTE, SEND_DELAY_MAX } from '../../devices/devices.schemas';
+import { HEARTBEAT_MINUTES_MAX, SEND_DELAY_MAX } from '../../devices/devices.schemas';
 import type { Event, EventName } from '../../events/event.entity';
 import type { EventsService } from '../../events/events.service';
 import { transaction } from '../../db/transaction';
@@ -18,6 +18,7 @@ import type { Target } from '../../webhooks/webhooks.repository';
 import { integratorRepository as repo } from './integrator.repository';
 import type { SendMessageBody } from './integrator.schemas';
 import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
+import { LIMIT_PERIODS, SIM_SELECTION_MODES } from './integrator.views';
 
 export interface IntegratorDeps {
   em: () => EntityManager;
@@ -304,19 +305,20 @@ export function createIntegratorService(deps: IntegratorDeps) {
           } else if (key === 'messages.send_interval_max') {
             if ((n = within(0, SEND_DELAY_MAX)) !== undefined) patch.sendDelayJitterSeconds = n;
           } else if (key === 'messages.limit_period' && value === 'Disabled') {
-            patch.maxSendsPerMinute = null;
-            patch.maxSendsPerHour = null;
-          } else if (key === 'messages.limit_period' && (value === 'PerMinute' || value === 'PerHour')) {
+            Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null });
+          } else if (key === 'messages.limit_period' && typeof value === 'string' && Object.hasOwn(LIMIT_PERIODS, value)) {
+            const { field, max } = LIMIT_PERIODS[value];
             const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
-            const max = value === 'PerMinute' ? MAX_SENDS_PER_MINUTE : MAX_SENDS_PER_HOUR;
             if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
               refused.push({ key: 'messages.limit_value', why: `must be a whole number from 1 to ${max} with ${value}` });
-            } else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
-            else Object.assign(patch, { maxSendsPerHour: limit, maxSendsPerMinute: null });
+            } else Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null, [field]: limit });
           } else if (key === 'messages.limit_value' && typeof value === 'number' && Number.isInteger(value) && value >= 0) continue;
-          else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
-          else if (key === 'messages.processing_order' && value === 'FIFO') continue;
-          else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
+          else if (key === 'messages.sim_selection_mode' && typeof value === 'string' && Object.hasOwn(SIM_SELECTION_MODES, value)) {
+            patch.simSelection = SIM_SELECTION_MODES[value];
+            if (value === 'OSDefault') patch.clearPreferredSim = true;
+          } else if (key === 'messages.processing_order' && (value === 'FIFO' || value === 'LIFO')) {
+            patch.processingOrder = value === 'LIFO' ? 'lifo' : 'fifo';
+          } else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
             newKey = value;
           } else if (key === 'ping.interval_seconds') {
             if ((n = within(60, HEARTBEAT_MINUTES_MAX * 60)) !== undefined) patch.heartbeatIntervalMinutes = Math.round(n / 60);

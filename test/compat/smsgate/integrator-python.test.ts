@@ -6,6 +6,7 @@ import type { TestApp } from '../../support/app';
 import type { WorkflowStack } from '../../support/temporal';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
 import { INTEGRATOR_API } from './integrator-client';
+import { readJson } from '../../support/http';
 
 // SMSGate's published Python client (PyPI android-sms-gateway 4.3.3, android_sms_gateway/client.py
 // APIClient), installed by python/install.sh into the cache on first use, runs python/integrator.py
@@ -29,7 +30,7 @@ describe('SMSGate’s Python client', () => {
     await stack?.close();
   });
 
-  it('lists, sends, reads, and manages webhooks with Basic and Bearer credentials', async () => {
+  it('lists, sends, reads, manages webhooks and settings with Basic and Bearer credentials', async () => {
     const { key } = await tenant(app);
     const phone = await registeredApp(app, key);
     const deviceId = phone.state.registration!.id;
@@ -49,6 +50,10 @@ describe('SMSGate’s Python client', () => {
       unknown: { status: 404, message: expect.any(String) },
       webhooks_after: [],
       bearer_devices: [deviceId],
+      settings: { sim_selection_mode: 'RoundRobin', limit_period: 'PerDay', limit_value: 500, processing_order: 'LIFO' },
     });
+    // patch_settings set the phone's own settings.
+    const device = (await readJson(await app.fetch(`/v1/devices/${deviceId}`, { headers: { 'x-api-key': key } }))).device;
+    expect(device).toMatchObject({ sim_selection: 'round_robin', max_sends_per_day: 500, processing_order: 'lifo' });
   });
 });
