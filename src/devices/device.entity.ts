@@ -11,6 +11,11 @@ export interface Sim {
   [key: string]: unknown;
 }
 
+export const SIM_SELECTIONS = ['os_default', 'round_robin', 'random'] as const;
+export type SimSelection = (typeof SIM_SELECTIONS)[number];
+export const PROCESSING_ORDERS = ['fifo', 'lifo'] as const;
+export type ProcessingOrder = (typeof PROCESSING_ORDERS)[number];
+
 export const Device = defineEntity({
   name: 'Device',
   tableName: 'devices',
@@ -32,6 +37,7 @@ export const Device = defineEntity({
     // The pace the outbox keeps for this phone (null: unlimited), counted over messages handed out.
     maxSendsPerMinute: p.integer().nullable(),
     maxSendsPerHour: p.integer().nullable(),
+    maxSendsPerDay: p.integer().nullable(),
     // What the phone's platform lets it send: at most sendingCapacity texts in any trailing
     // sendingCapacityMinutes (stock Android: 30 per 30 minutes for one app; null: no limit known).
     sendingCapacity: p.integer().nullable(),
@@ -41,6 +47,12 @@ export const Device = defineEntity({
     // Days and hours in the phone's time zone when its outbox hands out messages (null: always).
     sendWindow: p.json<SendWindow>().nullable(),
     preferredSimSubscriptionId: p.integer().nullable(),
+    // How a message naming no SIM gets one when handed out: none (the phone's default SIM), the next
+    // of the phone's SIMs in turn (sim_rotation counts the turns), or any of them at random.
+    simSelection: p.string().$type<SimSelection>().default('os_default'),
+    simRotation: p.bigint('number').default(0),
+    // The outbox hands out oldest first (fifo) or newest first (lifo), high priority first either way.
+    processingOrder: p.string().$type<ProcessingOrder>().default('fifo'),
     sentCount: p.integer().default(0),
     receivedCount: p.integer().default(0),
     // Released messages waiting on this phone (queued or dispatched): kept by the statements that

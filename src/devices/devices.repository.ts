@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Sim } from './device.entity';
+import type { ProcessingOrder, Sim, SimSelection } from './device.entity';
 import type { SendWindow } from './send-window';
 import { query, sql, toDate, type Sql } from '../db/sql';
 
@@ -10,6 +10,7 @@ export interface SendingDevice extends PacingRow {
   id: string;
   preferredSimSubscriptionId: number | null;
   sims: Sim[] | null;
+  simSelection: SimSelection;
 }
 
 /** Per phone: messages that left its outbox (of them, high-priority ones), and messages that reached the carrier. */
@@ -26,9 +27,16 @@ export interface PacingRow {
   sendDelayJitterSeconds: number;
   maxSendsPerMinute: number | null;
   maxSendsPerHour: number | null;
+  maxSendsPerDay: number | null;
   sendingCapacity: number | null;
   sendingCapacityMinutes: number;
   sendWindow: SendWindow | null;
+}
+
+/** What a fetch of a phone's outbox reads: its pace, its order and how it picks SIMs. */
+export interface OutboxSettings extends PacingRow {
+  processingOrder: ProcessingOrder;
+  simSelection: SimSelection;
 }
 
 /** Its place at the end of a phone's outbox, the phone's pace, and until when its outbox is paused. */
@@ -42,12 +50,14 @@ const placeFrom = (row: (Omit<OutboxPlace, 'pausedUntil'> & { pausedUntil: unkno
   row && { ...row, pausedUntil: toDate(row.pausedUntil) };
 
 const PACING = sql`send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour,
-  sending_capacity, sending_capacity_minutes, send_window`;
+  max_sends_per_day, sending_capacity, sending_capacity_minutes, send_window`;
 // Advisory lock class of a paced phone's outbox (the second key is the phone's): one fetch at a time
 // counts what the phone was handed, so two concurrent fetches never hand out more than the pace.
 const PACED_OUTBOX_LOCK = 0x50414345;
 
-const sending = (userId: string) => sql`select id, preferred_sim_subscription_id, sims, ${PACING} from devices
+const sending = (
+  userId: string,
+) => sql`select id, preferred_sim_subscription_id, sims, sim_selection, ${PACING} from devices
                   where user_id = ${userId} and unpaired_at is null and enabled`;
 
 export const devicesRepository = {
@@ -57,7 +67,8 @@ export const devicesRepository = {
       em,
       sql`select id, unpaired_at is null and token_hash is not null as live, send_window,
               concat_ws(':', enabled, heartbeat_interval_minutes, send_delay_seconds, preferred_sim_subscription_id,
-                        send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text)
+                        send_delay_jitter_seconds, max_sends_per_minute, max_sends_per_hour, send_window::text,
+                        max_sends_per_day, sim_selection, processing_order)
                 as settings,
               receive_enabled as receiving
          from devices where id = any(${deviceIds}::uuid[])`,
@@ -116,6 +127,7 @@ export const devicesRepository = {
            and send_delay_seconds = ${pace.sendDelaySeconds} and send_delay_jitter_seconds = ${pace.sendDelayJitterSeconds}
            and max_sends_per_minute is not distinct from ${pace.maxSendsPerMinute}::int
            and max_sends_per_hour is not distinct from ${pace.maxSendsPerHour}::int
+           and max_sends_per_day is not distinct from ${pace.maxSendsPerDay}::int
            and sending_capacity is not distinct from ${pace.sendingCapacity}::int
            and sending_capacity_minutes = ${pace.sendingCapacityMinutes}
            and ${guard}
@@ -166,12 +178,34 @@ export const devicesRepository = {
   },
 
   /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
-  async pacingOf(tx: EntityManager, deviceId: string): Promise<(PacingRow & { pausedUntil: Date | null }) | undefined> {
-    const [row] = await query<PacingRow & { pausedUntil: unknown }>(
+  async pacingOf(
+    tx: EntityManager,
+    deviceId: string,
+  ): Promise<(OutboxSettings & { pausedUntil: Date | null }) | undefined> {
+    const [row] = await query<OutboxSettings & { pausedUntil: unknown }>(
       tx,
-      sql`select ${PACING}, paused_until from devices where id = ${deviceId}`,
+      sql`select ${PACING}, paused_until, processing_order, sim_selection from devices where id = ${deviceId}`,
     );
     return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
+  },
+
+  /**
+   * Takes `count` turns of the phone's SIM rotation: returns the first turn and its SIMs. The row
+   * lock holds a concurrent fetch until this one commits, so no two messages take the same turn.
+   */
+  async takeSimTurns(tx: EntityManager, deviceId: string, count: number): Promise<{ first: number; sims: Sim[] }> {
+    const [row] = await query<{ first: string; sims: Sim[] }>(
+      tx,
+      sql`update devices set sim_rotation = sim_rotation + ${count}::int where id = ${deviceId}
+          returning sim_rotation - ${count}::int as first, sims`,
+    );
+    return { first: Number(row.first), sims: row.sims ?? [] };
+  },
+
+  /** The SIMs the phone reported. */
+  async simsOf(tx: EntityManager, deviceId: string): Promise<Sim[]> {
+    const [row] = await query<{ sims: Sim[] | null }>(tx, sql`select sims from devices where id = ${deviceId}`);
+    return row?.sims ?? [];
   },
 
   /** Until the transaction ends, this is the only fetch of the phone's paced outbox. */

@@ -1,6 +1,10 @@
 import * as yup from '../lib/yup';
 import { freeJson, int, text as limitedText, trimmedText } from '../lib/fields';
 import { canonicalTimezone, minutesOf } from './send-window';
+import { PROCESSING_ORDERS, SIM_SELECTIONS } from './device.entity';
+
+const oneOf = <T extends string>(values: readonly T[]) =>
+  yup.string().oneOf([...values], `\${path} must be one of ${values.join(', ')}`) as yup.StringSchema<T | undefined>;
 
 const name = () => trimmedText(100).min(1);
 const text = () => trimmedText(200).nullable();
@@ -8,6 +12,7 @@ const simId = () => int(0).nullable();
 
 export const MAX_SENDS_PER_MINUTE = 1000;
 export const MAX_SENDS_PER_HOUR = 60_000;
+export const MAX_SENDS_PER_DAY = 1_000_000;
 /** The most texts a sending capacity may allow per period, and the longest period (a day), in minutes. */
 export const SENDING_CAPACITY_MAX = 100_000;
 export const SENDING_CAPACITY_MINUTES_MAX = 1440;
@@ -60,11 +65,14 @@ const phoneSettings = {
   send_delay_jitter_seconds: int(0, SEND_DELAY_MAX),
   max_sends_per_minute: int(1, MAX_SENDS_PER_MINUTE).nullable(),
   max_sends_per_hour: int(1, MAX_SENDS_PER_HOUR).nullable(),
+  max_sends_per_day: int(1, MAX_SENDS_PER_DAY).nullable(),
   sending_capacity: int(1, SENDING_CAPACITY_MAX).nullable(),
   sending_capacity_minutes: int(1, SENDING_CAPACITY_MINUTES_MAX),
   send_window: sendWindow(),
   preferred_sim_subscription_id: simId(),
   clear_preferred_sim: yup.boolean().typeError('${path} must be true or false'),
+  sim_selection: oneOf(SIM_SELECTIONS),
+  processing_order: oneOf(PROCESSING_ORDERS),
 };
 
 // Naming a SIM and clearing it in one request is a contradiction, not a preference.

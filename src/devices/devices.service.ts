@@ -7,7 +7,7 @@ import type { EventsService } from '../events/events.service';
 import { notFound, unauthenticated } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { sha256 } from '../lib/crypto';
-import { Device } from './device.entity';
+import { Device, type ProcessingOrder, type SimSelection } from './device.entity';
 import { devicesRepository } from './devices.repository';
 import type { Liveness } from './liveness';
 import type { Push } from './push';
@@ -39,6 +39,9 @@ export interface SettingsPatch {
   sendDelayJitterSeconds?: number;
   maxSendsPerMinute?: number | null;
   maxSendsPerHour?: number | null;
+  maxSendsPerDay?: number | null;
+  simSelection?: SimSelection;
+  processingOrder?: ProcessingOrder;
   sendingCapacity?: number | null;
   sendingCapacityMinutes?: number;
   sendWindow?: SendWindow | null;
@@ -90,6 +93,9 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
       if (patch.sendDelayJitterSeconds !== undefined) device.sendDelayJitterSeconds = patch.sendDelayJitterSeconds;
       if (patch.maxSendsPerMinute !== undefined) device.maxSendsPerMinute = patch.maxSendsPerMinute;
       if (patch.maxSendsPerHour !== undefined) device.maxSendsPerHour = patch.maxSendsPerHour;
+      if (patch.maxSendsPerDay !== undefined) device.maxSendsPerDay = patch.maxSendsPerDay;
+      if (patch.simSelection !== undefined) device.simSelection = patch.simSelection;
+      if (patch.processingOrder !== undefined) device.processingOrder = patch.processingOrder;
       if (patch.sendingCapacity !== undefined) device.sendingCapacity = patch.sendingCapacity;
       if (patch.sendingCapacityMinutes !== undefined) device.sendingCapacityMinutes = patch.sendingCapacityMinutes;
       if (patch.sendWindow !== undefined) device.sendWindow = patch.sendWindow;

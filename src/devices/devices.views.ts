@@ -14,6 +14,7 @@ export const deviceView = (device: Device) => ({
   send_delay_jitter_seconds: device.sendDelayJitterSeconds,
   max_sends_per_minute: device.maxSendsPerMinute ?? null,
   max_sends_per_hour: device.maxSendsPerHour ?? null,
+  max_sends_per_day: device.maxSendsPerDay ?? null,
   sending_capacity: device.sendingCapacity ?? null,
   sending_capacity_minutes: device.sendingCapacityMinutes,
   paused_until: iso(device.pausedUntil),
@@ -27,6 +28,8 @@ export const deviceView = (device: Device) => ({
       }
     : null,
   preferred_sim_subscription_id: device.preferredSimSubscriptionId ?? null,
+  sim_selection: device.simSelection,
+  processing_order: device.processingOrder,
   sent_count: device.sentCount,
   received_count: device.receivedCount,
   brand: device.brand ?? null,

@@ -1,12 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, queryRaw, sql, type Sql } from '../db/sql';
+import type { ProcessingOrder } from '../devices/device.entity';
 import { movedFromRows, type Moved } from './messages.repository';
 
 // A phone's outbox: handing out what it may send now, its pace's counts, and the probes that tell
 // it (or its live channel) that there is new work.
 
-// The outbox's order, as its index (messages_outbox_idx) keeps it.
-const OUTBOX_ORDER = sql`priority desc, available_at, created_at, position`;
+// The outbox's order, as its index (messages_outbox_idx) keeps it; newest first (lifo) within a
+// priority is the same index read backwards within each priority.
+const OUTBOX_ORDER = {
+  fifo: sql`priority desc, available_at, created_at, position`,
+  lifo: sql`priority desc, available_at desc, created_at desc, position desc`,
+};
 
 /**
  * Whether a phone holds handed-out messages not yet reported (and not lapsed): its lease. On
@@ -27,10 +32,11 @@ export const outboxRepository = {
   leased,
 
   /**
-   * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first,
-   * marking queued ones dispatched; dispatched ones come again until reported, lapsed ones never.
-   * `fresh` bounds how many may be handed out for a send (queued ones, and held ones as a new
-   * attempt: a paced phone's allowance); null: no bound. Returns the moves and how many were for a send.
+   * Hands out up to `limit` messages the phone may send now, high priority first, then oldest first
+   * (newest first when `order` is lifo), marking queued ones dispatched; dispatched ones come again
+   * until reported, lapsed ones never. `fresh` bounds how many may be handed out for a send (queued
+   * ones, and held ones as a new attempt: a paced phone's allowance); null: no bound. Returns the
+   * moves in that order and which of them were for a send.
    */
   async takeOutbox(
     tx: EntityManager,
@@ -38,11 +44,12 @@ export const outboxRepository = {
     now: Date,
     limit: number,
     fresh: number | null = null,
-  ): Promise<{ moves: Moved[]; sends: number }> {
+    order: ProcessingOrder = 'fifo',
+  ): Promise<{ moves: Moved[]; sends: number; forSend: Set<string> }> {
     const due = (status: Sql) =>
       sql`select id, status as old_status, held_at is not null as held from messages
            where device_id = ${deviceId} and ${status} and available_at <= ${now} and stale_at > ${now}
-           order by ${OUTBOX_ORDER}`;
+           order by ${OUTBOX_ORDER[order]}`;
     // A held message's new attempt is a send of its own: handed out now, counted by the pace again.
     const dispatch = sql`update messages m
           set status = 'dispatched', updated_at = ${now}, held_at = null,
@@ -62,15 +69,28 @@ export const outboxRepository = {
                 due as (select * from again union all select * from fresh)
            ${dispatch}`,
     );
-    const sends = rows.filter((row) => row.for_send === true).length;
+    const forSend = new Set(rows.filter((row) => row.for_send === true).map((row) => row.id as string));
+    const later = order === 'lifo' ? -1 : 1;
     const moves = movedFromRows(rows).sort(
       (a, b) =>
         b.message.priority - a.message.priority ||
-        a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
-        a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
-        a.message.position - b.message.position,
+        later *
+          (a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
+            a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
+            a.message.position - b.message.position),
     );
-    return { moves, sends };
+    return { moves, sends: forSend.size, forSend };
+  },
+
+  /** Records the SIM each of these messages goes out on (a SIM chosen as they are handed out). */
+  async recordSims(tx: EntityManager, sims: { id: string; sim: number }[]): Promise<void> {
+    if (sims.length === 0) return;
+    await query(
+      tx,
+      sql`update messages m set sim_subscription_id = s.sim
+            from unnest(${sims.map((s) => s.id)}::uuid[], ${sims.map((s) => s.sim)}::int[]) as s (id, sim)
+           where m.id = s.id`,
+    );
   },
 
   /**
@@ -108,32 +128,37 @@ export const outboxRepository = {
   },
 
   /**
-   * The phones among these whose max_sends_per_minute/hour or sending capacity allow no new message
+   * The phones among these whose max_sends_per_minute/hour/day or sending capacity allow no new message
    * now (allowance in phone-messages.service), or whose outbox is paused for the platform's limit:
    * their outbox hands out nothing fresh until the trailing window frees or the pause ends.
    */
   async pacedOut(em: EntityManager, deviceIds: string[], now: Date): Promise<Set<string>> {
     const minuteAgo = new Date(now.getTime() - 60_000);
     const hourAgo = new Date(now.getTime() - 3_600_000);
+    const dayAgo = new Date(now.getTime() - 86_400_000);
     const rows = await query<{ id: string }>(
       em,
-      sql`with paced as (select id, max_sends_per_minute, max_sends_per_hour, sending_capacity, paused_until,
+      sql`with paced as (select id, max_sends_per_minute, max_sends_per_hour, max_sends_per_day, sending_capacity,
+                                paused_until,
                                 ${now}::timestamptz - make_interval(mins => sending_capacity_minutes) as period_start
                            from devices
                           where id = any(${deviceIds}::uuid[])
                             and (max_sends_per_minute is not null or max_sends_per_hour is not null
+                                 or max_sends_per_day is not null
                                  or sending_capacity is not null or paused_until > ${now}))
           select p.id from paced p
            cross join lateral (select count(*) filter (where m.dispatched_at > ${minuteAgo})::int as minute,
                                       count(*) filter (where m.dispatched_at > ${hourAgo})::int as hour,
+                                      count(*) filter (where m.dispatched_at > ${dayAgo})::int as day,
                                       count(*) filter (where m.dispatched_at > p.period_start)::int as period
                                  from messages m
                                 where m.device_id = p.id
                                   and m.dispatched_at > least(${minuteAgo}::timestamptz,
                                         case when p.max_sends_per_hour is not null then ${hourAgo}::timestamptz end,
+                                        case when p.max_sends_per_day is not null then ${dayAgo}::timestamptz end,
                                         case when p.sending_capacity is not null then p.period_start end)) c
            where p.paused_until > ${now} or c.minute >= p.max_sends_per_minute or c.hour >= p.max_sends_per_hour
-              or c.period >= p.sending_capacity`,
+              or c.day >= p.max_sends_per_day or c.period >= p.sending_capacity`,
     );
     return new Set(rows.map((row) => row.id));
   },

@@ -3,7 +3,7 @@
 // STALE_WINDOW, and the batch's estimated completion is when its last message should have been sent.
 //
 // The time per message is the phone's pause (send_delay_seconds, plus half its jitter on average)
-// plus SECONDS_PER_MESSAGE, or longer when the phone's pace (max_sends_per_minute/hour, its sending
+// plus SECONDS_PER_MESSAGE, or longer when the phone's pace (max_sends_per_minute/hour/day, its sending
 // capacity per period) allows fewer: 30 per 30 minutes is a minute a message. That is the pace's
 // steady rate: a phone that starts with its period's whole capacity sends the first texts sooner,
 // so a deadline counted this way is never earlier than the text can go. With a send window the time counts only while the window is open. A high-priority send
@@ -22,6 +22,7 @@ export interface Pace {
   jitterSeconds: number;
   maxPerMinute: number | null;
   maxPerHour: number | null;
+  maxPerDay: number | null;
   /** At most `count` texts in any trailing `minutes` (the phone's platform limit); null: none known. */
   capacity: { count: number; minutes: number } | null;
   window: SendWindow | null;
@@ -33,6 +34,7 @@ export const paceOf = (row: PacingRow): Pace => ({
   jitterSeconds: row.sendDelayJitterSeconds,
   maxPerMinute: row.maxSendsPerMinute,
   maxPerHour: row.maxSendsPerHour,
+  maxPerDay: row.maxSendsPerDay,
   capacity:
     row.sendingCapacity != null ? { count: row.sendingCapacity, minutes: row.sendingCapacityMinutes } : null,
   window: row.sendWindow,
@@ -43,6 +45,7 @@ export const NO_PACE: Pace = {
   jitterSeconds: 0,
   maxPerMinute: null,
   maxPerHour: null,
+  maxPerDay: null,
   capacity: null,
   window: null,
 };
@@ -71,6 +74,7 @@ export function secondsPerMessage(pace: Pace): number {
     pace.sendDelaySeconds + pace.jitterSeconds / 2 + SECONDS_PER_MESSAGE,
     pace.maxPerMinute ? 60 / pace.maxPerMinute : 0,
     pace.maxPerHour ? 3600 / pace.maxPerHour : 0,
+    pace.maxPerDay ? 86_400 / pace.maxPerDay : 0,
     pace.capacity ? (pace.capacity.minutes * 60) / pace.capacity.count : 0,
   );
 }

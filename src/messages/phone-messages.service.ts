@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { transaction } from '../db/transaction';
+import type { ProcessingOrder } from '../devices/device.entity';
 import { devicesRepository, type PacingRow } from '../devices/devices.repository';
 import { isOpen } from '../devices/send-window';
 import { forbidden } from '../http/errors';
@@ -15,6 +16,7 @@ import { messagesRepository } from './messages.repository';
 import { inboundRepository } from './inbound.repository';
 import { cutText, INBOUND_BODY_MAX, INBOUND_SENDER_MAX } from './inbound-limits';
 import { outboxRepository } from './outbox.repository';
+import { chooseSims } from './sim-selection';
 import { messageView } from './messages.views';
 import type { OutcomesService } from './outcomes.service';
 
@@ -48,6 +50,7 @@ async function allowance(tx: EntityManager, deviceId: string, pace: PacingRow, n
   const limits = [
     { count: pace.maxSendsPerMinute, ms: 60_000 },
     { count: pace.maxSendsPerHour, ms: 3_600_000 },
+    { count: pace.maxSendsPerDay, ms: 86_400_000 },
     { count: pace.sendingCapacity, ms: pace.sendingCapacityMinutes * 60_000 },
   ].filter((limit): limit is { count: number; ms: number } => limit.count !== null);
   if (limits.length === 0) return null;
@@ -66,14 +69,15 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
 
   return {
     /**
-     * Hands out what the phone may send now, high priority first, then oldest first, marking queued
-     * ones dispatched. A message stays in the outbox until an outcome is reported, so a phone that
+     * Hands out what the phone may send now, high priority first, then oldest first (newest first
+     * with its processing_order lifo), marking queued ones dispatched, each new one naming no SIM
+     * given one by the phone's sim_selection. `order` overrides the phone's (SMSGate's app asks). A message stays in the outbox until an outcome is reported, so a phone that
      * lost it gets it again; lapsed (unknown) and final ones never come back. A paced phone gets no
      * more new ones than its max_sends_per_minute/hour and sending capacity allow over the trailing
      * minute, hour and period, and nothing at all outside its send window or while its outbox is
      * paused for the platform's limit.
      */
-    async outbox(deviceId: string, limit: number): Promise<Message[]> {
+    async outbox(deviceId: string, limit: number, order?: ProcessingOrder): Promise<Message[]> {
       let pacedOut = false;
       const messages = await transaction(em(), async (tx) => {
         const now = clock.now();
@@ -85,7 +89,15 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
           return [];
         }
         const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
-        const { moves, sends } = await outboxRepository.takeOutbox(tx, deviceId, now, limit, fresh);
+        const { moves, sends, forSend } = await outboxRepository.takeOutbox(
+          tx,
+          deviceId,
+          now,
+          limit,
+          fresh,
+          order ?? pace?.processingOrder,
+        );
+        if (pace) await chooseSims(tx, deviceId, pace.simSelection, moves, forSend);
         await deps.outcomes.follow(tx, moves);
         pacedOut = fresh !== null && sends >= fresh;
         return moves.map((m) => m.message);

@@ -59,7 +59,7 @@ export function createPlatformLimit(deps: PlatformLimitDeps) {
                                            ${now}::timestamptz + make_interval(mins => sending_capacity_minutes))
              where id = ${deviceId}
          returning paused_until, send_delay_seconds, send_delay_jitter_seconds, max_sends_per_minute,
-                   max_sends_per_hour, sending_capacity, sending_capacity_minutes, send_window`,
+                   max_sends_per_hour, max_sends_per_day, sending_capacity, sending_capacity_minutes, send_window`,
       );
       const resume = new Date(device.pausedUntil);
       const per = secondsPerMessage(paceOf(device));

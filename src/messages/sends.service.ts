@@ -42,11 +42,16 @@ export interface SendsDeps {
 
 const noDevice = (why: string) => conflict('no_device', why);
 
-/** An unknown SIM falls back to the phone's preferred one (when the phone reported its SIMs). */
+/**
+ * An unknown SIM falls back to the phone's preferred one (when the phone reported its SIMs). On a
+ * phone that rotates its SIMs (sim_selection) a send naming none has none yet: each message gets
+ * one when it is handed out (./sim-selection.ts).
+ */
 function simFor(device: SendingDevice, requested?: number | null): number | null {
-  if (requested === undefined || requested === null) return device.preferredSimSubscriptionId;
+  const fallback = device.simSelection === 'os_default' ? device.preferredSimSubscriptionId : null;
+  if (requested === undefined || requested === null) return fallback;
   const known = (device.sims ?? []).map((sim) => sim.subscription_id);
-  return known.length === 0 || known.includes(requested) ? requested : device.preferredSimSubscriptionId;
+  return known.length === 0 || known.includes(requested) ? requested : fallback;
 }
 
 const preview = (numbers: string[]) =>

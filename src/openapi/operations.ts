@@ -292,9 +292,10 @@ export const operations: Operation[] = [
       {
         query: phone.outboxQuery,
         description:
-          'High-priority sends first, then oldest first. A message stays here until its outcome is reported. ' +
-          'A paced phone (max_sends_per_minute, max_sends_per_hour, sending_capacity) gets no more new messages ' +
-          'than its pace allows over the trailing minute, hour and capacity period; outside its send_window, ' +
+          'High-priority sends first, then oldest first (newest first with the processing_order lifo). ' +
+          'A message stays here until its outcome is reported. ' +
+          'A paced phone (max_sends_per_minute, max_sends_per_hour, max_sends_per_day, sending_capacity) gets no ' +
+          'more new messages than its pace allows over the trailing minute, hour, day and capacity period; outside its send_window, ' +
           "and while paused for the platform's limit (paused_until), it gets none: they wait.",
       },
     ),

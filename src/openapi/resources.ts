@@ -1,5 +1,5 @@
 import { SCOPES } from '../api-keys/api-key.entity';
-import { PAIRING_REFUSAL_REASONS } from '../devices/device.entity';
+import { PAIRING_REFUSAL_REASONS, PROCESSING_ORDERS, SIM_SELECTIONS } from '../devices/device.entity';
 import { EVENT_NAMES } from '../events/event.entity';
 import { PRIORITIES } from '../messages/batch.entity';
 import { MESSAGE_STATUSES } from '../messages/message.entity';
@@ -159,6 +159,10 @@ export const resources: Record<string, JsonSchema> = {
         description:
           'The same over any trailing hour (Android allows 30 per 30 minutes unless lifted); null: unlimited.',
       },
+      max_sends_per_day: {
+        ...nullable(int),
+        description: 'The same over any trailing 24 hours; what is over it waits for the next day. null: unlimited.',
+      },
       sending_capacity: {
         ...nullable(int),
         description:
@@ -194,6 +198,19 @@ export const resources: Record<string, JsonSchema> = {
         ],
       },
       preferred_sim_subscription_id: nullable(int),
+      sim_selection: {
+        type: 'string',
+        enum: [...SIM_SELECTIONS],
+        description:
+          'The SIM of a message that names none, chosen when it is handed out and recorded on it: os_default, the ' +
+          "phone's default SIM (or preferred_sim_subscription_id); round_robin, the phone's SIMs in turn; random, " +
+          'any of them. A send that names a SIM keeps it.',
+      },
+      processing_order: {
+        type: 'string',
+        enum: [...PROCESSING_ORDERS],
+        description: 'The outbox hands out oldest first (fifo) or newest first (lifo); high priority first either way.',
+      },
       sent_count: int,
       received_count: int,
       brand: nullable(str),

@@ -148,7 +148,7 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     await checkShot(page, 'inbox-thread-375');
   }, 90_000);
 
-  it('sets a phone’s pacing and send window, and cancels a send the window holds back', async () => {
+  it('sets a phone’s pacing, order, SIM rotation and send window, and cancels a send the window holds back', async () => {
     const page = await scene.signedIn();
     await page.goto('/phones');
     await page.getByRole('region', { name: 'Failing phone' }).getByRole('button', { name: 'Settings' }).click();
@@ -156,6 +156,11 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     await shown(dialog);
     await dialog.getByLabel('Sends per minute, at most').fill('6');
     await dialog.getByLabel('Sends per hour, at most').fill('100');
+    await dialog.getByLabel('Sends per day, at most').fill('1000');
+    await dialog.getByLabel('Order of sending', { exact: true }).click();
+    await page.getByRole('option', { name: 'Newest first' }).click();
+    await dialog.getByLabel('SIM for texts that name none', { exact: true }).click();
+    await page.getByRole('option', { name: 'Each SIM in turn' }).click();
     await dialog.getByRole('switch', { name: 'Sends only within set days and hours' }).click({ force: true });
     await dialog.getByLabel('Time zone').fill('UTC');
     for (const day of ['Sat', 'Sun']) await dialog.getByText(day, { exact: true }).click();
@@ -169,6 +174,9 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     expect(device).toMatchObject({
       max_sends_per_minute: 6,
       max_sends_per_hour: 100,
+      max_sends_per_day: 1000,
+      processing_order: 'lifo',
+      sim_selection: 'round_robin',
       send_window: { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: `${hour}:00`, end: `${hour}:59` },
     });
 

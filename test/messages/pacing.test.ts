@@ -9,7 +9,7 @@ import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
 import { bearer, type PairedPhone } from '../devices/helpers';
 import { eventsOf, sendingTenant } from './helpers';
 
-// Per-phone pacing (max_sends_per_minute/hour, send_window, send_delay_jitter_seconds) and per-send
+// Per-phone pacing (max_sends_per_minute/hour/day, send_window, send_delay_jitter_seconds) and per-send
 // priority and ttl_seconds, through the HTTP API and the phone's outbox.
 
 const SECOND = 1000;
@@ -164,6 +164,30 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     }
     await patchDevice(call, phone, { sending_capacity: null });
     expect(await outbox(phone)).toEqual(message_ids.slice(3));
+  });
+
+  it('hands out no more than max_sends_per_day in any trailing 24 hours, and the rest the next day', async () => {
+    app.clock.set(start);
+    const t0 = start.getTime();
+    const { call, phone } = await sendingTenant(app);
+    expect(await patchDevice(call, phone, { max_sends_per_day: 2 })).toMatchObject({
+      max_sends_per_day: 2,
+      max_sends_per_hour: null,
+    });
+    const { batch, message_ids } = await send(call, numbers(3));
+    // 86,400 / 2 = 12 h per message: the estimate and the deadlines count the daily pace.
+    expect(batch.estimated_completion_at).toBe(iso(t0 + 3 * 12 * HOUR));
+    expect(await deadlines(batch.id)).toEqual([0, 1, 2].map((n) => t0 + HOUR + n * 12 * HOUR));
+
+    expect(await outbox(phone)).toEqual(message_ids.slice(0, 2));
+    expect((await report(phone, message_ids.slice(0, 2))).status).toBe(200);
+    app.clock.advance(23 * HOUR);
+    expect(await outbox(phone)).toEqual([]);
+    app.clock.advance(HOUR - SECOND);
+    expect(await outbox(phone)).toEqual([]);
+    // A day after the first two were handed out: the third goes, well before its deadline.
+    app.clock.advance(SECOND);
+    expect(await outbox(phone)).toEqual(message_ids.slice(2));
   });
 
   it('holds a text the phone reports refused for Android’s limit, pauses its outbox, and places sends after it', async () => {
@@ -340,6 +364,28 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
     expect(await outbox(phone)).toEqual([...code.message_ids, bulk.message_ids[0]]);
   });
 
+  it('hands out newest first with processing_order lifo, high priority still first', async () => {
+    app.clock.set(start);
+    const { call, phone } = await sendingTenant(app);
+    expect(await patchDevice(call, phone, { processing_order: 'lifo' })).toMatchObject({ processing_order: 'lifo' });
+    const older = await send(call, numbers(2));
+    app.clock.advance(SECOND);
+    const newer = await send(call, numbers(2, 10));
+    app.clock.advance(SECOND);
+    const code = await send(call, ['+14155559994'], { priority: 'high' });
+    const newestFirst = [...code.message_ids, ...[...newer.message_ids].reverse(), ...[...older.message_ids].reverse()];
+    expect(await outbox(phone, 3)).toEqual(newestFirst.slice(0, 3));
+    // Handed out again in the same order, the rest after them.
+    expect(await outbox(phone)).toEqual(newestFirst);
+
+    const { call: fifoCall, phone: fifoPhone } = await sendingTenant(app);
+    expect((await readJson(await fifoCall('GET', `/v1/devices/${fifoPhone.id}`))).device.processing_order).toBe('fifo');
+    const first = await send(fifoCall, numbers(2));
+    app.clock.advance(SECOND);
+    const second = await send(fifoCall, numbers(2, 10));
+    expect(await outbox(fifoPhone)).toEqual([...first.message_ids, ...second.message_ids]);
+  });
+
   it('lapses a send at its ttl_seconds: the deadline is the earlier of the ttl and the stale window', async () => {
     app.clock.set(start);
     const t0 = start.getTime();
@@ -407,11 +453,19 @@ describe('pacing, send windows and priority on the outbox and the estimates', ()
       'body.send_window.timezone',
     ]);
     await bad({ send_window: 'weekdays' }, ['body.send_window']);
+    await bad({ max_sends_per_day: 0, sim_selection: 'RoundRobin', processing_order: 'newest' }, [
+      'body.max_sends_per_day',
+      'body.processing_order',
+      'body.sim_selection',
+    ]);
     expect((await readJson(await call('GET', `/v1/devices/${phone.id}`))).device).toMatchObject({
       max_sends_per_minute: null,
       max_sends_per_hour: null,
+      max_sends_per_day: null,
       send_delay_jitter_seconds: 0,
       send_window: null,
+      sim_selection: 'os_default',
+      processing_order: 'fifo',
     });
 
     const badSend = async (extra: Record<string, unknown>, field: string) => {

@@ -1,7 +1,8 @@
 import type { Device } from '../../devices/device.entity';
 import type { SettingsPatch } from '../../devices/devices.service';
-import { HEARTBEAT_MINUTES_MAX, MAX_SENDS_PER_HOUR, MAX_SENDS_PER_MINUTE, SEND_DELAY_MAX } from '../../devices/devices.schemas';
+import { HEARTBEAT_MINUTES_MAX, MAX_SENDS_PER_DAY, SEND_DELAY_MAX } from '../../devices/devices.schemas';
 import { badRequest, validationFailed } from '../../http/errors';
+import { LIMIT_PERIODS, SIM_SELECTION_MODES } from './integrator.views';
 
 // SMSGate's settings (PATCH/PUT /settings, client-go domain_settings.go) onto our phone settings.
 
@@ -44,24 +45,26 @@ export function settingsChange(body: Record<string, unknown>): SettingsChange {
       } else if (key === 'messages.send_interval_max') {
         if ((n = within(0, SEND_DELAY_MAX)) !== undefined) interval.max = n;
       } else if (key === 'messages.limit_period' && value === 'Disabled') {
-        patch.maxSendsPerMinute = null;
-        patch.maxSendsPerHour = null;
-      } else if (key === 'messages.limit_period' && (value === 'PerMinute' || value === 'PerHour')) {
+        Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null });
+      } else if (key === 'messages.limit_period' && typeof value === 'string' && Object.hasOwn(LIMIT_PERIODS, value)) {
+        const { field, max } = LIMIT_PERIODS[value];
         const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
-        const max = value === 'PerMinute' ? MAX_SENDS_PER_MINUTE : MAX_SENDS_PER_HOUR;
         if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
           refused.push({ key: 'messages.limit_value', why: `must be a whole number from 1 to ${max} with ${value}` });
-        } else if (value === 'PerMinute') Object.assign(patch, { maxSendsPerMinute: limit, maxSendsPerHour: null });
-        else Object.assign(patch, { maxSendsPerHour: limit, maxSendsPerMinute: null });
+        } else Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null, [field]: limit });
       } else if (key === 'messages.limit_value') {
         const given = section as Record<string, unknown>;
         // With its period, the branch above takes it; alone, it changes the limit each phone has.
         if (given.limit_period === undefined && given.limitPeriod === undefined) {
-          if ((n = within(1, MAX_SENDS_PER_HOUR)) !== undefined) limitAlone = n;
+          if ((n = within(1, MAX_SENDS_PER_DAY)) !== undefined) limitAlone = n;
         }
       }
-      else if (key === 'messages.sim_selection_mode' && value === 'OSDefault') patch.clearPreferredSim = true;
-      else if (key === 'messages.processing_order' && value === 'FIFO') continue;
+      else if (key === 'messages.sim_selection_mode' && typeof value === 'string' && Object.hasOwn(SIM_SELECTION_MODES, value)) {
+        patch.simSelection = SIM_SELECTION_MODES[value];
+        if (value === 'OSDefault') patch.clearPreferredSim = true;
+      } else if (key === 'messages.processing_order' && (value === 'FIFO' || value === 'LIFO')) {
+        patch.processingOrder = value === 'LIFO' ? 'lifo' : 'fifo';
+      }
       else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
         newKey = value;
       } else if (key === 'ping.interval_seconds') {
@@ -81,7 +84,7 @@ export function settingsChange(body: Record<string, unknown>): SettingsChange {
  * limit without its period changes the limit the phone has (refused when it has none).
  */
 export function ownPart(
-  phone: Pick<Device, 'sendDelaySeconds' | 'sendDelayJitterSeconds' | 'maxSendsPerMinute' | 'maxSendsPerHour'>,
+  phone: Pick<Device, 'sendDelaySeconds' | 'sendDelayJitterSeconds' | 'maxSendsPerMinute' | 'maxSendsPerHour' | 'maxSendsPerDay'>,
   interval: { min?: number; max?: number },
   limitAlone: number | undefined,
 ): SettingsPatch {
@@ -93,14 +96,15 @@ export function ownPart(
     Object.assign(own, { sendDelaySeconds: min, sendDelayJitterSeconds: max - min });
   }
   if (limitAlone !== undefined) {
-    const field = 'body.messages.limit_value';
-    if (phone.maxSendsPerMinute != null) {
-      if (limitAlone > MAX_SENDS_PER_MINUTE) {
-        throw validationFailed([{ field, message: `messages.limit_value: must be a whole number from 1 to ${MAX_SENDS_PER_MINUTE} with PerMinute` }]);
-      }
-      own.maxSendsPerMinute = limitAlone;
-    } else if (phone.maxSendsPerHour != null) own.maxSendsPerHour = limitAlone;
-    else throw validationFailed([{ field, message: 'messages.limit_value: no limit is on: send messages.limit_period with it' }]);
+    // The period settingsView shows for the phone: the first limit it has.
+    const period = Object.entries(LIMIT_PERIODS).find(([, { field }]) => phone[field] != null);
+    const at = 'body.messages.limit_value';
+    if (!period) throw validationFailed([{ field: at, message: 'messages.limit_value: no limit is on: send messages.limit_period with it' }]);
+    const [name, { field, max }] = period;
+    if (limitAlone > max) {
+      throw validationFailed([{ field: at, message: `messages.limit_value: must be a whole number from 1 to ${max} with ${name}` }]);
+    }
+    own[field] = limitAlone;
   }
   return own;
 }

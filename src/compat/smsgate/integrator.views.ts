@@ -1,4 +1,5 @@
-import type { Device } from '../../devices/device.entity';
+import type { Device, SimSelection } from '../../devices/device.entity';
+import { MAX_SENDS_PER_DAY, MAX_SENDS_PER_HOUR, MAX_SENDS_PER_MINUTE } from '../../devices/devices.schemas';
 import type { Event } from '../../events/event.entity';
 import type { Batch } from '../../messages/batch.entity';
 import type { Message, MessageStatus } from '../../messages/message.entity';
@@ -78,6 +79,26 @@ export const webhookView = (id: string, event: string, url: string, deviceId: st
   event,
 });
 
+/** SMSGate's limit periods (settings.limit_period) and the phone setting each sets, within its bounds. */
+export const LIMIT_PERIODS: Record<
+  string,
+  { field: 'maxSendsPerMinute' | 'maxSendsPerHour' | 'maxSendsPerDay'; max: number }
+> = {
+  PerMinute: { field: 'maxSendsPerMinute', max: MAX_SENDS_PER_MINUTE },
+  PerHour: { field: 'maxSendsPerHour', max: MAX_SENDS_PER_HOUR },
+  PerDay: { field: 'maxSendsPerDay', max: MAX_SENDS_PER_DAY },
+};
+
+/** SMSGate's settings.sim_selection_mode and our sim_selection. */
+export const SIM_SELECTION_MODES: Record<string, SimSelection> = {
+  OSDefault: 'os_default',
+  RoundRobin: 'round_robin',
+  Random: 'random',
+};
+const THEIR_SIM_SELECTION_MODE = Object.fromEntries(
+  Object.entries(SIM_SELECTION_MODES).map(([theirs, ours]) => [ours, theirs]),
+) as Record<SimSelection, string>;
+
 /**
  * client-go domain_settings.go DeviceSettings, as our phone settings give them. The webhooks'
  * signing key is never shown: the account sets its own (changeSettings).
@@ -85,6 +106,8 @@ export const webhookView = (id: string, event: string, url: string, deviceId: st
 export function settingsView(device: Device | undefined) {
   const messages: Record<string, unknown> = { sim_selection_mode: 'OSDefault', processing_order: 'FIFO' };
   if (device) {
+    messages.sim_selection_mode = THEIR_SIM_SELECTION_MODE[device.simSelection as SimSelection];
+    messages.processing_order = device.processingOrder.toUpperCase();
     const longest = device.sendDelaySeconds + (device.sendDelayJitterSeconds ?? 0);
     if (device.sendDelaySeconds > 0) messages.send_interval_min = device.sendDelaySeconds;
     if (longest > 0) messages.send_interval_max = longest;
@@ -92,7 +115,9 @@ export function settingsView(device: Device | undefined) {
       ? { limit_period: 'PerMinute', limit_value: device.maxSendsPerMinute }
       : device.maxSendsPerHour
         ? { limit_period: 'PerHour', limit_value: device.maxSendsPerHour }
-        : { limit_period: 'Disabled' };
+        : device.maxSendsPerDay
+          ? { limit_period: 'PerDay', limit_value: device.maxSendsPerDay }
+          : { limit_period: 'Disabled' };
     Object.assign(messages, limit);
   }
   return {

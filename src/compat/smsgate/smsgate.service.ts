@@ -139,11 +139,11 @@ export function createSmsGateService(deps: SmsGateDeps) {
       return seen(phone, input);
     },
 
-    /** GET /message: our outbox (which marks them dispatched), newest first unless asked for fifo. */
-    async pending(phone: Phone, order: 'lifo' | 'fifo') {
-      const messages = await deps.phoneMessages.outbox(phone.deviceId, 100);
-      return order === 'lifo' ? messages.reverse() : messages;
-    },
+    /**
+     * GET /message: our outbox (which marks them dispatched) in the order asked, as SMSGate's server
+     * orders it: newest first unless asked for fifo. The app asks for the phone's processing_order.
+     */
+    pending: (phone: Phone, order: 'lifo' | 'fifo') => deps.phoneMessages.outbox(phone.deviceId, 100, order),
 
     /**
      * PATCH /message: each item's recipient state becomes our report. Processed is what the outbox

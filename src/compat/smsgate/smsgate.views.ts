@@ -87,10 +87,10 @@ export const settingsView = (device: Device, signingKey: string) => {
       // null would be a change on every fetch, each asking the person to restart the app.
       send_interval_min: longest > 0 ? device.sendDelaySeconds : 0,
       send_interval_max: longest > 0 ? longest : null,
-      // A send naming no SIM goes out on the phone's default one (our clear_preferred_sim).
+      // The SIM is chosen here (sim_selection) and each message names it: the app keeps a named one.
       sim_selection_mode: 'OSDefault',
-      // Our outbox is oldest first.
-      processing_order: 'FIFO',
+      // The order our outbox hands the messages out in; the app asks for it (GET /message?order=).
+      processing_order: device.processingOrder === 'lifo' ? 'LIFO' : 'FIFO',
     },
     // The app's ping service: its system:ping webhook is the heartbeat.
     ping: { interval_seconds: device.heartbeatIntervalMinutes * 60 },

@@ -22,6 +22,7 @@ import { Migration20261128000000PairingSelectors } from './Migration202611280000
 import { Migration20261128100000PairingRefusals } from './Migration20261128100000PairingRefusals';
 import { Migration20261128100000SendingCapacity } from './Migration20261128100000SendingCapacity';
 import { Migration20261128200000PhoneWebhooks } from './Migration20261128200000PhoneWebhooks';
+import { Migration20261128200000SimRotation } from './Migration20261128200000SimRotation';
 import { Migration20261128210000InboxIndex } from './Migration20261128210000InboxIndex';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
@@ -49,5 +50,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128100000PairingRefusals', class: Migration20261128100000PairingRefusals },
   { name: 'Migration20261128100000SendingCapacity', class: Migration20261128100000SendingCapacity },
   { name: 'Migration20261128200000PhoneWebhooks', class: Migration20261128200000PhoneWebhooks },
+  { name: 'Migration20261128200000SimRotation', class: Migration20261128200000SimRotation },
   { name: 'Migration20261128210000InboxIndex', class: Migration20261128210000InboxIndex },
 ];

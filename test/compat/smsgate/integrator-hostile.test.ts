@@ -54,7 +54,8 @@ describe('SMSGate’s integrator API under hostile input', () => {
               (select count(*) from smsgate_ids where user_id = ?)::int as ids,
               (select signing_key from smsgate_accounts where user_id = ?) as signing_key,
               (select json_agg(d order by d.id) from (select id, send_delay_seconds, send_delay_jitter_seconds,
-                  max_sends_per_minute, max_sends_per_hour, heartbeat_interval_minutes, preferred_sim_subscription_id
+                  max_sends_per_minute, max_sends_per_hour, heartbeat_interval_minutes, preferred_sim_subscription_id,
+                  max_sends_per_day, sim_selection, processing_order
                 from devices where user_id = ? and unpaired_at is null) d)::text as phones`,
       Array(6).fill(t.account.userId),
     );
@@ -219,6 +220,10 @@ describe('SMSGate’s integrator API under hostile input', () => {
       { ping: { intervalSeconds: 86_400 * 365 } },
       { messages: { limitPeriod: 'PerMinute', limitValue: 2 ** 31 } },
       { messages: { limitPeriod: 'PerHour', limitValue: 1e9 } },
+      { messages: { limitPeriod: 'PerDay', limitValue: 1e9 } },
+      { messages: { simSelectionMode: 'Sequential' } },
+      { messages: { processingOrder: 'Newest' } },
+      { messages: { simSelectionMode: 'RoundRobin', processingOrder: 'LIFO', limitPeriod: 'Per30Minutes', limitValue: 5 } },
       { webhooks: { signingKey: 'a-good-new-signing-key' }, messages: { sendIntervalMin: 3 }, logs: { lifetimeDays: 3 } },
       { webhooks: { signingKey: 'a-good-new-signing-key' }, messages: { sendIntervalMin: 9, sendIntervalMax: 1 } },
       { messages: 'not an object' },

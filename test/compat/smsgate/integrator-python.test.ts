@@ -32,7 +32,7 @@ describe('SMSGate’s Python client', () => {
     await stack?.close();
   });
 
-  it('lists, sends, reads, cancels, lists the inbox, and manages webhooks with Basic and Bearer credentials', async () => {
+  it('lists, sends, reads, cancels, lists the inbox, manages webhooks and settings with Basic and Bearer credentials', async () => {
     const { key } = await tenant(app);
     const phone = await registeredApp(app, key);
     const deviceId = phone.state.registration!.id;
@@ -71,7 +71,11 @@ describe('SMSGate’s Python client', () => {
       inbox_mms: [],
       webhooks_after: [],
       bearer_devices: [deviceId],
+      settings: { sim_selection_mode: 'RoundRobin', limit_period: 'PerDay', limit_value: 500, processing_order: 'LIFO' },
     });
+    // patch_settings set the phone's own settings.
+    const device = (await readJson(await app.fetch(`/v1/devices/${deviceId}`, { headers: { 'x-api-key': key } }))).device;
+    expect(device).toMatchObject({ sim_selection: 'round_robin', max_sends_per_day: 500, processing_order: 'lifo' });
   });
 
   it('probes health, replaces and patches settings, reads logs, exports the inbox and removes a phone', async () => {

@@ -303,7 +303,7 @@ describe('SMSGate’s integrator API with its npm client', () => {
       ['POST', '/webhooks', { url: 'http://example.com/hook', event: 'sms:sent' }],
       ['POST', '/webhooks', { url: 'https://127.0.0.1:9/x', event: 'sms:nothing' }],
       ['PATCH', '/settings', { messages: 5 }],
-      ['PATCH', '/settings', { messages: { limit_period: 'PerDay', limit_value: 10 } }],
+      ['PATCH', '/settings', { messages: { limit_period: 'PerDay', limit_value: 0 } }],
       ['PUT', '/settings', [1, 2]],
       ['POST', '/inbox/export', { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }],
       ['POST', '/messages', '{"message": "x", "phoneNumbers": '],

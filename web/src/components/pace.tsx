@@ -13,6 +13,7 @@ export function paceWords(device: Schemas['Device']): string {
     device.sending_capacity != null
       ? `${plural(device.sending_capacity, 'text')} per ${duration(device.sending_capacity_minutes * 60)}`
       : null,
+    device.max_sends_per_day != null ? `${plural(device.max_sends_per_day, 'text')} a day` : null,
     device.max_sends_per_hour != null ? `${plural(device.max_sends_per_hour, 'text')} an hour` : null,
     device.max_sends_per_minute != null ? `${plural(device.max_sends_per_minute, 'text')} a minute` : null,
   ].filter((limit): limit is string => limit !== null);

@@ -28,6 +28,9 @@ export function DeviceSettings({
   const [jitter, setJitter] = useState<number>(device.send_delay_jitter_seconds);
   const [perMinute, setPerMinute] = useState<string | number>(device.max_sends_per_minute ?? '');
   const [perHour, setPerHour] = useState<string | number>(device.max_sends_per_hour ?? '');
+  const [perDay, setPerDay] = useState<string | number>(device.max_sends_per_day ?? '');
+  const [simSelection, setSimSelection] = useState<string>(device.sim_selection);
+  const [order, setOrder] = useState<string>(device.processing_order);
   const [capacity, setCapacity] = useState<string | number>(device.sending_capacity ?? '');
   const [capacityMinutes, setCapacityMinutes] = useState<number>(device.sending_capacity_minutes);
   const [windowOn, setWindowOn] = useState(device.send_window !== null);
@@ -54,6 +57,9 @@ export function DeviceSettings({
         send_delay_jitter_seconds: jitter,
         max_sends_per_minute: paceOf(perMinute),
         max_sends_per_hour: paceOf(perHour),
+        max_sends_per_day: paceOf(perDay),
+        sim_selection: simSelection as Schemas['Device']['sim_selection'],
+        processing_order: order as Schemas['Device']['processing_order'],
         sending_capacity: paceOf(capacity),
         sending_capacity_minutes: capacityMinutes,
         send_window: windowOn ? { timezone, days: days.map(Number), start, end } : null,
@@ -122,6 +128,14 @@ export function DeviceSettings({
               value={perHour}
               error={field('max_sends_per_hour')}
               onChange={setPerHour}
+            />
+            <NumberInput
+              label="Sends per day, at most"
+              placeholder="unlimited"
+              min={1}
+              value={perDay}
+              error={field('max_sends_per_day')}
+              onChange={setPerDay}
             />
           </Group>
           <Group grow align="flex-start">
@@ -201,6 +215,29 @@ export function DeviceSettings({
             ]}
             value={sim}
             onChange={(v) => setSim(v ?? '')}
+            allowDeselect={false}
+          />
+          <Select
+            label="SIM for texts that name none"
+            data={[
+              { value: 'os_default', label: 'The preferred SIM (or the phone default)' },
+              { value: 'round_robin', label: 'Each SIM in turn' },
+              { value: 'random', label: 'Any SIM at random' },
+            ]}
+            value={simSelection}
+            error={field('sim_selection')}
+            onChange={(v) => setSimSelection(v ?? 'os_default')}
+            allowDeselect={false}
+          />
+          <Select
+            label="Order of sending"
+            data={[
+              { value: 'fifo', label: 'Oldest first' },
+              { value: 'lifo', label: 'Newest first' },
+            ]}
+            value={order}
+            error={field('processing_order')}
+            onChange={(v) => setOrder(v ?? 'fifo')}
             allowDeselect={false}
           />
           <FormError error={error} />

@@ -10,6 +10,7 @@ import sys
 
 from android_sms_gateway import client, domain
 from android_sms_gateway.enums import WebhookEvent
+from android_sms_gateway.enums import LimitPeriod, MessagesProcessingOrder, SimSelectionMode
 
 
 def refused(call):
@@ -68,6 +69,14 @@ def main() -> None:
     # Bearer: the API key alone.
     with client.APIClient(None, key, base_url=base_url) as api:
         out["bearer_devices"] = [device.id for device in api.list_devices()]
+    # Settings: SIM rotation, a daily limit and newest first, patched and read back.
+    with client.APIClient(None, key, base_url=base_url) as api:
+        api.patch_settings(domain.DeviceSettings(messages=domain.SettingsMessages(
+            sim_selection_mode=SimSelectionMode.ROUND_ROBIN, limit_period=LimitPeriod.PER_DAY, limit_value=500,
+            processing_order=MessagesProcessingOrder.LIFO)))
+        m = api.get_settings().messages
+        out["settings"] = {"sim_selection_mode": m.sim_selection_mode.value, "limit_period": m.limit_period.value,
+                           "limit_value": m.limit_value, "processing_order": m.processing_order.value}
     print(json.dumps(out))
 
 
