@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 
 // Schemathesis (PyPI, pinned here) run against a test app: generated requests
 // from an OpenAPI document, with the credentials each operation's security scheme names, bounded in
@@ -253,3 +254,11 @@ export const serverErrors = (result: SchemathesisResult): Array<{ operation: str
   [...result.statuses.entries()].flatMap(([operation, counts]) =>
     [...counts.keys()].filter((status) => status >= 500).map((status) => ({ operation, status })),
   );
+
+/** The run found nothing: no error but flaky ones, no answer >= 500, no failed check. Prints its summary. */
+export function expectClean(label: string, result: SchemathesisResult): void {
+  console.info(summary(label, result));
+  expect(errorsBesidesFlaky(label, result)).toEqual([]);
+  expect(serverErrors(result)).toEqual([]);
+  expect(result.failures).toEqual([]);
+}
