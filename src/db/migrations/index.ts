@@ -21,6 +21,7 @@ import { Migration20261127000000LeasedIndex } from './Migration20261127000000Lea
 import { Migration20261128000000PairingSelectors } from './Migration20261128000000PairingSelectors';
 import { Migration20261128100000PairingRefusals } from './Migration20261128100000PairingRefusals';
 import { Migration20261128100000SendingCapacity } from './Migration20261128100000SendingCapacity';
+import { Migration20261128130000AccessTokens } from './Migration20261128130000AccessTokens';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000000PairingSelectors', class: Migration20261128000000PairingSelectors },
   { name: 'Migration20261128100000PairingRefusals', class: Migration20261128100000PairingRefusals },
   { name: 'Migration20261128100000SendingCapacity', class: Migration20261128100000SendingCapacity },
+  { name: 'Migration20261128130000AccessTokens', class: Migration20261128130000AccessTokens },
 ];
