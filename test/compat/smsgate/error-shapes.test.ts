@@ -69,7 +69,7 @@ describe('one error shape per API', () => {
     their(await call('PUT', '/messages', { key, body: '{}' }), 405, 'method_not_allowed');
     their(await call('POST', '/messages', { key, body: JSON.stringify({ message: 'x'.repeat(4000), phoneNumbers: ['+1'] }) }), 413, 'payload_too_large');
     their(await call('GET', '/inbox', { key }), 501, 'not_implemented');
-    their(await call('POST', '/auth/token', { key, body: '{}' }), 501, 'not_implemented');
+    their(await call('POST', '/auth/token/refresh', { key, body: '{}' }), 501, 'not_implemented');
 
     // Refused by Node's parser before the app: the URL or the headers too long.
     const uri = await rawExchange(app.url, `GET ${INTEGRATOR_API}/messages?from=${'a'.repeat(74_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
@@ -148,8 +148,8 @@ describe('one error shape per API', () => {
 
   it('logs the documented 501 answers as expected, not as errors', async () => {
     lines.length = 0;
-    for (const path of ['/inbox', '/auth/token', '/messages/some-id']) {
-      const method = path === '/messages/some-id' ? 'DELETE' : 'GET';
+    for (const path of ['/inbox', '/auth/token/refresh', '/messages/some-id']) {
+      const method = path === '/messages/some-id' ? 'DELETE' : path === '/inbox' ? 'GET' : 'POST';
       expect((await call(method, path, { key: alice.key })).status).toBe(501);
     }
     expect((await app.fetch(`${MOBILE_API}/user/code`)).status).toBe(501);
