@@ -254,6 +254,7 @@ export function buildServices(deps: ServiceDeps) {
       starter.sweep(webhookDeliveries),
       starter.sweep(liveness.starts),
       idempotency.service.sweep(),
+      tokens.sweep(),
     ],
   });
   return {

@@ -415,6 +415,7 @@ export const operations: Operation[] = [
       },
       {
         body: tokens.mintTokenBody,
+        errors: [403],
         description:
           "scopes: some of the caller's (all of them when left out); an API key cannot name one it lacks (403 " +
           'insufficient_scope). ttl_seconds: 60 to 86400, default 3600. A token cannot mint, list or revoke tokens ' +
@@ -426,11 +427,11 @@ export const operations: Operation[] = [
       'sessionOrKey',
       "Live tokens (a key's own, or all the account's for a session)",
       { 200: page('Token') },
-      {
-        query: tokens.listTokensQuery,
-      },
+      { query: tokens.listTokensQuery, errors: [403] },
     ),
-    op('DELETE /v1/tokens/{id}', 'sessionOrKey', 'Revoke a token: refused from the next request on', noBody),
+    op('DELETE /v1/tokens/{id}', 'sessionOrKey', 'Revoke a token: refused from the next request on', noBody, {
+      errors: [403],
+    }),
   ]),
 
   ...tagged('Plans', [op('GET /v1/plans', 'none', 'The public plan catalogue', { 200: list('Plan') })]),

@@ -81,6 +81,17 @@ export const tokensRepository = {
     return rows.length > 0;
   },
 
+  /** Removes up to `limit` tokens that expired or were revoked before `before`. */
+  async removeEnded(em: EntityManager, before: Date, limit: number): Promise<number> {
+    const rows = await query(
+      em,
+      sql`delete from access_tokens where id in
+            (select id from access_tokens where expires_at < ${before} or revoked_at < ${before} limit ${limit})
+          returning id`,
+    );
+    return rows.length;
+  },
+
   /** Revokes every token a key minted (the key itself was revoked). */
   async revokeMintedBy(em: EntityManager, apiKeyId: string, now: Date): Promise<void> {
     await query(

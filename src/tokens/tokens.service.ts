@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SCOPES, type Scope } from '../api-keys/api-key.entity';
 import { forbidden, insufficientScope, notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
+import type { Sweep } from '../reconciler/reconciler.service';
 import { randomBase62, sha256 } from '../lib/crypto';
 import type { AccessToken } from './access-token.entity';
 import { tokensRepository, type UsableToken } from './tokens.repository';
@@ -10,6 +11,10 @@ import { tokensRepository, type UsableToken } from './tokens.repository';
 export const TOKEN_PREFIX = 'tk_';
 const TOKEN_RANDOM_CHARS = 40;
 const PREFIX_CHARS = 12;
+
+/** Ended tokens (expired or revoked) are removed this long after they end. */
+const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
+const SWEEP_LIMIT = 1000;
 
 /** A token's lifetime: one hour unless asked, one minute to one day. */
 export const TOKEN_TTL = { defaultSeconds: 3600, minSeconds: 60, maxSeconds: 86_400 } as const;
@@ -87,8 +92,15 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
       return tokensRepository.usableByHash(em(), sha256(presented), clock.now());
     },
 
-    /** The key was revoked: so are the tokens it minted. */
-    revokeMintedBy: (apiKeyId: string) => tokensRepository.revokeMintedBy(em(), apiKeyId, clock.now()),
+    /** The reconciler's pass that removes tokens a day after they expired or were revoked. */
+    sweep(): Sweep {
+      return {
+        name: 'ended-tokens',
+        routine: true,
+        run: () =>
+          tokensRepository.removeEnded(em().fork(), new Date(clock.now().getTime() - KEEP_ENDED_MS), SWEEP_LIMIT),
+      };
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount, type Account } from '../support/accounts';
 import { readJson } from '../support/http';
+import { AccessToken } from '../../src/tokens/access-token.entity';
 
 // Short-lived tokens on /v1: minted by an API key (within its scopes) or a dashboard session, used
 // wherever an API key is, refused from the moment they are revoked or expire.
@@ -87,6 +88,20 @@ describe('tokens', () => {
     expect(
       (await readJson(await app.fetch('/v1/tokens', { headers: { cookie: account.cookie } }))).data,
     ).not.toContainEqual(token.token);
+  });
+
+  it('are removed by the reconciler a day after they end, and not before', async () => {
+    const ending = (await mint({ cookie: account.cookie }, { ttl_seconds: 60 })).body;
+    const live = (await mint({ cookie: account.cookie }, { ttl_seconds: 86_400 })).body;
+    const sweep = app.services.tokens.sweep();
+    const exists = async (id: string) => Boolean(await app.orm.em.fork().findOne(AccessToken, { id }));
+    app.clock.advance(60_000 + 86_400_000 - 1_000);
+    await sweep.run();
+    expect(await exists(ending.token.id)).toBe(true);
+    app.clock.advance(2_000);
+    await sweep.run();
+    expect(await exists(ending.token.id)).toBe(false);
+    expect(await exists(live.token.id)).toBe(true);
   });
 
   it('are refused with 401 on the very next request after their revocation', async () => {
