@@ -19,6 +19,7 @@ import type { Services } from './services';
 import { accountsRoutes } from './accounts/accounts.routes';
 import { googleRoutes } from './accounts/google.routes';
 import { apiKeysRoutes } from './api-keys/api-keys.routes';
+import { tokensRoutes } from './tokens/tokens.routes';
 import { plansRoutes } from './plans/plans.routes';
 import { devicesRoutes } from './devices/devices.routes';
 import { phoneRoutes } from './devices/phone.routes';
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): Koa {
       secureCookies: config.publicUrl.startsWith('https:'),
     }),
     apiKeysRoutes(services),
+    tokensRoutes(services),
     plansRoutes(services),
     devicesRoutes({ ...services, smsgateApiUrl: `${config.publicUrl}${MOBILE_API}` }),
     accountSettingsRoutes(services),

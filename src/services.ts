@@ -38,6 +38,7 @@ import { createPlatformLimit } from './messages/platform-limit';
 import { createFailoverService } from './messages/failover.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
+import { createTokensService } from './tokens/tokens.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
 import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
@@ -100,6 +101,7 @@ export function buildServices(deps: ServiceDeps) {
   const notifier = createNotifier({ orm: deps.orm, logger });
   const apiKeys = createApiKeysService({ em, clock, feed: notifier });
   const keyUsage = createKeyUsageRecorder({ orm, logger });
+  const tokens = createTokensService({ em, clock });
   const limiter = createRateLimiter({ em, clock });
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger });
   const botCheck = createBotCheck({ secret: config.turnstile.secret, verifyUrl: config.turnstile.verifyUrl });
@@ -173,6 +175,7 @@ export function buildServices(deps: ServiceDeps) {
   const auth = createAuth({
     apiKeys,
     keyUsage,
+    tokens,
     sessions,
     clock,
     trustedOrigins,
@@ -253,6 +256,7 @@ export function buildServices(deps: ServiceDeps) {
       starter.sweep(webhookDeliveries),
       starter.sweep(liveness.starts),
       idempotency.service.sweep(),
+      tokens.sweep(),
     ],
   });
   return {
@@ -265,6 +269,7 @@ export function buildServices(deps: ServiceDeps) {
     sessions,
     apiKeys,
     keyUsage,
+    tokens,
     limiter,
     mailer,
     botCheck,

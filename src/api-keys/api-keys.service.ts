@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity';
 import { apiKeysRepository, type UsableKey } from './api-keys.repository';
 import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
+import { tokensRepository } from '../tokens/tokens.repository';
 
 /** Told the id of a key whose revocation, expiry, scopes or existence changed (a trigger on api_keys). */
 export const API_KEYS_CHANNEL = 'phone_gateway_api_keys';
@@ -69,6 +70,8 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
       const key = await owned(userId, id);
       key.revokedAt ??= clock.now();
       await em().flush();
+      // The tokens it minted go with it (deleting a key deletes them: the table's cascade).
+      await tokensRepository.revokeMintedBy(em(), id, clock.now());
       cache.forget(id);
     },
 

@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Scope } from '../api-keys/api-key.entity';
 import type { ApiKeysService, KeyUsageRecorder } from '../api-keys/api-keys.service';
 import type { SessionsService } from '../accounts/sessions.service';
+import type { TokensService } from '../tokens/tokens.service';
 import type { Session } from '../accounts/session.entity';
 import type { User } from '../accounts/user.entity';
 import type { Clock } from '../lib/clock';
@@ -13,7 +14,8 @@ export const SESSION_COOKIE = 'sid';
 
 /** Who is calling. Every query a route makes is scoped by `userId`. */
 export type Caller =
-  | { kind: 'key'; userId: string; keyId: string; scopes: readonly Scope[] }
+  // An API key, or a short-lived token (tokenId set; keyId the key that minted it, null for a session).
+  | { kind: 'key'; userId: string; keyId: string | null; tokenId?: string; scopes: readonly Scope[] }
   | { kind: 'session'; userId: string; session: Session; user: User }
   | { kind: 'device'; userId: string; deviceId: string };
 
@@ -29,6 +31,8 @@ export type DeviceAuthenticator = (token: string) => Promise<{ userId: string; d
 export interface AuthDeps {
   apiKeys: ApiKeysService;
   keyUsage: KeyUsageRecorder;
+  /** Short-lived tokens, accepted wherever an API key is. */
+  tokens?: Pick<TokensService, 'authenticate'>;
   sessions: SessionsService;
   devices?: DeviceAuthenticator;
   clock: Clock;
@@ -66,7 +70,7 @@ export function callerOf(ctx: Context): Caller {
 
 /**
  * The one authentication middleware, declared per route:
- *   auth.scope('read')   an API key with that scope, or a dashboard session
+ *   auth.scope('read')   an API key (or a token) with that scope, or a dashboard session
  *   auth.sessionOrKey()  a dashboard session or any API key (GET /v1/auth/me)
  *   auth.session()       a dashboard session only: API keys are refused
  *   auth.device()        a phone's device token only
@@ -86,7 +90,15 @@ export function createAuth(deps: AuthDeps) {
     if (!header && !token) return undefined;
     // Two different keys name no one caller.
     if (header && token && header !== token) return null;
-    const key = await deps.apiKeys.authenticate((header || token)!);
+    const secret = (header || token)!;
+    // A token is looked up on every request (no cache), so its revocation holds at once. It shares
+    // the rate of the key that minted it.
+    const minted = deps.tokens ? await deps.tokens.authenticate(secret) : null;
+    if (minted) {
+      keyBuckets.take(minted.apiKeyId ?? minted.id);
+      return { kind: 'key', userId: minted.userId, keyId: minted.apiKeyId, tokenId: minted.id, scopes: minted.scopes };
+    }
+    const key = await deps.apiKeys.authenticate(secret);
     if (!key) return null;
     keyBuckets.take(key.id);
     deps.keyUsage.record(key.id, deps.clock.now());

@@ -6,6 +6,7 @@ import * as pairing from '../devices/pairing.schemas';
 import * as messages from '../messages/messages.schemas';
 import * as phone from '../messages/phone-messages.schemas';
 import * as optOuts from '../opt-outs/opt-outs.schemas';
+import * as tokens from '../tokens/tokens.schemas';
 import * as webhooks from '../webhooks/webhooks.schemas';
 import type { Scope } from '../api-keys/api-key.entity';
 import { object, ref } from './resources';
@@ -420,6 +421,38 @@ export const operations: Operation[] = [
     op('PATCH /v1/api-keys/{id}', 'session', 'Rename an API key', noBody, { body: apiKeys.renameKeyBody }),
     op('DELETE /v1/api-keys/{id}', 'session', 'Delete an API key', noBody),
     op('POST /v1/api-keys/{id}/revoke', 'session', 'Revoke an API key', noBody),
+  ]),
+
+  ...tagged('Tokens', [
+    op(
+      'POST /v1/tokens',
+      'sessionOrKey',
+      'Mint a short-lived token',
+      {
+        201: object({
+          token: ref('Token'),
+          secret: text('The token, shown once, never stored: send it as an API key.'),
+        }),
+      },
+      {
+        body: tokens.mintTokenBody,
+        errors: [403],
+        description:
+          "scopes: some of the caller's (all of them when left out); an API key cannot name one it lacks (403 " +
+          'insufficient_scope). ttl_seconds: 60 to 86400, default 3600. A token cannot mint, list or revoke tokens ' +
+          '(403 token_cannot_manage_tokens).',
+      },
+    ),
+    op(
+      'GET /v1/tokens',
+      'sessionOrKey',
+      "Live tokens (a key's own, or all the account's for a session)",
+      { 200: page('Token') },
+      { query: tokens.listTokensQuery, errors: [403] },
+    ),
+    op('DELETE /v1/tokens/{id}', 'sessionOrKey', 'Revoke a token: refused from the next request on', noBody, {
+      errors: [403],
+    }),
   ]),
 
   ...tagged('Plans', [op('GET /v1/plans', 'none', 'The public plan catalogue', { 200: list('Plan') })]),

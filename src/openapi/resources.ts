@@ -318,6 +318,18 @@ export const resources: Record<string, JsonSchema> = {
     last_used_at: nullable(ts),
     revoked_at: nullable(ts),
   }),
+  Token: object(
+    {
+      id,
+      prefix: str,
+      scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+      api_key_id: nullable(id),
+      created_at: ts,
+      expires_at: ts,
+    },
+    'A short-lived token: used as an API key is, with these scopes, until it expires or is revoked. ' +
+      'api_key_id is the key that minted it (null: a dashboard session); it ends with that key.',
+  ),
   User: object({
     id,
     email: str,

@@ -11,6 +11,7 @@ import { batchView, estimateView, messageView, outboxRowView } from '../../src/m
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
 import { optOutView } from '../../src/opt-outs/opt-outs.views';
+import { tokenView } from '../../src/tokens/tokens.views';
 import { limitsView, planView, usageView } from '../../src/plans/plans.views';
 import { deliveryView, webhookView } from '../../src/webhooks/webhooks.views';
 import { createKey, json, registerAccount } from '../support/accounts';
@@ -80,6 +81,7 @@ describe('the documented resources', () => {
       Webhook: webhookView(entity()),
       Delivery: deliveryView(entity()),
       APIKey: apiKeyView(entity()),
+      Token: tokenView(entity()),
       User: userView(entity()),
       SessionView: sessionView(entity(), 'x'),
       Plan: planView(entity()),
@@ -113,6 +115,8 @@ describe('the documented resources', () => {
       expectDocumented('UsageView', me.usage);
       expectDocumented('SessionView', (await get('/v1/auth/sessions', { cookie: account.cookie })).data[0]);
       expectDocumented('APIKey', (await get('/v1/api-keys', { cookie: account.cookie })).data[0]);
+      await app.fetch('/v1/tokens', json('POST', {}, { 'x-api-key': key }));
+      expectDocumented('Token', (await get('/v1/tokens')).data[0]);
       expectDocumented('Plan', (await get('/v1/plans')).data[0]);
       expectDocumented('Stats', await get('/v1/stats'));
 

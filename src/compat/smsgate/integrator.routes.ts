@@ -3,13 +3,17 @@ import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
 import { apiErrorOf, logFailure } from '../../http/error-handler';
-import { ApiError, methodNotAllowed } from '../../http/errors';
+import { ApiError, methodNotAllowed, notFound } from '../../http/errors';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
 import type { Services } from '../../services';
 import { SMSGATE_PREFIX } from './smsgate.routes';
 import { basicAsKey } from './basic-auth';
 import { deviceView } from './smsgate.views';
+import { TOKEN_TTL } from '../../tokens/tokens.service';
+import { tokenOwnerOf } from '../../tokens/tokens.routes';
+import { scopesOf, tokenRequestBody } from './tokens.schemas';
+import { tokenResponseView } from './tokens.views';
 import { exportBody, inboxQuery, listQuery, logsQuery, sendMessageBody, sendQuery, settingsBody, webhookBody } from './integrator.schemas';
 
 /** Where SMSGate's clients point their base URL (their default is `https://api.sms-gate.app/3rdparty/v1`). */
@@ -54,6 +58,8 @@ export const integratorStatus = (apiError: ApiError): number => (apiError.status
 export function integratorBody(apiError: ApiError): { message: string; data: { code: string; errors?: unknown } } {
   return { message: apiError.message, data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) } };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const notServed = (status: number, message: string) => () => {
   throw new ApiError(status, status === 501 ? 'not_implemented' : 'not_supported', message);
@@ -182,11 +188,33 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
     ctx.body = await integrator.logs(userOf(ctx), query);
   });
 
-  // Their JWT endpoints: our API keys are made on the dashboard or with POST /v1/api-keys.
-  router.all(
-    '/auth/*rest',
-    notServed(501, 'Tokens are not issued here: use an API key (dashboard or POST /v1/api-keys) as the Bearer token or Basic password.'),
-  );
+  // Their token endpoints (handlers/thirdparty/auth.go) on our short-lived tokens (src/tokens/).
+  // Any of the account's keys (or a session) mints, within its own scopes; a token cannot.
+  const asOwner: Middleware[] = [
+    async (ctx, next) => {
+      basicAsKey(ctx);
+      await next();
+    },
+    auth.sessionOrKey(),
+  ];
+  router.post('/auth/token', ...asOwner, async (ctx) => {
+    const { body } = await validate(ctx, { body: tokenRequestBody });
+    const owner = tokenOwnerOf(ctx);
+    // Their server caps the lifetime rather than refusing it: so does this one.
+    const ttl = Math.min(Math.max(body.ttl || TOKEN_TTL.defaultSeconds, TOKEN_TTL.minSeconds), TOKEN_TTL.maxSeconds);
+    const { token, secret } = await services.tokens.mint(owner, { scopes: scopesOf(body.scopes, owner.scopes), ttlSeconds: ttl });
+    ctx.status = 201;
+    ctx.body = tokenResponseView(token, secret);
+  });
+  const noRefresh = notServed(501, 'Refresh tokens are not issued here: mint a new token with POST /auth/token and the API key.');
+  router.post('/auth/token/refresh', noRefresh);
+  router.delete('/auth/token/:jti', ...asOwner, async (ctx) => {
+    const jti = ctx.params.jti;
+    if (!UUID.test(jti)) throw notFound('token');
+    await services.tokens.revoke(tokenOwnerOf(ctx), jti);
+    ctx.status = 204;
+  });
+  router.all('/auth/*rest', noRefresh);
   router.all('/*rest', notServed(404, 'This SMSGate integrator API call is not served by this server.'));
   return router;
 }

@@ -21,6 +21,7 @@ import { Migration20261127000000LeasedIndex } from './Migration20261127000000Lea
 import { Migration20261128000000PairingSelectors } from './Migration20261128000000PairingSelectors';
 import { Migration20261128100000PairingRefusals } from './Migration20261128100000PairingRefusals';
 import { Migration20261128100000SendingCapacity } from './Migration20261128100000SendingCapacity';
+import { Migration20261128130000AccessTokens } from './Migration20261128130000AccessTokens';
 import { Migration20261128200000PhoneWebhooks } from './Migration20261128200000PhoneWebhooks';
 import { Migration20261128200000SimRotation } from './Migration20261128200000SimRotation';
 import { Migration20261128210000InboxIndex } from './Migration20261128210000InboxIndex';
@@ -49,6 +50,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000000PairingSelectors', class: Migration20261128000000PairingSelectors },
   { name: 'Migration20261128100000PairingRefusals', class: Migration20261128100000PairingRefusals },
   { name: 'Migration20261128100000SendingCapacity', class: Migration20261128100000SendingCapacity },
+  { name: 'Migration20261128130000AccessTokens', class: Migration20261128130000AccessTokens },
   { name: 'Migration20261128200000PhoneWebhooks', class: Migration20261128200000PhoneWebhooks },
   { name: 'Migration20261128200000SimRotation', class: Migration20261128200000SimRotation },
   { name: 'Migration20261128210000InboxIndex', class: Migration20261128210000InboxIndex },

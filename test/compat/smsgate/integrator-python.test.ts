@@ -12,7 +12,8 @@ import { INTEGRATOR_API } from './integrator-client';
 
 // SMSGate's published Python client (PyPI android-sms-gateway 4.3.3, android_sms_gateway/client.py
 // APIClient), installed by python/install.sh into the cache on first use, runs python/integrator.py
-// against the integrator API: Basic with the key as password, then Bearer with the key alone.
+// against the integrator API: Basic with the key as password, then Bearer with the key alone, then a
+// token it mints (generate_token) as Bearer until it revokes it (revoke_token).
 
 const run = promisify(execFile);
 const here = path.join(__dirname, 'python');
@@ -32,7 +33,7 @@ describe('SMSGate’s Python client', () => {
     await stack?.close();
   });
 
-  it('lists, sends, reads, cancels, lists the inbox, manages webhooks and settings with Basic and Bearer credentials', async () => {
+  it('lists, sends, reads, cancels, lists the inbox, manages webhooks and settings, mints tokens with Basic and Bearer credentials', async () => {
     const { key } = await tenant(app);
     const phone = await registeredApp(app, key);
     const deviceId = phone.state.registration!.id;
@@ -72,10 +73,19 @@ describe('SMSGate’s Python client', () => {
       webhooks_after: [],
       bearer_devices: [deviceId],
       settings: { sim_selection_mode: 'RoundRobin', limit_period: 'PerDay', limit_value: 500, processing_order: 'LIFO' },
+      token: { type: 'Bearer', prefix: 'tk_', expires_at: expect.any(String) },
+      token_devices: [deviceId],
+      token_other_scope: { status: 403, message: expect.any(String) },
+      token_revoked: { status: 401, message: expect.any(String) },
+      token_unknown_scope: { status: 400, message: expect.any(String) },
     });
     // patch_settings set the phone's own settings.
     const device = (await readJson(await app.fetch(`/v1/devices/${deviceId}`, { headers: { 'x-api-key': key } }))).device;
     expect(device).toMatchObject({ sim_selection: 'round_robin', max_sends_per_day: 500, processing_order: 'lifo' });
+    const { token } = JSON.parse(stdout) as { token: { expires_at: string } };
+    // ttl=600 asked: the token lives ten minutes from its minting.
+    expect(new Date(token.expires_at).getTime() - Date.now()).toBeGreaterThan(540_000);
+    expect(new Date(token.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(600_000);
   });
 
   it('probes health, replaces and patches settings, reads logs, exports the inbox and removes a phone', async () => {

@@ -319,7 +319,7 @@ describe('SMSGate’s integrator API with its npm client', () => {
       expect((await readJson(res)).message, `${method} ${pathname}`).toEqual(expect.any(String));
     }
 
-    const unserved = await app.fetch(`${INTEGRATOR_API}/auth/token`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
+    const unserved = await app.fetch(`${INTEGRATOR_API}/auth/token/refresh`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
     expect(unserved.status).toBe(501);
     expect((await readJson(unserved)).message).toMatch(/API key/);
     const unknown = await app.fetch(`${INTEGRATOR_API}/no-such-thing`, { headers: { Authorization: `Bearer ${mine.key}` } });

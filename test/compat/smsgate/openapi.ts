@@ -219,7 +219,32 @@ function integratorPaths() {
       post: {
         operationId: 'token',
         security: integrator,
-        requestBody: json({ type: 'object' }),
+        requestBody: json({
+          type: 'object',
+          required: ['scopes'],
+          properties: { scopes: { type: 'array', minItems: 1, items: string() }, ttl: integer({ minimum: 0 }) },
+        }),
+        responses: {
+          201: {
+            description: 'A token (TokenResponse).',
+            ...json({ type: 'object', required: ['id', 'token_type', 'access_token', 'expires_at'] }),
+          },
+          ...errors,
+        },
+      },
+    },
+    [`${INTEGRATOR_API}/auth/token/{jti}`]: {
+      delete: {
+        operationId: 'revokeToken',
+        security: integrator,
+        parameters: [pathId('jti')],
+        responses: { 204: { description: 'Revoked.' }, ...errors },
+      },
+    },
+    [`${INTEGRATOR_API}/auth/token/refresh`]: {
+      post: {
+        operationId: 'refreshToken',
+        security: integrator,
         responses: { 501: { description: 'Not served.' }, ...errors },
       },
     },

@@ -9,6 +9,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { ago, localInputToIso, timeZone, when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
+import { LiveTokens } from './live-tokens';
 
 const SCOPES = [
   { value: 'send', label: 'send: send texts' },
@@ -126,6 +127,10 @@ export function ApiKeys() {
           )
         }
       </Load>
+      {/* Keyed by the keys' state: revoking or deleting a key ends its tokens, so the list reloads. */}
+      {state.data && (
+        <LiveTokens key={state.data.map((k) => `${k.id}:${k.revoked_at ?? ''}`).join()} keys={state.data} />
+      )}
       {creating && (
         <CreateKey
           onClose={() => setCreating(false)}

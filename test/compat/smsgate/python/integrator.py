@@ -77,6 +77,16 @@ def main() -> None:
         m = api.get_settings().messages
         out["settings"] = {"sim_selection_mode": m.sim_selection_mode.value, "limit_period": m.limit_period.value,
                            "limit_value": m.limit_value, "processing_order": m.processing_order.value}
+    # Tokens: minted with the key (generate_token), used as a Bearer token, refused once revoked.
+    with client.APIClient("integrator@example.com", key, base_url=base_url) as api:
+        token = api.generate_token(domain.TokenRequest(scopes=["devices:list"], ttl=600))
+        out["token"] = {"type": token.token_type, "prefix": token.access_token[:3], "expires_at": token.expires_at}
+        with client.APIClient(None, token.access_token, base_url=base_url) as holder:
+            out["token_devices"] = [device.id for device in holder.list_devices()]
+            out["token_other_scope"] = refused(lambda: holder.get_messages())
+            api.revoke_token(token.id)
+            out["token_revoked"] = refused(lambda: holder.list_devices())
+        out["token_unknown_scope"] = refused(lambda: api.generate_token(domain.TokenRequest(scopes=["mms:send"])))
     print(json.dumps(out))
 
 

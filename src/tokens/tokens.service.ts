@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SCOPES, type Scope } from '../api-keys/api-key.entity';
+import { forbidden, insufficientScope, notFound } from '../http/errors';
+import type { Clock } from '../lib/clock';
+import type { Sweep } from '../reconciler/reconciler.service';
+import { randomBase62, sha256 } from '../lib/crypto';
+import type { AccessToken } from './access-token.entity';
+import { tokensRepository, type UsableToken } from './tokens.repository';
+
+export const TOKEN_PREFIX = 'tk_';
+const TOKEN_RANDOM_CHARS = 40;
+const PREFIX_CHARS = 12;
+
+/** Ended tokens (expired or revoked) are removed this long after they end. */
+const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
+const SWEEP_LIMIT = 1000;
+
+/** A token's lifetime: one hour unless asked, one minute to one day. */
+export const TOKEN_TTL = { defaultSeconds: 3600, minSeconds: 60, maxSeconds: 86_400 } as const;
+
+/** Who mints, lists or revokes tokens: a dashboard session (no key), an API key, or a token (refused). */
+export interface TokenOwner {
+  userId: string;
+  /** The API key calling; null for a dashboard session. */
+  keyId: string | null;
+  /** Set when the caller is itself a token. */
+  tokenId?: string;
+  /** What the caller may do: a token gets at most these. */
+  scopes: readonly Scope[];
+}
+
+export function createTokensService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
+  function notAToken(owner: TokenOwner) {
+    if (owner.tokenId) {
+      throw forbidden(
+        'token_cannot_manage_tokens',
+        'A token cannot mint, list or revoke tokens: use an API key or the dashboard.',
+      );
+    }
+  }
+
+  return {
+    /**
+     * A new token with `scopes` (all of the caller's when none are named) for `ttlSeconds` (bounded
+     * by the caller's route). The secret is returned here once; only its SHA-256 is stored.
+     */
+    async mint(
+      owner: TokenOwner,
+      input: { scopes?: Scope[] | null; ttlSeconds: number },
+    ): Promise<{ token: AccessToken; secret: string }> {
+      notAToken(owner);
+      const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...owner.scopes];
+      // Never more than the creator holds: a key cannot mint its way to another scope.
+      const missing = scopes.find((scope) => !owner.scopes.includes(scope));
+      if (missing) throw insufficientScope(missing);
+      const secret = TOKEN_PREFIX + randomBase62(TOKEN_RANDOM_CHARS);
+      const now = clock.now();
+      const token: AccessToken = {
+        id: randomUUID(),
+        userId: owner.userId,
+        apiKeyId: owner.keyId,
+        prefix: secret.slice(0, PREFIX_CHARS),
+        tokenHash: sha256(secret),
+        scopes: SCOPES.filter((scope) => scopes.includes(scope)),
+        expiresAt: new Date(now.getTime() + input.ttlSeconds * 1000),
+        revokedAt: null,
+        createdAt: now,
+      };
+      await tokensRepository.insert(em(), token);
+      return { token, secret };
+    },
+
+    /** The live tokens the caller may see: a session every one of the account's, a key those it minted. */
+    list(owner: TokenOwner, page: { cursor?: string; limit: number }) {
+      notAToken(owner);
+      return tokensRepository.live(em(), owner.userId, owner.keyId ?? undefined, clock.now(), page);
+    },
+
+    /** Refused from the next request on, in every process: nothing caches a token. */
+    async revoke(owner: TokenOwner, id: string): Promise<void> {
+      notAToken(owner);
+      if (!(await tokensRepository.revoke(em(), owner.userId, id, owner.keyId ?? undefined, clock.now()))) {
+        throw notFound('token');
+      }
+    },
+
+    /** The usable token behind a presented secret: unknown, revoked and expired ones are null. */
+    async authenticate(presented: string): Promise<UsableToken | null> {
+      if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
+      // Looked up by hash on every request, so a revocation holds from the moment it commits.
+      return tokensRepository.usableByHash(em(), sha256(presented), clock.now());
+    },
+
+    /** The reconciler's pass that removes tokens a day after they expired or were revoked. */
+    sweep(): Sweep {
+      return {
+        name: 'ended-tokens',
+        routine: true,
+        run: () =>
+          tokensRepository.removeEnded(em().fork(), new Date(clock.now().getTime() - KEEP_ENDED_MS), SWEEP_LIMIT),
+      };
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;
