@@ -16,6 +16,11 @@ export const AccessToken = defineEntity({
     scopes: p.array<Scope>(),
     expiresAt: timestamp(),
     revokedAt: timestamp().nullable(),
+    /** The refresh secret's SHA-256 (SMSGate's token pairs); null when none was issued. */
+    refreshHash: p.string().unique().nullable(),
+    refreshExpiresAt: timestamp().nullable(),
+    /** When its refresh secret was used (once) for the next token. */
+    refreshedAt: timestamp().nullable(),
     createdAt: createdAt(),
   },
 });

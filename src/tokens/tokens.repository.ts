@@ -16,13 +16,44 @@ export interface UsableToken {
 }
 
 export const tokensRepository = {
-  async insert(em: EntityManager, token: Omit<AccessToken, 'revokedAt'>): Promise<void> {
+  async insert(em: EntityManager, token: Omit<AccessToken, 'revokedAt' | 'refreshedAt'>): Promise<void> {
     await query(
       em,
-      sql`insert into access_tokens (id, user_id, api_key_id, prefix, token_hash, scopes, expires_at, created_at)
+      sql`insert into access_tokens (id, user_id, api_key_id, prefix, token_hash, scopes, expires_at,
+                                     refresh_hash, refresh_expires_at, created_at)
           values (${token.id}, ${token.userId}, ${token.apiKeyId}, ${token.prefix}, ${token.tokenHash},
-                  ${token.scopes}::text[], ${token.expiresAt}, ${token.createdAt})`,
+                  ${token.scopes}::text[], ${token.expiresAt}, ${token.refreshHash}, ${token.refreshExpiresAt},
+                  ${token.createdAt})`,
     );
+  },
+
+  /**
+   * Uses a refresh secret, once: the token it came with must not be revoked nor its refresh used or
+   * expired, and its key (if any) must be live. Returns what the next token inherits, or null.
+   */
+  async useRefresh(
+    em: EntityManager,
+    refreshHash: string,
+    now: Date,
+  ): Promise<{ userId: string; apiKeyId: string | null; scopes: Scope[]; ttlSeconds: number; refreshExpiresAt: Date } | null> {
+    const [row] = await query<{
+      userId: string;
+      apiKeyId: string | null;
+      scopes: Scope[];
+      ttlSeconds: number;
+      refreshExpiresAt: string;
+    }>(
+      em,
+      sql`update access_tokens t set refreshed_at = ${now}
+           where t.refresh_hash = ${refreshHash} and t.refreshed_at is null and t.revoked_at is null
+             and t.refresh_expires_at > ${now}
+             and (t.api_key_id is null or exists (
+                   select 1 from api_keys k where k.id = t.api_key_id and k.revoked_at is null
+                      and (k.expires_at is null or k.expires_at > ${now})))
+       returning t.user_id, t.api_key_id, t.scopes,
+                 round(extract(epoch from t.expires_at - t.created_at))::int as ttl_seconds, t.refresh_expires_at`,
+    );
+    return row ? { ...row, refreshExpiresAt: new Date(row.refreshExpiresAt) } : null;
   },
 
   /**
@@ -81,12 +112,16 @@ export const tokensRepository = {
     return rows.length > 0;
   },
 
-  /** Removes up to `limit` tokens that expired or were revoked before `before`. */
+  /** Removes up to `limit` tokens that ended before `before`: revoked, or expired with no refresh left. */
   async removeEnded(em: EntityManager, before: Date, limit: number): Promise<number> {
     const rows = await query(
       em,
       sql`delete from access_tokens where id in
-            (select id from access_tokens where expires_at < ${before} or revoked_at < ${before} limit ${limit})
+            (select id from access_tokens
+              where (expires_at < ${before} and (refresh_expires_at is null or refresh_expires_at < ${before}
+                                                 or refreshed_at is not null))
+                 or revoked_at < ${before}
+              limit ${limit})
           returning id`,
     );
     return rows.length;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SCOPES, type Scope } from '../api-keys/api-key.entity';
-import { forbidden, insufficientScope, notFound } from '../http/errors';
+import { transaction } from '../db/transaction';
+import { forbidden, insufficientScope, notFound, unauthenticated } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import type { Sweep } from '../reconciler/reconciler.service';
 import { randomBase62, sha256 } from '../lib/crypto';
@@ -9,6 +10,7 @@ import type { AccessToken } from './access-token.entity';
 import { tokensRepository, type UsableToken } from './tokens.repository';
 
 export const TOKEN_PREFIX = 'tk_';
+const REFRESH_PREFIX = 'tr_';
 const TOKEN_RANDOM_CHARS = 40;
 const PREFIX_CHARS = 12;
 
@@ -18,6 +20,8 @@ const SWEEP_LIMIT = 1000;
 
 /** A token's lifetime: one hour unless asked, one minute to one day. */
 export const TOKEN_TTL = { defaultSeconds: 3600, minSeconds: 60, maxSeconds: 86_400 } as const;
+/** How long a refresh secret (and the chain of tokens it starts) lasts: SMSGate's server's default. */
+const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Who mints, lists or revokes tokens: a dashboard session (no key), an API key, or a token (refused). */
 export interface TokenOwner {
@@ -30,6 +34,16 @@ export interface TokenOwner {
   scopes: readonly Scope[];
 }
 
+/** A token as minted: the row, its secret and, for a token pair, its refresh secret (each shown once). */
+export interface Minted {
+  token: AccessToken;
+  secret: string;
+  refreshSecret: string | null;
+}
+
+const refusedRefresh = () =>
+  unauthenticated('The refresh token is unknown, used, revoked or expired: mint a new token with the API key.');
+
 export function createTokensService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
   function notAToken(owner: TokenOwner) {
     if (owner.tokenId) {
@@ -40,6 +54,32 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
     }
   }
 
+  async function insertToken(
+    tx: EntityManager,
+    from: { userId: string; apiKeyId: string | null; scopes: readonly Scope[]; ttlSeconds: number },
+    refreshUntil: Date | null,
+  ): Promise<Minted> {
+    const secret = TOKEN_PREFIX + randomBase62(TOKEN_RANDOM_CHARS);
+    const refreshSecret = refreshUntil ? REFRESH_PREFIX + randomBase62(TOKEN_RANDOM_CHARS) : null;
+    const now = clock.now();
+    const token: AccessToken = {
+      id: randomUUID(),
+      userId: from.userId,
+      apiKeyId: from.apiKeyId,
+      prefix: secret.slice(0, PREFIX_CHARS),
+      tokenHash: sha256(secret),
+      scopes: SCOPES.filter((scope) => from.scopes.includes(scope)),
+      expiresAt: new Date(now.getTime() + from.ttlSeconds * 1000),
+      revokedAt: null,
+      refreshHash: refreshSecret ? sha256(refreshSecret) : null,
+      refreshExpiresAt: refreshUntil,
+      refreshedAt: null,
+      createdAt: now,
+    };
+    await tokensRepository.insert(tx, token);
+    return { token, secret, refreshSecret };
+  }
+
   return {
     /**
      * A new token with `scopes` (all of the caller's when none are named) for `ttlSeconds` (bounded
@@ -47,28 +87,30 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
      */
     async mint(
       owner: TokenOwner,
-      input: { scopes?: Scope[] | null; ttlSeconds: number },
-    ): Promise<{ token: AccessToken; secret: string }> {
+      input: { scopes?: Scope[] | null; ttlSeconds: number; refresh?: boolean },
+    ): Promise<Minted> {
       notAToken(owner);
       const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...owner.scopes];
       // Never more than the creator holds: a key cannot mint its way to another scope.
       const missing = scopes.find((scope) => !owner.scopes.includes(scope));
       if (missing) throw insufficientScope(missing);
-      const secret = TOKEN_PREFIX + randomBase62(TOKEN_RANDOM_CHARS);
       const now = clock.now();
-      const token: AccessToken = {
-        id: randomUUID(),
-        userId: owner.userId,
-        apiKeyId: owner.keyId,
-        prefix: secret.slice(0, PREFIX_CHARS),
-        tokenHash: sha256(secret),
-        scopes: SCOPES.filter((scope) => scopes.includes(scope)),
-        expiresAt: new Date(now.getTime() + input.ttlSeconds * 1000),
-        revokedAt: null,
-        createdAt: now,
-      };
-      await tokensRepository.insert(em(), token);
-      return { token, secret };
+      const refreshUntil = input.refresh ? new Date(now.getTime() + REFRESH_TTL_MS) : null;
+      return insertToken(em(), { userId: owner.userId, apiKeyId: owner.keyId, scopes, ttlSeconds: input.ttlSeconds }, refreshUntil);
+    },
+
+    /**
+     * The next token of a refresh secret (SMSGate's POST /auth/token/refresh): the same scopes and
+     * lifetime, a new refresh secret good until the first one's end. Each refresh secret works once;
+     * one that is unknown, used, expired, or whose token was revoked or key ended is refused with 401.
+     */
+    async refresh(presented: string): Promise<Minted> {
+      if (!presented.startsWith(REFRESH_PREFIX) || presented.length > 200) throw refusedRefresh();
+      return transaction(em(), async (tx) => {
+        const used = await tokensRepository.useRefresh(tx, sha256(presented), clock.now());
+        if (!used) throw refusedRefresh();
+        return insertToken(tx, used, used.refreshExpiresAt);
+      });
     },
 
     /** The live tokens the caller may see: a session every one of the account's, a key those it minted. */

@@ -310,18 +310,18 @@ describe('every error of every route, in its API’s shape', () => {
       misshapen: refusals
         .filter((a) => !shape(a))
         .map((a) => `${a.label} → ${a.status} ${JSON.stringify(a.body).slice(0, 200)}`),
-      serverErrors: refusals.filter((a) => a.status >= 500 && a.status !== 501).map((a) => `${a.label} → ${a.status}`),
+      serverErrors: refusals.filter((a) => a.status >= 500).map((a) => `${a.label} → ${a.status}`),
       statuses: new Set(refusals.map((a) => a.status)),
     };
   }
 
   // Per API: its shape, at least how many routes it has, every kind of refusal it must have shown
-  // (the drop-in's and the mobile API's 501s are the calls they do not serve), and whether 422 may
-  // stand (the SMSGate side answers validation with 400, as SMSGate does).
+  // (none >= 500: every route is served), and whether 422 may stand (the SMSGate side answers
+  // validation with 400, as SMSGate does).
   it.each([
     ['v1', '{code, message, status, errors?}', 50, [400, 401, 403, 404, 405, 413, 422]],
-    ['drop-in', '{message, data: {code, errors?}}', 15, [400, 401, 403, 404, 405, 413, 501]],
-    ['mobile', '{code, message, status, errors?}', 6, [400, 401, 405, 413, 501]],
+    ['drop-in', '{message, data: {code, errors?}}', 15, [400, 401, 403, 404, 405, 413]],
+    ['mobile', '{code, message, status, errors?}', 6, [400, 401, 403, 405, 413]],
     ['phone webhook', '{code, message, status, errors?}', 0, [400, 401, 405, 413]],
   ] satisfies [Api, string, number, number[]][])(
     'answers every refusal of the %s API as %s',

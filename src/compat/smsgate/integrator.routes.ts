@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
 import { apiErrorOf, logFailure } from '../../http/error-handler';
-import { ApiError, methodNotAllowed, notFound } from '../../http/errors';
+import { ApiError, methodNotAllowed, notFound, unauthenticated } from '../../http/errors';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
 import type { Services } from '../../services';
@@ -61,8 +61,8 @@ export function integratorBody(apiError: ApiError): { message: string; data: { c
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const notServed = (status: number, message: string) => () => {
-  throw new ApiError(status, status === 501 ? 'not_implemented' : 'not_supported', message);
+const notServed = (message: string) => () => {
+  throw new ApiError(404, 'not_supported', message);
 };
 
 /**
@@ -202,19 +202,27 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
     const owner = tokenOwnerOf(ctx);
     // Their server caps the lifetime rather than refusing it: so does this one.
     const ttl = Math.min(Math.max(body.ttl || TOKEN_TTL.defaultSeconds, TOKEN_TTL.minSeconds), TOKEN_TTL.maxSeconds);
-    const { token, secret } = await services.tokens.mint(owner, { scopes: scopesOf(body.scopes, owner.scopes), ttlSeconds: ttl });
+    const minted = await services.tokens.mint(owner, {
+      scopes: scopesOf(body.scopes, owner.scopes),
+      ttlSeconds: ttl,
+      refresh: true,
+    });
     ctx.status = 201;
-    ctx.body = tokenResponseView(token, secret);
+    ctx.body = tokenResponseView(minted);
   });
-  const noRefresh = notServed(501, 'Refresh tokens are not issued here: mint a new token with POST /auth/token and the API key.');
-  router.post('/auth/token/refresh', noRefresh);
+  // Their token pairs: the refresh secret, sent as the Bearer token, gets the next pair once.
+  router.post('/auth/token/refresh', async (ctx) => {
+    const presented = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
+    if (!presented) throw unauthenticated('Send the refresh token as the Bearer token.');
+    ctx.status = 201;
+    ctx.body = tokenResponseView(await services.tokens.refresh(presented));
+  });
   router.delete('/auth/token/:jti', ...asOwner, async (ctx) => {
     const jti = ctx.params.jti;
     if (!UUID.test(jti)) throw notFound('token');
     await services.tokens.revoke(tokenOwnerOf(ctx), jti);
     ctx.status = 204;
   });
-  router.all('/auth/*rest', noRefresh);
-  router.all('/*rest', notServed(404, 'This SMSGate integrator API call is not served by this server.'));
+  router.all('/*rest', notServed('This SMSGate integrator API call is not served by this server.'));
   return router;
 }

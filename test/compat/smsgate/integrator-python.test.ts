@@ -78,6 +78,10 @@ describe('SMSGate’s Python client', () => {
       token_other_scope: { status: 403, message: expect.any(String) },
       token_revoked: { status: 401, message: expect.any(String) },
       token_unknown_scope: { status: 400, message: expect.any(String) },
+      refreshed_devices: [deviceId],
+      refreshed: { new_token: true, new_refresh: true },
+      refresh_again: { status: 401, message: expect.any(String) },
+      refresh_revoked: { status: 401, message: expect.any(String) },
     });
     // patch_settings set the phone's own settings.
     const device = (await readJson(await app.fetch(`/v1/devices/${deviceId}`, { headers: { 'x-api-key': key } }))).device;

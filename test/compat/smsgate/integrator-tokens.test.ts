@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app';
-import { createKey } from '../../support/accounts';
+import { createKey, json } from '../../support/accounts';
 import { readJson } from '../../support/http';
 import { tenant } from './helpers';
 import { INTEGRATOR_API } from './integrator-client';
@@ -33,9 +33,11 @@ describe('SMSGate’s token endpoints', () => {
       id: expect.any(String),
       token_type: 'Bearer',
       access_token: expect.stringMatching(/^tk_/),
+      refresh_token: expect.stringMatching(/^tr_/),
       expires_at: expect.any(String),
       tokenType: 'Bearer',
       accessToken: body.access_token,
+      refreshToken: body.refresh_token,
       expiresAt: body.expires_at,
     });
     expect(new Date(body.expires_at).getTime() - app.clock.now().getTime()).toBe(120_000);
@@ -91,10 +93,39 @@ describe('SMSGate’s token endpoints', () => {
     expect(await readJson(after)).toMatchObject({ data: { code: 'unauthenticated' } });
   });
 
-  it('answer 501 for refresh: a new token is minted with the key instead', async () => {
-    const { key } = await tenant(app);
-    const res = await call('POST', '/auth/token/refresh', basic(key), {});
-    expect(res.status).toBe(501);
-    expect(await readJson(res)).toMatchObject({ message: expect.stringContaining('POST /auth/token') });
+  it('refresh a pair once, after its token expired, as long as the key lives and within 30 days', async () => {
+    const { key, account } = await tenant(app);
+    const first = await readJson(await call('POST', '/auth/token', basic(key), { scopes: ['devices:list'], ttl: 120 }));
+    // The refresh secret is no access credential, and an API key is no refresh secret.
+    expect((await call('GET', '/devices', `Bearer ${first.refresh_token}`)).status).toBe(401);
+    expect((await call('POST', '/auth/token/refresh', `Bearer ${key}`)).status).toBe(401);
+
+    // After the token expired, its refresh secret gets the next pair: the same scopes and lifetime.
+    app.clock.advance(10 * 60_000);
+    expect((await call('GET', '/devices', `Bearer ${first.access_token}`)).status).toBe(401);
+    const refreshed = await call('POST', '/auth/token/refresh', `Bearer ${first.refresh_token}`);
+    expect(refreshed.status).toBe(201);
+    const second = await readJson(refreshed);
+    expect(second).toMatchObject({ access_token: expect.stringMatching(/^tk_/), refresh_token: expect.stringMatching(/^tr_/) });
+    expect(second.id).not.toBe(first.id);
+    expect(new Date(second.expires_at).getTime() - app.clock.now().getTime()).toBe(120_000);
+    expect((await call('GET', '/devices', `Bearer ${second.access_token}`)).status).toBe(200);
+    expect((await call('GET', '/messages', `Bearer ${second.access_token}`)).status).toBe(403);
+    // Once only: the used secret is refused, with SMSGate's error shape.
+    const again = await call('POST', '/auth/token/refresh', `Bearer ${first.refresh_token}`);
+    expect(again.status).toBe(401);
+    expect(await readJson(again)).toMatchObject({ message: expect.stringContaining('refresh token'), data: { code: 'unauthenticated' } });
+
+    // Revoking the key ends its pairs' refresh too.
+    const other = await createKey(app, account);
+    const pair = await readJson(await call('POST', '/auth/token', basic(other), { scopes: ['devices:list'], ttl: 120 }));
+    const keys = await readJson(await app.fetch('/v1/api-keys', { headers: { cookie: account.cookie } }));
+    const otherId = keys.data.find((k: { prefix: string }) => other.startsWith(k.prefix)).id;
+    expect((await app.fetch(`/v1/api-keys/${otherId}/revoke`, json('POST', undefined, { cookie: account.cookie }))).status).toBe(204);
+    expect((await call('POST', '/auth/token/refresh', `Bearer ${pair.refresh_token}`)).status).toBe(401);
+
+    // The chain ends 30 days after its first pair.
+    app.clock.advance(30 * 86_400_000);
+    expect((await call('POST', '/auth/token/refresh', `Bearer ${second.refresh_token}`)).status).toBe(401);
   });
 });

@@ -244,8 +244,15 @@ function integratorPaths() {
     [`${INTEGRATOR_API}/auth/token/refresh`]: {
       post: {
         operationId: 'refreshToken',
-        security: integrator,
-        responses: { 501: { description: 'Not served.' }, ...errors },
+        // The refresh token as the Bearer token; an API key there is refused (401).
+        security: [{ integratorBearer: [] }],
+        responses: {
+          201: {
+            description: 'The next token pair (TokenResponse).',
+            ...json({ type: 'object', required: ['id', 'token_type', 'access_token', 'refresh_token', 'expires_at'] }),
+          },
+          ...errors,
+        },
       },
     },
   };

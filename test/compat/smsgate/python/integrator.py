@@ -87,6 +87,17 @@ def main() -> None:
             api.revoke_token(token.id)
             out["token_revoked"] = refused(lambda: holder.list_devices())
         out["token_unknown_scope"] = refused(lambda: api.generate_token(domain.TokenRequest(scopes=["mms:send"])))
+        # A pair's refresh token (refresh_token) gets the next pair, once; the revoked token's refresh is refused.
+        pair = api.generate_token(domain.TokenRequest(scopes=["devices:list"], ttl=600))
+        renewed = api.refresh_token(pair.refresh_token)
+        with client.APIClient(None, renewed.access_token, base_url=base_url) as holder:
+            out["refreshed_devices"] = [device.id for device in holder.list_devices()]
+        out["refreshed"] = {
+            "new_token": renewed.id != pair.id and renewed.access_token != pair.access_token,
+            "new_refresh": renewed.refresh_token.startswith("tr_") and renewed.refresh_token != pair.refresh_token,
+        }
+        out["refresh_again"] = refused(lambda: api.refresh_token(pair.refresh_token))
+        out["refresh_revoked"] = refused(lambda: api.refresh_token(token.refresh_token))
     print(json.dumps(out))
 
 
