@@ -55,6 +55,14 @@ async function startFlakyProxy(target: string) {
 }
 
 describe('phone simulator command line', () => {
+  it('talks to the service on PORT, as npm start does, unless told a server', () => {
+    expect(parseCli(['--code', 'ABCD2345'], { PORT: '4100' })).toMatchObject({ server: 'http://localhost:4100' });
+    expect(parseCli(['--code', 'ABCD2345', '--server', 'http://example.test:5000'], { PORT: '4100' })).toMatchObject({
+      server: 'http://example.test:5000',
+    });
+    expect(parseCli(['--code', 'ABCD2345'], { PORT: 'eighty' })).toMatchObject({ server: 'http://localhost:3000' });
+  });
+
   it('reads codes, pair URLs, inbound texts and numbers, and refuses what cannot work', () => {
     const pairUrl = `phonegateway://pair?${new URLSearchParams({ code: 'ABCD2345', server: 'http://example.test:3000' })}`;
     expect(parseCli(['--pair-url', pairUrl])).toMatchObject({
@@ -74,7 +82,7 @@ describe('phone simulator command line', () => {
         '0.25',
         '--heartbeat-seconds',
         '10',
-      ]),
+      ], {}),
     ).toMatchObject({
       server: 'http://localhost:3000',
       codes: ['A', 'B', 'C'],

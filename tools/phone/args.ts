@@ -11,7 +11,7 @@ Usage:
   npm run phone -- --codes CODE1,CODE2,CODE3 [--server ...]
 
 Pairing:
-  --server URL                        service address (default http://localhost:3000, or the pair URL's)
+  --server URL                        service address (default http://localhost:$PORT or :3000, or the pair URL's)
   --code CODE                         a pairing code (one phone)
   --pair-url URL                      the pair_url of a pairing code (one phone)
   --codes A,B,C                       one code per phone
@@ -75,8 +75,11 @@ function number(name: string, raw: string | undefined, min: number, max = Number
   return value;
 }
 
-/** The command line, checked; null for --help. Throws UsageError with one line naming the option. */
-export function parseCli(argv: string[]): CliOptions | null {
+/**
+ * The command line, checked; null for --help. Throws UsageError with one line naming the option.
+ * Without --server or a pair URL, the service is `npm start`'s on this machine: its PORT, else 3000.
+ */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | null {
   let values;
   try {
     ({ values } = parseArgs({
@@ -132,7 +135,7 @@ export function parseCli(argv: string[]): CliOptions | null {
     codes = [pair.code];
     server ??= pair.server;
   }
-  server ??= 'http://localhost:3000';
+  server ??= `http://localhost:${/^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : 3000}`;
   try {
     if (!['http:', 'https:'].includes(new URL(server).protocol)) throw new Error();
   } catch {
