@@ -1,0 +1,119 @@
+import * as messages from '../../messages/messages.schemas';
+import * as optOuts from '../../opt-outs/opt-outs.schemas';
+import { object, ref } from '../resources';
+import { type Operation, noBody, op, page, read, send, tagged, uuid, wrap } from '../operation';
+
+// Sending and reading messages, and the opt-out list.
+export const messagesOperations: Operation[] = [
+  ...tagged('Messages', [
+    op(
+      'GET /v1/batches',
+      read,
+      'List sends, newest first',
+      { 200: page('Batch') },
+      { query: messages.listBatchesQuery },
+    ),
+    op('GET /v1/batches/{id}', read, 'A send and its messages (poll to follow it)', {
+      200: object({ batch: ref('Batch'), messages: { type: 'array', items: ref('Message') } }),
+    }),
+    op(
+      'GET /v1/messages',
+      read,
+      'List sent and received messages',
+      { 200: page('Message') },
+      {
+        query: messages.listMessagesQuery,
+      },
+    ),
+    op(
+      'POST /v1/messages',
+      send,
+      'Send a text to one or more recipients',
+      { 202: object({ batch: ref('Batch'), message_ids: { type: 'array', items: uuid } }) },
+      {
+        body: messages.sendBody,
+        errors: [403, 409],
+        idempotent: true,
+        description:
+          'Acceptance is not delivery: follow the batch or webhooks. `priority` high goes first in the ' +
+          "phone's outbox; `ttl_seconds` lapses the messages to unknown that long after they become sendable " +
+          '(accept, or scheduled_at) if the stale window would keep them longer. Errors: email_unverified (403), ' +
+          'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
+      },
+    ),
+    op(
+      'POST /v1/batches/{id}/cancel',
+      send,
+      'Cancel a send',
+      { 200: wrap('batch', ref('Batch')) },
+      {
+        errors: [409],
+        description:
+          'Messages not yet dispatched (queued, or waiting for scheduled_at) fail with error_code `cancelled` ' +
+          "(message.failed each) and no longer count against the day's and month's usage; dispatched ones stay " +
+          'and may still be reported. The batch settles when its last message is final (`cancelled_at` set). ' +
+          'Errors: batch_finished (409) when every message already has its outcome.',
+      },
+    ),
+    op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
+    op(
+      'POST /v1/messages/{id}/cancel',
+      send,
+      'Cancel one message of a send',
+      { 200: wrap('message', ref('Message')) },
+      {
+        errors: [409],
+        description:
+          'The message, if not yet dispatched (queued, or waiting for scheduled_at), fails with error_code ' +
+          '`cancelled` (message.failed) and no longer counts against the usage; the rest of its send goes on. ' +
+          'The send settles when this was its last open message. Errors: message_not_cancellable (409) when ' +
+          'the phone has it already or it has its outcome (an inbound message too).',
+      },
+    ),
+    op('GET /v1/stats', read, 'Paired phones and message totals', { 200: ref('Stats') }),
+    op(
+      'GET /v1/stats/daily',
+      read,
+      'Texts sent, delivered and failed per day',
+      { 200: ref('DailyStats') },
+      {
+        query: messages.dailyStatsQuery,
+        description:
+          'One entry per calendar day in `timezone`, oldest first, today last, days without texts included. ' +
+          'A day counts the outbound texts created on it: `sent` those that reached the carrier (sent or ' +
+          'delivered), `delivered` those with a delivery report, `failed` those that failed.',
+      },
+    ),
+  ]),
+
+  ...tagged('Opt-outs', [
+    op(
+      'GET /v1/opt-outs',
+      send,
+      "List the account's opted-out numbers, newest first",
+      { 200: page('OptOut') },
+      {
+        query: optOuts.listOptOutsQuery,
+        description:
+          'Numbers that texted STOP, STOPALL, UNSUBSCRIBE, CANCEL, END or QUIT to one of your phones (case and ' +
+          'spacing aside), or were added here. Sends skip them: their messages are created failed with ' +
+          'error_code `opted_out` and do not count against the plan. START or UNSTOP takes a number off.',
+      },
+    ),
+    op(
+      'POST /v1/opt-outs',
+      send,
+      'Add a number to the opt-out list (idempotent)',
+      { 200: wrap('opt_out', ref('OptOut')), 201: wrap('opt_out', ref('OptOut')) },
+      {
+        body: optOuts.addOptOutBody,
+        description:
+          'The number is normalised to E.164 as recipients are. 201 when added, 200 when it was listed already.',
+      },
+    ),
+    op('DELETE /v1/opt-outs/{phone_number}', send, 'Take a number off the opt-out list', noBody, {
+      params: optOuts.phoneNumberParams,
+      description: 'The number in E.164 (`+` may be sent as `%2B`). 404 when it is not on the list.',
+    }),
+  ]),
+];
