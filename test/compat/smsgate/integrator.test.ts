@@ -319,9 +319,10 @@ describe('SMSGate’s integrator API with its npm client', () => {
       expect((await readJson(res)).message, `${method} ${pathname}`).toEqual(expect.any(String));
     }
 
-    const unserved = await app.fetch(`${INTEGRATOR_API}/auth/token/refresh`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
-    expect(unserved.status).toBe(501);
-    expect((await readJson(unserved)).message).toMatch(/API key/);
+    // An API key is no refresh token.
+    const notRefresh = await app.fetch(`${INTEGRATOR_API}/auth/token/refresh`, { method: 'POST', headers: { Authorization: `Bearer ${mine.key}` } });
+    expect(notRefresh.status).toBe(401);
+    expect((await readJson(notRefresh)).message).toMatch(/refresh token/);
     const unknown = await app.fetch(`${INTEGRATOR_API}/no-such-thing`, { headers: { Authorization: `Bearer ${mine.key}` } });
     expect(unknown.status).toBe(404);
     expect((await readJson(unknown)).message).toMatch(/not served/);
