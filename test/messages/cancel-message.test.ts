@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { batchWorkflowId } from '../../workflows/definitions';
 import type { TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { deviceRow } from '../support/factories';
 import { readJson } from '../support/http';
 import { startWorkflowStack, type WorkflowStack } from '../support/temporal';
-import { bearer, type PairedPhone } from '../devices/helpers';
-import { eventsOf, sendingTenant } from './helpers';
+import { bearer } from '../devices/helpers';
+import { eventsOf, sendingTenant, sendProbes } from './helpers';
+
+type Probes = ReturnType<typeof sendProbes>;
 
 type Call = (method: string, path: string, body?: unknown) => Promise<Response>;
 
@@ -15,35 +16,23 @@ describe('cancelling one message: POST /v1/messages/{id}/cancel', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
+  let syncClock: Probes['syncClock'];
+  let workflowStatus: Probes['workflowStatus'];
+  let send: Probes['send'];
+  let batchOf: Probes['batchOf'];
+  let outbox: Probes['outbox'];
+  let usage: Probes['usage'];
 
   beforeAll(async () => {
     stack = await startWorkflowStack({ env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'cancel-message-test' } });
     ({ env, app } = stack);
+    ({ syncClock, workflowStatus, send, batchOf, outbox, usage } = sendProbes(app, env));
   });
   afterAll(async () => {
     await stack?.close();
   });
 
-  async function syncClock() {
-    app.clock.set(new Date(await env.currentTimeMs()));
-  }
-
-  const workflowStatus = async (batchId: string) =>
-    (await env.client.workflow.getHandle(batchWorkflowId(batchId)).describe()).status.name;
-  const send = async (call: Call, body: Record<string, unknown>) => {
-    const res = await call('POST', '/v1/messages', body);
-    expect(res.status).toBe(202);
-    return readJson(res);
-  };
   const cancel = (call: Call, messageId: string) => call('POST', `/v1/messages/${messageId}/cancel`);
-  const batchOf = async (call: Call, id: string) => readJson(await call('GET', `/v1/batches/${id}`));
-  const outbox = async (phone: PairedPhone, limit?: number) =>
-    (
-      await readJson(
-        await app.fetch(`/v1/device/outbox${limit ? `?limit=${limit}` : ''}`, { headers: bearer(phone.token) }),
-      )
-    ).data as Array<{ id: string }>;
-  const usage = async (call: Call) => (await readJson(await call('GET', '/v1/auth/me'))).usage;
 
   it('fails that one message `cancelled` with its event and gives it back to the usage; the rest go on', async () => {
     await syncClock();

@@ -6,8 +6,10 @@ import { createKey, json, registerAccount } from '../support/accounts';
 import { deviceRow } from '../support/factories';
 import { readJson } from '../support/http';
 import { activityNames, startWorkflowStack, type WorkflowStack } from '../support/temporal';
-import { bearer, type PairedPhone } from '../devices/helpers';
-import { eventsOf, sendingTenant } from './helpers';
+import { bearer } from '../devices/helpers';
+import { eventsOf, sendingTenant, sendProbes } from './helpers';
+
+type Probes = ReturnType<typeof sendProbes>;
 
 type Call = (method: string, path: string, body?: unknown) => Promise<Response>;
 
@@ -15,36 +17,23 @@ describe('cancelling a send: POST /v1/batches/{id}/cancel', () => {
   let stack: WorkflowStack;
   let env: TestWorkflowEnvironment;
   let app: TestApp;
+  let syncClock: Probes['syncClock'];
+  let workflowStatus: Probes['workflowStatus'];
+  let send: Probes['send'];
+  let batchOf: Probes['batchOf'];
+  let outbox: Probes['outbox'];
+  let usage: Probes['usage'];
 
   beforeAll(async () => {
     stack = await startWorkflowStack({ env: { STALE_WINDOW: '10m', TEMPORAL_TASK_QUEUE: 'cancel-test' } });
     ({ env, app } = stack);
+    ({ syncClock, workflowStatus, send, batchOf, outbox, usage } = sendProbes(app, env));
   });
   afterAll(async () => {
     await stack?.close();
   });
 
-  /** The API's clock follows the test server's, which time skipping moves. */
-  async function syncClock() {
-    app.clock.set(new Date(await env.currentTimeMs()));
-  }
-
-  const workflowStatus = async (batchId: string) =>
-    (await env.client.workflow.getHandle(batchWorkflowId(batchId)).describe()).status.name;
-  const send = async (call: Call, body: Record<string, unknown>) => {
-    const res = await call('POST', '/v1/messages', body);
-    expect(res.status).toBe(202);
-    return readJson(res);
-  };
   const cancel = (call: Call, batchId: string) => call('POST', `/v1/batches/${batchId}/cancel`);
-  const batchOf = async (call: Call, id: string) => readJson(await call('GET', `/v1/batches/${id}`));
-  const outbox = async (phone: PairedPhone, limit?: number) =>
-    (
-      await readJson(
-        await app.fetch(`/v1/device/outbox${limit ? `?limit=${limit}` : ''}`, { headers: bearer(phone.token) }),
-      )
-    ).data as Array<{ id: string }>;
-  const usage = async (call: Call) => (await readJson(await call('GET', '/v1/auth/me'))).usage;
 
   it('fails every queued message `cancelled` with its event, settles the batch and ends its workflow', async () => {
     await syncClock();
