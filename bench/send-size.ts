@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../src/config';
 import { openOrm } from '../src/db/orm';
 import { query, sql } from '../src/db/sql';
-import { listen } from '../src/http/server';
+import { listen } from '../src/server';
 import { systemClock } from '../src/lib/clock';
 import { createLogger } from '../src/lib/logger';
 import { buildServices } from '../src/services';

@@ -2,7 +2,7 @@
 // While Postgres or Temporal cannot be reached it says so and keeps trying, rather than exiting.
 import { loadConfigOrExit } from './config';
 import { createContainer, type Container } from './container';
-import { listen, type RunningApi } from './http/server';
+import { listen, type RunningApi } from './server';
 import { retryWithBackoff, serversInWords } from './lib/backoff';
 import { createLogger } from './lib/logger';
 import { onShutdown } from './lib/shutdown';

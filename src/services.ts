@@ -37,6 +37,7 @@ import { createOutcomesService } from './messages/outcomes.service';
 import { createPlatformLimit } from './messages/platform-limit';
 import { createFailoverService } from './messages/failover.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
+import { outboxRepository } from './messages/outbox.repository';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
 import { createTokensService } from './tokens/tokens.service';
 import { createPlansService } from './plans/plans.service';
@@ -46,6 +47,7 @@ import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
+import { createSmsGateService } from './compat/smsgate/smsgate.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -69,8 +71,8 @@ export interface ServiceDeps {
 }
 
 /**
- * The composition root: every service, built once per process (api, worker, tests). Wiring only;
- * each feature subscribes itself to the others' hooks where its code is. `em()` is the
+ * The composition root: every service, built once per process (api, worker, tests), and every hook
+ * by which one feature hears another, registered in one block below. Wiring only. `em()` is the
  * EntityManager of the current request or activity (MikroORM's RequestContext), never a shared one.
  */
 export function buildServices(deps: ServiceDeps) {
@@ -155,6 +157,7 @@ export function buildServices(deps: ServiceDeps) {
   const presence = createPresenceService({ em, events, clock });
   const phoneChannel = createPhoneChannel({
     orm: deps.orm,
+    outbox: outboxRepository,
     clock,
     logger,
     notifier,
@@ -197,14 +200,13 @@ export function buildServices(deps: ServiceDeps) {
     events,
     starter,
     batchStarts: batches,
-    devices,
     metrics: { ...metrics.messages, reports: metrics.phone.reports },
     platformLimit: createPlatformLimit({ staleWindowMs: config.staleWindowMs }),
   });
   const idempotency = createIdempotency(
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
   );
-  const optOuts = createOptOutsService({ em, clock, events, defaultCountry: config.defaultCountry });
+  const optOuts = createOptOutsService({ em, clock, defaultCountry: config.defaultCountry });
   const messages = createMessagesService({
     em,
     clock,
@@ -223,6 +225,7 @@ export function buildServices(deps: ServiceDeps) {
   // A phone reached by push hears when its pace frees, as one on the live channel does.
   const pacedWakes = createPacedWakes({
     orm: deps.orm,
+    outbox: outboxRepository,
     clock,
     logger,
     wake: (deviceId) => background.run('wake push', () => push.wakeNow(deviceId)),
@@ -237,10 +240,10 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     onPacedOut: push.enabled ? pacedWakes.watch : undefined,
   });
-  // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
   const smsgateInbox = createInboxService({ em });
-  const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
+  const smsgateMobile = createSmsGateService({ em, clock, pairing, devices, phoneMessages, outcomes, secretBox });
+  const failover = createFailoverService({ clock, events, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
     clock,
@@ -248,6 +251,15 @@ export function buildServices(deps: ServiceDeps) {
     staleWindowMs: config.staleWindowMs,
     wake: push.wakeNow,
   });
+
+  // How the features hear each other, all in one place: each runs in the transaction of what it hears.
+  events.subscribe(webhooks.fanOut); // every event: a delivery per receiving webhook
+  events.subscribe(optOuts.applyKeywords); // an inbound STOP or START changes the opt-out list
+  devices.onStopped(outcomes.failQueuedForStopped); // a disabled or unpaired phone: its queue fails
+  presence.onOffline(async (tx, device) => void (await failover.reroute(tx, device))); // failover
+  webhooks.writeBodies('smsgate', smsgateIntegrator.writeBody); // SMSGate-format webhook bodies
+  apiKeys.onRevoked(tokens.endWithKey); // a revoked key's tokens are revoked with it
+
   const reconciler = createReconcilerService({
     logger,
     metrics: metrics.workflows,
@@ -297,6 +309,7 @@ export function buildServices(deps: ServiceDeps) {
     phoneMessages,
     smsgateIntegrator,
     smsgateInbox,
+    smsgateMobile,
     batchProgress,
     failover,
     reconciler,

@@ -4,12 +4,6 @@ import { query, sql } from '../db/sql';
 // The SQL of `users` and `email_codes` that is not a plain entity read or write.
 
 export const accountsRepository = {
-  /** The plan an account is on; undefined for an unknown account. */
-  async planIdOf(em: EntityManager, userId: string): Promise<string | undefined> {
-    const [row] = await query<{ planId: string }>(em, sql`select plan_id from users where id = ${userId}`);
-    return row?.planId;
-  },
-
   /** Whether the account's email is verified (every send asks); undefined for an unknown account. */
   async emailVerified(em: EntityManager, userId: string): Promise<boolean | undefined> {
     const [row] = await query<{ verified: boolean }>(

@@ -4,7 +4,7 @@ import type { Auth } from '../http/auth';
 import { callerOf, SESSION_COOKIE } from '../http/auth';
 import { unauthenticated } from '../http/errors';
 import { withoutControls } from '../http/input-guard';
-import { clearSessionCookie, setSessionCookie } from '../http/session-cookie';
+import { clearSessionCookie, setSessionCookie } from './session-cookie';
 import { validate } from '../http/validate';
 import { pathId } from '../lib/fields';
 import type { PlansService } from '../plans/plans.service';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { notFound } from '../http/errors';
-import { setSessionCookie } from '../http/session-cookie';
+import { setSessionCookie } from './session-cookie';
 import type { GoogleService } from './google.service';
 import { GOOGLE_STATE_TTL_MS } from './google.service';
 

@@ -4,6 +4,14 @@ import type { Clock } from '../lib/clock';
 import { randomToken, sha256 } from '../lib/crypto';
 import { Session } from './session.entity';
 import { User } from './user.entity';
+import type { SessionCaller } from '../http/auth';
+
+declare module '../http/auth' {
+  interface SessionCaller {
+    session: Session;
+    user: User;
+  }
+}
 
 const DAY = 86_400_000;
 export const SESSION_IDLE_MS = 30 * DAY;
@@ -18,6 +26,21 @@ export interface SessionOrigin {
 
 export function createSessionsService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
   const live = (now: Date) => ({ revokedAt: null, expiresAt: { $gt: now }, absoluteExpiresAt: { $gt: now } });
+
+  /** The live session behind a cookie value, slid forward (30 days idle, 180 at most), with its user. */
+  async function resolve(token: string): Promise<{ session: Session; user: User } | null> {
+    const now = clock.now();
+    const session = await em().findOne(Session, { tokenHash: sha256(token), ...live(now) });
+    if (!session) return null;
+    const user = await em().findOne(User, { id: session.userId });
+    if (!user) return null;
+    if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+      session.lastSeenAt = now;
+      session.expiresAt = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
+      await em().flush();
+    }
+    return { session, user };
+  }
 
   return {
     /** A new session (login, register, Google): the cookie value is returned once, only its hash kept. */
@@ -38,20 +61,13 @@ export function createSessionsService({ em, clock }: { em: () => EntityManager; 
       return { session, token };
     },
 
-    /** The live session behind a cookie value, slid forward (30 days idle, 180 at most), with its user. */
-    async resolve(token: string): Promise<{ session: Session; user: User } | null> {
-      const now = clock.now();
-      const session = await em().findOne(Session, { tokenHash: sha256(token), ...live(now) });
-      if (!session) return null;
-      const user = await em().findOne(User, { id: session.userId });
-      if (!user) return null;
-      if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-        session.lastSeenAt = now;
-        session.expiresAt = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
-        await em().flush();
-      }
-      return { session, user };
+    /** The signed-in caller a session cookie names (the auth middleware asks on every request). */
+    async callerOf(token: string): Promise<SessionCaller | null> {
+      const found = await resolve(token);
+      return found && { kind: 'session', userId: found.user.id, ...found };
     },
+
+    resolve,
 
     /** Live sessions, most recently used first. */
     list: (userId: string) =>

@@ -1,8 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, id, timestamp } from '../db/base.entity';
 
-export const SCOPES = ['send', 'read', 'devices', 'webhooks'] as const;
-export type Scope = (typeof SCOPES)[number];
+import { SCOPES, type Scope } from '../http/scopes';
+
+export { SCOPES, type Scope };
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',

@@ -6,7 +6,6 @@ import type { Logger } from '../lib/logger';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity';
 import { apiKeysRepository, type UsableKey } from './api-keys.repository';
 import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
-import { tokensRepository } from '../tokens/tokens.repository';
 
 /** Told the id of a key whose revocation, expiry, scopes or existence changed (a trigger on api_keys). */
 export const API_KEYS_CHANNEL = 'phone_gateway_api_keys';
@@ -21,8 +20,12 @@ export interface CreateKeyInput {
   expiresAt?: Date | null;
 }
 
+/** Work that ends with a revoked key (the tokens it minted), in the revocation's unit of work. */
+export type KeyRevokedHook = (em: EntityManager, keyId: string, at: Date) => Promise<void>;
+
 export function createApiKeysService({ em, clock, feed }: { em: () => EntityManager; clock: Clock; feed: ChangeFeed }) {
   const cache = createCredentialCache<UsableKey>({ feed, channel: API_KEYS_CHANNEL, clock });
+  const revokedHooks: KeyRevokedHook[] = [];
 
   async function owned(userId: string, id: string): Promise<ApiKey> {
     const key = await em().findOne(ApiKey, { id, userId });
@@ -70,8 +73,8 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
       const key = await owned(userId, id);
       key.revokedAt ??= clock.now();
       await em().flush();
-      // The tokens it minted go with it (deleting a key deletes them: the table's cascade).
-      await tokensRepository.revokeMintedBy(em(), id, clock.now());
+      // Deleting a key deletes its tokens (the table's cascade); revoking one runs the hooks.
+      for (const hook of revokedHooks) await hook(em(), id, key.revokedAt);
       cache.forget(id);
     },
 
@@ -82,6 +85,10 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
       // request authenticates: a key in use is remembered (credential-cache.ts), not looked up again.
       const hash = sha256(presented);
       return cache.lookup(hash, () => apiKeysRepository.usableByHash(em(), hash, clock.now()));
+    },
+
+    onRevoked(hook: KeyRevokedHook): void {
+      revokedHooks.push(hook);
     },
 
     /** Stops hearing of key changes (process shutdown). */

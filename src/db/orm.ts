@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../lib/logger';
 import { traceStatements, underAdvisoryLock } from './connection';
 import type { Tracing } from '../traces/tracing';
-import { entities } from './entities';
+import { entities } from '../entities';
 import { postgresSsl } from './postgres-tls';
 import { migrations } from './migrations';
 
@@ -15,7 +15,7 @@ export function ormConfig(databaseUrl: string, logger?: Logger, poolMax = 10): O
     driverOptions: { connection: { ssl: postgresSsl(databaseUrl) } },
     entities,
     extensions: [Migrator],
-    // Entities are listed explicitly (src/db/entities.ts): no folder scanning, same under tsx,
+    // Entities are listed explicitly (src/entities.ts): no folder scanning, same under tsx,
     // vitest and compiled output.
     discovery: { warnWhenNoEntities: false },
     migrations: {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfigOrExit, type Config } from '../config';
 import { createContainer, type Container } from '../container';
 import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
-import { listen } from '../http/server';
+import { listen } from '../server';
 import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
 import { startBanner } from './banner';

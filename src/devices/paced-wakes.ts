@@ -3,10 +3,11 @@ import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
 import { devicesRepository } from './devices.repository';
 import { isOpen } from './send-window';
-import { outboxRepository } from '../messages/outbox.repository';
+import type { OutboxProbes } from './phone-channel';
 
 export interface PacedWakesOptions {
   orm: MikroORM;
+  outbox: Pick<OutboxProbes, 'newestDue' | 'pacedOut'>;
   clock: Clock;
   logger: Logger;
   /** Tells the phone to fetch its outbox now (push; never fails its caller). */
@@ -21,7 +22,7 @@ export interface PacedWakesOptions {
  * work still waits and its send window is open, woken by push. A pace frees with time, not with a
  * change anything announces, so it is looked for; a phone with nothing left waiting is let go.
  */
-export function createPacedWakes({ orm, clock, logger, wake, pollMs = 2_000 }: PacedWakesOptions) {
+export function createPacedWakes({ orm, outbox, clock, logger, wake, pollMs = 2_000 }: PacedWakesOptions) {
   const waiting = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let looking = false;
@@ -36,8 +37,8 @@ export function createPacedWakes({ orm, clock, logger, wake, pollMs = 2_000 }: P
     const now = clock.now();
     const [states, due, pacedOut] = await Promise.all([
       devicesRepository.channelStates(orm.em.fork(), deviceIds),
-      outboxRepository.newestDue(orm.em.fork(), deviceIds, now),
-      outboxRepository.pacedOut(orm.em.fork(), deviceIds, now),
+      outbox.newestDue(orm.em.fork(), deviceIds, now),
+      outbox.pacedOut(orm.em.fork(), deviceIds, now),
     ]);
     const byId = new Map(states.map((state) => [state.id, state]));
     for (const deviceId of deviceIds) {

@@ -1,8 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
 import { devicesRepository } from './devices.repository';
 import { isOpen } from './send-window';
-import { outboxRepository } from '../messages/outbox.repository';
 import type { Notifier } from '../events/notifier';
 import type { Logger } from '../lib/logger';
 
@@ -18,8 +17,26 @@ export const DRAINED_CHANNEL = 'phone_gateway_drained';
  */
 export type PhoneEvent = 'outbox' | 'settings' | 'receiving';
 
+/**
+ * What the channel asks of the phones' outboxes, all phones in one query each (the messages feature's
+ * outbox repository, passed in by the composition root).
+ */
+export interface OutboxProbes {
+  /** Per phone, the ids of the messages due now, newest first, joined by commas. */
+  newestDue(em: EntityManager, deviceIds: string[], now: Date): Promise<Map<string, string>>;
+  /** The phones whose pace (per minute, hour or day) is spent now. */
+  pacedOut(em: EntityManager, deviceIds: string[], now: Date): Promise<Set<string>>;
+  /** Per phone, whether it holds handed-out messages and when it last took one. */
+  leases(
+    em: EntityManager,
+    deviceIds: string[],
+    now: Date,
+  ): Promise<Map<string, { leased: boolean; handedOutAt: string | null }>>;
+}
+
 export interface PhoneChannelOptions {
   orm: MikroORM;
+  outbox: OutboxProbes;
   clock: Clock;
   logger: Logger;
   /** Tells which phone changed, from any process; without it (or while it cannot listen) polls carry it. */
@@ -67,6 +84,7 @@ interface Snapshot {
  */
 export function createPhoneChannel({
   orm,
+  outbox,
   clock,
   logger,
   notifier,
@@ -91,9 +109,9 @@ export function createPhoneChannel({
     const now = clock.now();
     const [rows, due, leases, pacedOut] = await Promise.all([
       devicesRepository.channelStates(em, deviceIds),
-      outboxRepository.newestDue(orm.em.fork(), deviceIds, now),
-      outboxRepository.leases(orm.em.fork(), deviceIds, now),
-      outboxRepository.pacedOut(orm.em.fork(), deviceIds, now),
+      outbox.newestDue(orm.em.fork(), deviceIds, now),
+      outbox.leases(orm.em.fork(), deviceIds, now),
+      outbox.pacedOut(orm.em.fork(), deviceIds, now),
     ]);
     return new Map(
       rows.map((row) => [
@@ -260,6 +278,9 @@ export function createPhoneChannel({
       }
       return unregister;
     },
+
+    /** Looks at every open stream's phone once more, after any look under way (tests wait on it). */
+    lookNow: (): Promise<void> => serially(),
 
     /** Streams open in this process (tests, metrics). */
     size: () => [...connections.values()].reduce((n, set) => n + set.size, 0),

@@ -1,10 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Scope } from '../api-keys/api-key.entity';
-import type { ApiKeysService, KeyUsageRecorder } from '../api-keys/api-keys.service';
-import type { SessionsService } from '../accounts/sessions.service';
-import type { TokensService } from '../tokens/tokens.service';
-import type { Session } from '../accounts/session.entity';
-import type { User } from '../accounts/user.entity';
+import type { Scope } from './scopes';
 import type { Clock } from '../lib/clock';
 import { safeEqual, sha256 } from '../lib/crypto';
 import { forbidden, insufficientScope, unauthenticated } from './errors';
@@ -12,11 +7,21 @@ import { tokenBuckets, type Rate } from './request-rate';
 
 export const SESSION_COOKIE = 'sid';
 
+/**
+ * A person signed in with a session cookie. The accounts feature, which resolves the cookie, declares
+ * the rest of its fields (the session and its user: accounts/sessions.service.ts), so this module
+ * needs no feature of its own.
+ */
+export interface SessionCaller {
+  kind: 'session';
+  userId: string;
+}
+
 /** Who is calling. Every query a route makes is scoped by `userId`. */
 export type Caller =
   // An API key, or a short-lived token (tokenId set; keyId the key that minted it, null for a session).
   | { kind: 'key'; userId: string; keyId: string | null; tokenId?: string; scopes: readonly Scope[] }
-  | { kind: 'session'; userId: string; session: Session; user: User }
+  | SessionCaller
   | { kind: 'device'; userId: string; deviceId: string };
 
 declare module 'koa' {
@@ -28,12 +33,17 @@ declare module 'koa' {
 /** Resolves a phone's device token (provided by the devices feature). */
 export type DeviceAuthenticator = (token: string) => Promise<{ userId: string; deviceId: string } | null>;
 
+/** A usable credential behind a presented secret (unknown, revoked and expired ones are null). */
+interface Credentials<T> {
+  authenticate(secret: string): Promise<T | null>;
+}
+
 export interface AuthDeps {
-  apiKeys: ApiKeysService;
-  keyUsage: KeyUsageRecorder;
+  apiKeys: Credentials<{ id: string; userId: string; scopes: readonly Scope[] }>;
+  keyUsage: { record(keyId: string, at: Date): void };
   /** Short-lived tokens, accepted wherever an API key is. */
-  tokens?: Pick<TokensService, 'authenticate'>;
-  sessions: SessionsService;
+  tokens?: Credentials<{ id: string; userId: string; apiKeyId: string | null; scopes: readonly Scope[] }>;
+  sessions: { callerOf(token: string): Promise<SessionCaller | null> };
   devices?: DeviceAuthenticator;
   clock: Clock;
   /** Origins allowed to make cookie-authenticated unsafe requests (PUBLIC_URL, DASHBOARD_URL). */
@@ -108,9 +118,7 @@ export function createAuth(deps: AuthDeps) {
   async function fromSession(ctx: Context): Promise<Caller | null | undefined> {
     const token = ctx.cookies.get(SESSION_COOKIE);
     if (!token) return undefined;
-    const found = await deps.sessions.resolve(token);
-    if (!found) return null;
-    return { kind: 'session', userId: found.user.id, session: found.session, user: found.user };
+    return deps.sessions.callerOf(token);
   }
 
   // SameSite=Lax already keeps cross-site POSTs cookie-less; beyond it, a state-changing request on a

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accountsRepository } from '../accounts/accounts.repository';
 import { devicesRepository } from '../devices/devices.repository';
-import type { PresenceService } from '../devices/presence.service';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
 import { Message } from './message.entity';
@@ -12,7 +11,6 @@ import { paceOf, placement } from './outbox';
 export interface FailoverDeps {
   clock: Clock;
   events: EventsService;
-  presence: PresenceService;
   staleWindowMs: number;
 }
 
@@ -63,9 +61,6 @@ export function createFailoverService(deps: FailoverDeps) {
     );
     return ids;
   }
-
-  // Devices does not know about messages: failover listens to the phone going offline.
-  deps.presence.onOffline((tx, device) => reroute(tx, device).then(() => undefined));
 
   return { reroute };
 }

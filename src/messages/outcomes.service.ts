@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterCommit, transaction } from '../db/transaction';
 import { devicesRepository, type OutboxSettlement } from '../devices/devices.repository';
 import { DRAINED_CHANNEL } from '../devices/phone-channel';
-import type { DevicesService } from '../devices/devices.service';
 import type { EmitInput, EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
 import type { Metrics } from '../metrics/metrics';
@@ -34,7 +33,6 @@ export interface OutcomesDeps {
   starter: Pick<Starter, 'enqueue'>;
   batchStarts: StartKind<BatchStart>;
   /** Messaging listens for phones that stop taking sends. */
-  devices: Pick<DevicesService, 'onStopped'>;
   metrics: Pick<Metrics['messages'], 'outcomes' | 'staleMarked'> & Pick<Metrics['phone'], 'reports'>;
   /** Texts the phone's platform refused for its limit are held back, not failed (./platform-limit.ts). */
   platformLimit: PlatformLimit;
@@ -174,17 +172,18 @@ export function createOutcomesService(deps: OutcomesDeps) {
     await failQueued(tx, reportsRepository.queuedOn(deviceId), code, text);
   }
 
-  // A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why.
-  deps.devices.onStopped((tx, device, why) =>
-    why === 'disabled'
+  /** A disabled or unpaired phone takes no more sends: what is still queued for it fails, saying why. */
+  function failQueuedForStopped(tx: EntityManager, device: { id: string }, why: 'disabled' | 'unpaired') {
+    return why === 'disabled'
       ? failQueuedForDevice(tx, device.id, 'device_disabled', 'The phone was disabled before sending this message.')
-      : failQueuedForDevice(tx, device.id, 'device_unpaired', 'The phone was unpaired before sending this message.'),
-  );
+      : failQueuedForDevice(tx, device.id, 'device_unpaired', 'The phone was unpaired before sending this message.');
+  }
 
   return {
     follow,
     failQueued,
     failQueuedForDevice,
+    failQueuedForStopped,
 
     /** Settles one batch from its current counts (a release after some messages failed meanwhile). */
     async settleBatch(tx: EntityManager, batchId: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventsService } from '../events/events.service';
+import type { Emitted } from '../events/events.service';
 import { notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
@@ -12,7 +12,6 @@ import { optOutsRepository } from './opt-outs.repository';
 export interface OptOutsDeps {
   em: () => EntityManager;
   clock: Clock;
-  events: EventsService;
   defaultCountry?: string;
 }
 
@@ -26,7 +25,7 @@ export function createOptOutsService(deps: OptOutsDeps) {
 
   // Every stored inbound text becomes a message.received event, whichever path the phone used (our
   // phone API, the SMSGate app's webhooks): a keyword changes the list in the same transaction.
-  deps.events.subscribe(async (tx, emitted) => {
+  async function applyKeywords(tx: EntityManager, emitted: Emitted[]): Promise<void> {
     for (const { input } of emitted) {
       if (input.name !== 'message.received') continue;
       const { body, sender, id } = input.data as { body?: string; sender?: string | null; id?: string };
@@ -48,7 +47,7 @@ export function createOptOutsService(deps: OptOutsDeps) {
         await optOutsRepository.remove(tx, input.userId, number);
       }
     }
-  });
+  }
 
   /** POST /v1/opt-outs: idempotent; `created` is false when the number was on the list already. */
   async function add(userId: string, phoneNumber: string): Promise<{ optOut: OptOut; created: boolean }> {
@@ -71,6 +70,7 @@ export function createOptOutsService(deps: OptOutsDeps) {
   }
 
   return {
+    applyKeywords,
     /** Which of these E.164 numbers the account suppresses. */
     suppressedAmong: (userId: string, numbers: string[]): Promise<Set<string>> =>
       optOutsRepository.suppressedAmong(em(), userId, numbers),

@@ -31,6 +31,12 @@ const limitOf = (userId: string, column: 'daily_limit' | 'monthly_limit') =>
   sql`(select p.${sql.identifier(column)} from users u join plans p on p.id = u.plan_id where u.id = ${userId})`;
 
 export const plansRepository = {
+  /** The account's plan id; undefined for an unknown account. */
+  async planIdOf(em: EntityManager, userId: string): Promise<string | undefined> {
+    const [row] = await query<{ planId: string }>(em, sql`select plan_id from users where id = ${userId}`);
+    return row?.planId;
+  },
+
   async limitsOf(em: EntityManager, userId: string): Promise<PlanLimits | undefined> {
     const [row] = await query<PlanLimits>(
       em,

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { accountsRepository } from '../accounts/accounts.repository';
 import { notFound, planLimit } from '../http/errors';
 import type { Sql } from '../db/sql';
 import type { Clock } from '../lib/clock';
@@ -21,7 +20,7 @@ export interface PlansDeps {
 
 export function createPlansService({ em, clock }: PlansDeps) {
   async function planOf(userId: string): Promise<Plan> {
-    const planId = await accountsRepository.planIdOf(em(), userId);
+    const planId = await plansRepository.planIdOf(em(), userId);
     if (planId === undefined) throw notFound('account');
     return em().findOneOrFail(Plan, { id: planId });
   }

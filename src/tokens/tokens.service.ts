@@ -81,6 +81,8 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
   }
 
   return {
+    /** A revoked key's tokens end with it. */
+    endWithKey: (tx: EntityManager, keyId: string, at: Date) => tokensRepository.revokeMintedBy(tx, keyId, at),
     /**
      * A new token with `scopes` (all of the caller's when none are named) for `ttlSeconds` (bounded
      * by the caller's route). The secret is returned here once; only its SHA-256 is stored.

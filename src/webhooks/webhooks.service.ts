@@ -83,8 +83,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
   }
 
   /**
-   * Subscribed to every batch of events: one delivery row per receiving webhook, in the events'
-   * transaction, and their workflows started after it commits.
+   * For every batch of events (subscribed in src/services.ts): one delivery row per receiving
+   * webhook, in the events' transaction, and their workflows started after it commits.
    */
   async function fanOut(tx: EntityManager, emitted: Emitted[]): Promise<void> {
     const explicit = emitted.filter((e) => e.input.webhookId);
@@ -126,9 +126,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
       ),
     );
   }
-  deps.events.subscribe(fanOut);
-
   return {
+    fanOut,
     /** How deliveries to webhooks of `format` are written (the compat API that registers them says). */
     writeBodies(format: Exclude<WebhookFormat, 'service'>, writer: BodyWriter): void {
       writers.set(format, writer);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { createPhoneChannel } from '../../src/devices/phone-channel';
+import { outboxRepository } from '../../src/messages/outbox.repository';
 import { createLogger } from '../../src/lib/logger';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
@@ -199,7 +200,13 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
     // Friday 18:30 in Berlin: the window (weekdays 09:00–18:00) is closed until Monday 09:00 (08:00 UTC).
     a.clock.set(new Date(Date.UTC(2030, 0, 11, 17, 30)));
     // A channel of its own on the app's clock, looking every 50 ms (no notifications): one look covers both phones.
-    const channel = createPhoneChannel({ orm: a.orm, clock: a.clock, logger: createLogger('silent'), pollMs: 50 });
+    const channel = createPhoneChannel({
+      orm: a.orm,
+      outbox: outboxRepository,
+      clock: a.clock,
+      logger: createLogger('silent'),
+      pollMs: 50,
+    });
     const account = await registerAccount(a, { verified: true, plan: 'pro' });
     const key = await createKey(a, account);
     const [windowed, always] = [await pairPhone(a, key), await pairPhone(a, key)];
@@ -238,7 +245,13 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
   it('tells a phone its pace ran out of again when its trailing minute frees', async () => {
     a.clock.set(new Date(Date.UTC(2030, 0, 15, 10, 0)));
     // A channel of its own on the app's clock, looking every 50 ms (no notifications).
-    const channel = createPhoneChannel({ orm: a.orm, clock: a.clock, logger: createLogger('silent'), pollMs: 50 });
+    const channel = createPhoneChannel({
+      orm: a.orm,
+      outbox: outboxRepository,
+      clock: a.clock,
+      logger: createLogger('silent'),
+      pollMs: 50,
+    });
     const key = await createKey(a, await registerAccount(a, { verified: true, plan: 'pro' }));
     const phone = await pairPhone(a, key);
     const patched = await a.fetch(
@@ -253,6 +266,8 @@ describe('the phone’s live channel, GET /v1/device/events', () => {
       await expect.poll(() => told.includes('outbox')).toBe(true);
       // Told of the rest, it fetches: its pace allows nothing more in this minute.
       expect(await fetchOutbox(a, phone)).toHaveLength(0);
+      // What the channel tells from here on is news of this state, not of a look begun before it.
+      await channel.lookNow();
       told.length = 0;
       // The minute moves on: it may send two more, and is told so (not left to its next pull).
       a.clock.advance(61_000);

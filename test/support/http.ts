@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
-import { createHttpServer } from '../../src/http/server';
+import { createHttpServer } from '../../src/server';
 
 export interface Served {
   url: string;
@@ -8,7 +8,7 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serves a Koa app on a loopback port (a free one unless given) as the api process does (src/http/server.ts). */
+/** Serves a Koa app on a loopback port (a free one unless given) as the api process does (src/server.ts). */
 export async function serve(app: Koa, port = 0): Promise<Served> {
   const server = createHttpServer(app.callback());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

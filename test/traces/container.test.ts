@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container';
-import { listen } from '../../src/http/server';
+import { listen } from '../../src/server';
 import { createLogger } from '../../src/lib/logger';
 import { workerTracing } from '../../temporal/worker';
 import { testConfig } from '../support/config';

@@ -103,8 +103,8 @@ async function ourSend(input: Record<string, unknown>): Promise<SendBody> {
 
 /**
  * SMSGate's integrator API on our services: one SMSGate message is one of our sends (batch), its
- * webhooks are ours in its format, its settings are our phones' settings. No rule lives here that
- * /v1 does not share.
+ * webhooks are ours in its format (`writeBody`, registered with the webhooks in src/services.ts),
+ * its settings are our phones' settings. No rule lives here that /v1 does not share.
  */
 export function createIntegratorService(deps: IntegratorDeps) {
   const { em, clock } = deps;
@@ -151,10 +151,9 @@ export function createIntegratorService(deps: IntegratorDeps) {
       payload: payloadOf(event, messageId),
     });
   }
-  deps.webhooks.writeBodies('smsgate', writeBody);
-
   return {
     signingKey,
+    writeBody,
 
     /**
      * POST /message(s): one send (batch) to every phone number. A client-chosen `id` names it from

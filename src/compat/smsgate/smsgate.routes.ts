@@ -23,7 +23,7 @@ import {
   type SimCard,
 } from './smsgate.schemas';
 import { smsgateRepository } from './smsgate.repository';
-import { createSmsGateService, type ReceivedText } from './smsgate.service';
+import type { ReceivedText } from './smsgate.service';
 import { basicAsKey } from './basic-auth';
 import { deviceView, pendingMessageView, settingsView, webhookView } from './smsgate.views';
 
@@ -118,8 +118,7 @@ const THEIR_EVENTS: Record<PhoneEvent, string> = {
  * the endpoint its webhooks call back. Everything runs through our services.
  */
 export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, pairing, phoneChannel, metrics, streamCap } = services;
-  const smsgate = createSmsGateService({ em: () => orm.em, ...services });
+  const { auth, devices, pairing, phoneChannel, metrics, streamCap, smsgateMobile: smsgate } = services;
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
   const router = new Router({ prefix: SMSGATE_PREFIX });

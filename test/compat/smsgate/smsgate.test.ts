@@ -10,6 +10,7 @@ import { MOBILE_API, registeredApp, startSmsGateStack, tenant } from './helpers'
 import { expectSigned } from '../../webhooks/helpers';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
+import { outboxRepository } from '../../../src/messages/outbox.repository';
 import { Message } from '../../../src/messages/message.entity';
 import { createNotifier } from '../../../src/events/notifier';
 import { createLogger } from '../../../src/lib/logger';
@@ -457,6 +458,7 @@ describe('the SMSGate app as a phone', () => {
       const notifier = createNotifier({ orm: app.orm, logger: createLogger('silent') });
       const hub = createPhoneChannel({
         orm: app.orm,
+        outbox: outboxRepository,
         clock: app.clock,
         logger: createLogger('silent'),
         notifier,
@@ -490,6 +492,7 @@ describe('the SMSGate app as a phone', () => {
       const id = phone.state.registration!.id;
       const hub = createPhoneChannel({
         orm: app.orm,
+        outbox: outboxRepository,
         clock: app.clock,
         logger: createLogger('silent'),
         pollMs: 200,

@@ -1,10 +1,10 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createApp, type AppDeps } from '../app';
-import { integratorBody, isIntegratorPath } from '../compat/smsgate/integrator.routes';
-import { ApiError } from './errors';
-import { IMPLEMENTED } from './route-methods';
+import { createApp, type AppDeps } from './app';
+import { integratorBody, isIntegratorPath } from './compat/smsgate/integrator.routes';
+import { ApiError } from './http/errors';
+import { IMPLEMENTED } from './http/route-methods';
 
 export interface RunningApi {
   server: Server;

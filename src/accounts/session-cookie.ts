@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { SESSION_IDLE_MS } from '../accounts/sessions.service';
-import { SESSION_COOKIE } from './auth';
+import { SESSION_IDLE_MS } from './sessions.service';
+import { SESSION_COOKIE } from '../http/auth';
 
 /** The `sid` cookie: HttpOnly, SameSite=Lax, Path=/, Secure when the public URL is https. */
 export function setSessionCookie(ctx: Context, token: string, secure: boolean): void {
