@@ -2,7 +2,7 @@ import { Button, Chip, Group, Modal, NumberInput, Select, Stack, Switch, Text, T
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { FormError } from '../components/states';
-import { simsOf } from './phones';
+import { simLabel, simsOf } from '../lib/sims';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -253,8 +253,4 @@ export function DeviceSettings({
       </form>
     </Modal>
   );
-}
-
-export function simLabel(s: { subscription_id: number; carrier?: string; slot?: number }) {
-  return `SIM ${s.slot !== undefined ? s.slot + 1 : s.subscription_id}${s.carrier ? ` · ${s.carrier}` : ''}`;
 }

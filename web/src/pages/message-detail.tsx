@@ -9,8 +9,7 @@ import { plural, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
-import { simLabel } from './device-settings';
-import { simsOf } from './phones';
+import { simLabel, simsOf } from '../lib/sims';
 
 /** The phone of a message, or null once it was unpaired (its id no longer names a phone). */
 async function phoneOf(id: string): Promise<Schemas['Device'] | null> {

@@ -7,22 +7,10 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
-import { DeviceSettings, simLabel } from './device-settings';
+import { DeviceSettings } from './device-settings';
+import { simLabel, simsOf } from '../lib/sims';
 import { Pairing } from './pairing';
 import { PausedNote, paceWords, QueueWords } from '../components/pace';
-
-export interface Sim {
-  subscription_id: number;
-  carrier?: string;
-  slot?: number;
-  country?: string;
-}
-
-export function simsOf(device: Schemas['Device']): Sim[] {
-  return Array.isArray(device.sims)
-    ? (device.sims as Sim[]).filter((s) => s && typeof s.subscription_id === 'number')
-    : [];
-}
 
 function telemetry(device: Schemas['Device']) {
   const t = (device.telemetry ?? {}) as {

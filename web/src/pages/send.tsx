@@ -23,8 +23,7 @@ import { numbersFromCsv } from '../lib/csv';
 import { checkRecipients } from '../lib/recipients';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
-import { simLabel } from './device-settings';
-import { simsOf } from './phones';
+import { simLabel, simsOf } from '../lib/sims';
 import { SendEstimate } from '../components/pace';
 
 export function Send() {
