@@ -14,6 +14,8 @@ export const Batch = defineEntity({
     userId: p.uuid(),
     deviceId: p.uuid(),
     body: p.text(),
+    // The body and recipients are ciphertext only the owner's phone can read (SMSGate's format).
+    encrypted: p.boolean().default(false),
     status: p.string().$type<BatchStatus>(),
     recipientCount: p.integer(),
     recipientPreview: p.text(),

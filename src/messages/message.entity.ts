@@ -15,6 +15,8 @@ export const Message = defineEntity({
     direction: p.string().$type<'outbound' | 'inbound'>(),
     status: p.string().$type<MessageStatus>(),
     body: p.text(),
+    // The body and recipients are ciphertext only the owner's phone can read (SMSGate's format).
+    encrypted: p.boolean().default(false),
     recipient: p.string().nullable(),
     sender: p.string().nullable(),
     simSubscriptionId: p.integer().nullable(),

@@ -20,6 +20,7 @@ export function messageFromRow(row: Row): Message {
     direction: row.direction as Message['direction'],
     status: row.status as MessageStatus,
     body: row.body as string,
+    encrypted: (row.encrypted as boolean | undefined) ?? false,
     recipient: (row.recipient as string | null) ?? null,
     sender: (row.sender as string | null) ?? null,
     simSubscriptionId: (row.sim_subscription_id as number | null) ?? null,
@@ -86,6 +87,8 @@ export const messagesRepository = {
         (alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`,
       );
       (where as Record<string, unknown>)[text] = { $ilike: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+      // Ciphertext is not searched (nor in the index): only readable text can match.
+      where.encrypted = false;
     }
     return findPage(em, Message, where, page);
   },

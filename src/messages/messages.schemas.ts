@@ -4,6 +4,7 @@ import { int, text, timestamp, trimmedText, uuid } from '../lib/fields';
 import { canonicalTimezone } from '../devices/send-window';
 import { PRIORITIES } from './batch.entity';
 import { MESSAGE_STATUSES } from './message.entity';
+import { CIPHERTEXT_FORMAT, ENCRYPTED_BODY_MAX, ENCRYPTED_NUMBER_MAX, isCiphertext } from './encrypted';
 
 export const BODY_MAX = 1600;
 export const SCHEDULE_HORIZON_MS = 7 * 86_400_000;
@@ -16,10 +17,39 @@ export const TTL_MAX_SECONDS = 7 * 86_400;
  */
 export const RECIPIENTS_MAX = 10_000;
 
+/** A plain send's recipients: numbers in any format libphonenumber reads. */
+const NUMBER_MAX = 64;
+
+/** Whether the send being validated is encrypted (from a field's test: the object above it). */
+function inEncryptedSend(context: yup.TestContext): boolean {
+  const send = (context.from?.[0]?.value ?? context.parent) as { encrypted?: unknown } | undefined;
+  return send?.encrypted === true;
+}
+
+/**
+ * A field of the send: plain text up to `plainMax` characters, or with `encrypted` ciphertext in the
+ * app's format (longer than the text it holds), never plain text the server could read.
+ */
+const plainOrCiphertext = (plainMax: number, encryptedMax: number) =>
+  text(encryptedMax)
+    .test({
+      name: 'plain_max',
+      message: `\${path} must be at most ${plainMax} characters`,
+      params: { plainMax },
+      test(value) {
+        return !value || inEncryptedSend(this) || value.length <= plainMax;
+      },
+    })
+    .test('ciphertext', `\${path} must be ciphertext (${CIPHERTEXT_FORMAT}) when encrypted is true`, function (value) {
+      return !value || !inEncryptedSend(this) || isCiphertext(value);
+    });
+
 export const sendBody = yup.object({
-  body: text(BODY_MAX).min(1, '${path} must not be empty').required(),
+  body: plainOrCiphertext(BODY_MAX, ENCRYPTED_BODY_MAX).min(1, '${path} must not be empty').required(),
+  // Body and recipients are ciphertext in the SMSGate app's format, for the owner's phone to decrypt.
+  encrypted: yup.boolean().default(false),
   to: yup
-    .array(text(64).required())
+    .array(plainOrCiphertext(NUMBER_MAX, ENCRYPTED_NUMBER_MAX).required())
     .min(1, '${path} must name at least one recipient')
     .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
     .required(),

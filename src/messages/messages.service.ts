@@ -71,7 +71,10 @@ export function createMessagesService(deps: MessagesDeps) {
         );
         if (!moved) {
           if (!(await messagesRepository.getMessage(tx, userId, id))) throw notFound('message');
-          throw conflict('message_not_cancellable', 'The message was handed to the phone or has its outcome: it cannot be cancelled.');
+          throw conflict(
+            'message_not_cancellable',
+            'The message was handed to the phone or has its outcome: it cannot be cancelled.',
+          );
         }
         await deps.plans.refundSends(tx, userId, 1, moved.message.createdAt);
       });

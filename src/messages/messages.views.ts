@@ -3,10 +3,10 @@ import type { Message } from './message.entity';
 import { iso } from '../lib/iso';
 import { countSegments } from './segments';
 
-
 export const batchView = (batch: Batch) => ({
   id: batch.id,
   body: batch.body,
+  encrypted: batch.encrypted,
   device_id: batch.deviceId,
   status: batch.status,
   recipient_count: batch.recipientCount,
@@ -36,8 +36,9 @@ export const messageView = (message: Message) => ({
   direction: message.direction,
   status: message.status,
   body: message.body,
+  encrypted: message.encrypted,
   segments: message.segments,
-  encoding: countSegments(message.body).encoding,
+  encoding: message.encrypted ? 'unknown' : countSegments(message.body).encoding,
   recipient: message.recipient ?? null,
   sender: message.sender ?? null,
   sim_subscription_id: message.simSubscriptionId ?? null,
@@ -57,6 +58,7 @@ export const outboxRowView = (message: Message) => ({
   batch_id: message.batchId,
   body: message.body,
   to: message.recipient,
+  encrypted: message.encrypted,
   sim_subscription_id: message.simSubscriptionId ?? null,
 });
 

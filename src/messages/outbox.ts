@@ -35,8 +35,7 @@ export const paceOf = (row: PacingRow): Pace => ({
   maxPerMinute: row.maxSendsPerMinute,
   maxPerHour: row.maxSendsPerHour,
   maxPerDay: row.maxSendsPerDay,
-  capacity:
-    row.sendingCapacity != null ? { count: row.sendingCapacity, minutes: row.sendingCapacityMinutes } : null,
+  capacity: row.sendingCapacity != null ? { count: row.sendingCapacity, minutes: row.sendingCapacityMinutes } : null,
   window: row.sendWindow,
 });
 

@@ -206,7 +206,12 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
         // The platform's limit refused these: held back to go again after a pause, not failed.
         const refused = open.filter((report) => isPlatformLimit(report));
-        const held = await deps.platformLimit.holdBack(tx, deviceId, [...new Set(refused.map((r) => r.id))], clock.now());
+        const held = await deps.platformLimit.holdBack(
+          tx,
+          deviceId,
+          [...new Set(refused.map((r) => r.id))],
+          clock.now(),
+        );
         if (held.length > 0) {
           for (const message of await reportsRepository.lockOwned(tx, deviceId, held)) current.set(message.id, message);
         }

@@ -20,6 +20,7 @@ import { OPTED_OUT } from './transitions';
 import { paceOf, placement, placementSql, type Deadlines } from './outbox';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
+import { distinctCiphertexts, encryptedPreview } from './encrypted';
 
 // POST /v1/messages: a send accepted, in one statement when it can be, else in one short transaction.
 
@@ -79,6 +80,7 @@ export function createSendsService(deps: SendsDeps) {
         direction: 'outbound',
         status: 'failed',
         body: batch.body,
+        encrypted: batch.encrypted,
         recipient: recipients[position],
         sender: null,
         simSubscriptionId: batch.simSubscriptionId ?? null,
@@ -113,7 +115,8 @@ export function createSendsService(deps: SendsDeps) {
 
   /** A send's batch as it is accepted now, `optedOutCount` of its recipients on the suppression list. */
   function newBatch(userId: string, input: SendBody, device: SendingDevice, numbers: string[], optedOutCount: number) {
-    const { segments, encoding } = countSegments(input.body);
+    // Ciphertext says nothing of the text's length or alphabet: one segment each, encoding unknown.
+    const { segments, encoding } = input.encrypted ? { segments: 1, encoding: 'unknown' } : countSegments(input.body);
     const now = clock.now();
     const scheduledAt = input.scheduled_at ?? null;
     const batch = {
@@ -121,9 +124,10 @@ export function createSendsService(deps: SendsDeps) {
       userId,
       deviceId: device.id,
       body: input.body,
+      encrypted: input.encrypted,
       status: scheduledAt ? 'scheduled' : 'queued',
       recipientCount: numbers.length,
-      recipientPreview: preview(numbers),
+      recipientPreview: input.encrypted ? encryptedPreview(numbers.length) : preview(numbers),
       segments,
       encoding,
       simSubscriptionId: simFor(device, input.sim_subscription_id),
@@ -203,7 +207,7 @@ export function createSendsService(deps: SendsDeps) {
             lockDevice: devicesRepository.lockForSend(
               device.id,
               device,
-              deps.noneSuppressed(userId, numbers),
+              deps.noneSuppressed(userId, input.encrypted ? [] : numbers),
               batch.createdAt,
             ),
             admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
@@ -291,8 +295,13 @@ export function createSendsService(deps: SendsDeps) {
      * is started after the commit.
      */
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
-      const { numbers, errors, invalidCount } = normalizeRecipients(input.to, deps.defaultCountry);
+      // Encrypted numbers cannot be read, so neither normalised nor checked against the suppression list.
+      const { numbers, errors, invalidCount } = input.encrypted
+        ? { numbers: distinctCiphertexts(input.to), errors: [], invalidCount: 0 }
+        : normalizeRecipients(input.to, deps.defaultCountry);
       if (errors.length > 0) throw validationFailed(errors, invalidCount);
+      const suppressedOf = (list: string[]) =>
+        input.encrypted ? Promise.resolve(new Set<string>()) : deps.suppressed(userId, list);
       const scheduledAt = input.scheduled_at ?? null;
       // Not scheduled and not inside a larger transaction (an Idempotency-Key's): it may be written in
       // one statement, which also checks the suppression list; else it is asked beside the phone.
@@ -303,7 +312,7 @@ export function createSendsService(deps: SendsDeps) {
       const reads = [
         () => deps.accounts.assertCanSend(userId),
         () => devicesRepository.sendingDevice(em(), userId, input.device_id),
-        () => (oneStatement ? undefined : deps.suppressed(userId, numbers)),
+        () => (oneStatement ? undefined : suppressedOf(numbers)),
       ] as const;
       const [, device, suppressed] = inTransaction
         ? [await reads[0](), await reads[1](), await reads[2]()]
@@ -328,7 +337,7 @@ export function createSendsService(deps: SendsDeps) {
           device,
           numbers,
           messageIds,
-          suppressed ?? (await deps.suppressed(userId, numbers)),
+          suppressed ?? (await suppressedOf(numbers)),
         ));
       deps.metrics.accepted.inc();
       deps.metrics.recipients.inc(numbers.length);

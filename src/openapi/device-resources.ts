@@ -102,7 +102,10 @@ export const deviceResources: Record<string, JsonSchema> = {
     code: { ...str, description: "Typed into the phone app (the SMSGate app's Private Token)." },
     expires_at: ts,
     id: { ...id, description: 'Polled at GET /v1/devices/pairing-codes/{id}.' },
-    pair_url: { ...str, description: 'phonegateway://pair?code=…&server=…, read by the simulator (npm run phone -- --pair-url).' },
+    pair_url: {
+      ...str,
+      description: 'phonegateway://pair?code=…&server=…, read by the simulator (npm run phone -- --pair-url).',
+    },
     smsgate_api_url: {
       ...str,
       description: "The SMSGate Android app's API URL for this service: <PUBLIC_URL>/compat/smsgate/api/mobile/v1.",

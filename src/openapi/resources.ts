@@ -19,12 +19,24 @@ export const resources: Record<string, JsonSchema> = {
     {
       id,
       body: str,
+      encrypted: {
+        ...bool,
+        description:
+          "body and the recipients are ciphertext only the owner's phone can read (SMSGate's format); see POST /v1/messages.",
+      },
       device_id: id,
       status: str,
       recipient_count: int,
-      recipient_preview: str,
-      segments: { ...int, description: 'SMS segments each message of the send takes.' },
-      encoding: { type: 'string', enum: ['gsm7', 'ucs2'], description: 'GSM-7, or UCS-2 when a character needs it.' },
+      recipient_preview: { ...str, description: 'The first numbers; for an encrypted send, how many there are.' },
+      segments: {
+        ...int,
+        description: 'SMS segments each message of the send takes (1 when encrypted: not known here).',
+      },
+      encoding: {
+        type: 'string',
+        enum: ['gsm7', 'ucs2', 'unknown'],
+        description: 'GSM-7, or UCS-2 when a character needs it; unknown when encrypted.',
+      },
       dispatched_count: int,
       sent_count: int,
       delivered_count: int,
@@ -46,7 +58,8 @@ export const resources: Record<string, JsonSchema> = {
       error: nullable(str),
       cancelled_at: {
         ...nullable(ts),
-        description: 'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
+        description:
+          'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
       },
       created_at: ts,
       updated_at: ts,
@@ -60,9 +73,10 @@ export const resources: Record<string, JsonSchema> = {
     direction: { type: 'string', enum: ['outbound', 'inbound'] },
     status: { type: 'string', enum: [...MESSAGE_STATUSES] },
     body: str,
+    encrypted: { ...bool, description: 'body and recipient are ciphertext (an encrypted send).' },
     segments: { ...int, description: 'SMS segments the text takes.' },
-    encoding: { type: 'string', enum: ['gsm7', 'ucs2'] },
-    recipient: { ...nullable(str), description: 'Outbound only.' },
+    encoding: { type: 'string', enum: ['gsm7', 'ucs2', 'unknown'], description: 'unknown when encrypted.' },
+    recipient: { ...nullable(str), description: 'Outbound only; ciphertext when encrypted.' },
     sender: { ...nullable(str), description: 'Inbound only.' },
     sim_subscription_id: nullable(int),
     error_code: nullable(str),
@@ -94,6 +108,11 @@ export const resources: Record<string, JsonSchema> = {
       batch_id: id,
       body: str,
       to: str,
+      encrypted: {
+        ...bool,
+        description:
+          "body and to are ciphertext: decrypt them with the owner's passphrase (AES-256-CBC, PBKDF2-HMAC-SHA1, as SMSGate's app).",
+      },
       sim_subscription_id: nullable(int),
     },
     'What a phone fetches to send.',
@@ -119,7 +138,7 @@ export const resources: Record<string, JsonSchema> = {
       },
       duration_seconds: { ...int, description: 'finishes_at − starts_at, in seconds.' },
     },
-    "How long a send of `recipients` would take on a phone at its pace, behind what it has queued.",
+    'How long a send of `recipients` would take on a phone at its pace, behind what it has queued.',
   ),
   ...deviceResources,
   Webhook: object({

@@ -34,6 +34,10 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
       ? { type: 'object', description: limits }
       : { type: 'array', items: { type: 'object' }, maxItems, description: limits };
   },
+  plain_max: (t) => ({ description: `At most ${Number(t.params?.plainMax)} characters unless encrypted.` }),
+  ciphertext: () => ({
+    description: 'With encrypted true: ciphertext in the SMSGate app format ($aes-256-cbc/pbkdf2-sha1$i=…$salt$data).',
+  }),
   timezone: () => ({ description: 'An IANA time zone such as Europe/Berlin.' }),
   window_hours: () => ({ description: 'start must be before end.' }),
   clear_preferred_sim: () => ({

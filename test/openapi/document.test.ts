@@ -64,11 +64,18 @@ describe('the OpenAPI document', () => {
   it('derives request bodies from the yup schemas', () => {
     const schema = toJsonSchema(sendBody) as Record<string, any>;
     expect(schema.required).toEqual(['body', 'to']);
-    expect(schema.properties.body).toEqual({ type: 'string', minLength: 1, maxLength: 1600 });
+    // Plain text up to 1,600 characters; an encrypted send's ciphertext is longer than the text it holds.
+    expect(schema.properties.body).toMatchObject({ type: 'string', minLength: 1, maxLength: 8192 });
+    expect(schema.properties.body.description).toMatch(/At most 1600 characters unless encrypted/);
+    expect(schema.properties.encrypted).toEqual({ type: 'boolean', default: false });
     expect(schema.properties.to).toMatchObject({
       type: 'array',
       minItems: 1,
-      items: { type: 'string', maxLength: 64 },
+      items: {
+        type: 'string',
+        maxLength: 256,
+        description: expect.stringMatching(/At most 64 characters unless encrypted/),
+      },
     });
     expect(schema.properties.device_id).toEqual({ type: ['string', 'null'], format: 'uuid' });
     expect(schema.properties.scheduled_at).toMatchObject({ type: ['string', 'null'], format: 'date-time' });

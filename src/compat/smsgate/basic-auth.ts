@@ -17,7 +17,8 @@ export function basicAsKey(ctx: Context): void {
   const key = decoded.slice(colon + 1);
   // Two keys name no one caller: refuse rather than pick one (as /v1 does for X-Api-Key and Bearer).
   const header = ctx.get('X-Api-Key');
-  if (header && header !== key) throw unauthenticated('Two different API keys were sent: send one, in X-Api-Key or as the Basic password.');
+  if (header && header !== key)
+    throw unauthenticated('Two different API keys were sent: send one, in X-Api-Key or as the Basic password.');
   delete ctx.request.headers.authorization;
   ctx.request.headers['x-api-key'] = key;
 }

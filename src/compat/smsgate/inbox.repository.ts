@@ -30,7 +30,10 @@ export const inboxRepository = {
           limit ${filter.limit}::int offset ${filter.offset}::int`,
     );
     if (rows.length > 0 || filter.offset === 0) {
-      return { messages: rows.map(({ total: _total, ...row }) => messageFromRow(row)), total: Number(rows[0]?.total ?? 0) };
+      return {
+        messages: rows.map(({ total: _total, ...row }) => messageFromRow(row)),
+        total: Number(rows[0]?.total ?? 0),
+      };
     }
     const [count] = await queryRaw(em, sql`select count(*)::int as total from messages where ${where}`);
     return { messages: [], total: Number(count.total) };

@@ -8,7 +8,9 @@ export const incomingMessageView = (message: Message) => ({
   id: message.id,
   type: 'SMS' as const,
   sender: message.sender ?? '',
-  ...(message.simSubscriptionId !== null && message.simSubscriptionId !== undefined ? { simNumber: message.simSubscriptionId } : {}),
+  ...(message.simSubscriptionId !== null && message.simSubscriptionId !== undefined
+    ? { simNumber: message.simSubscriptionId }
+    : {}),
   contentPreview: message.body,
   createdAt: (message.receivedAt ?? message.createdAt).toISOString(),
 });

@@ -100,7 +100,10 @@ export const integratorRepository = {
           limit ${filter.limit}::int offset ${filter.offset}::int`,
     );
     if (rows.length > 0 || filter.offset === 0) return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0 };
-    const [count] = await query<{ total: number }>(em, sql`select count(*)::int as total from batches b where ${where}`);
+    const [count] = await query<{ total: number }>(
+      em,
+      sql`select count(*)::int as total from batches b where ${where}`,
+    );
     return { ids: [], total: count.total };
   },
 
@@ -119,5 +122,9 @@ export const integratorRepository = {
 
   /** The account's events within the range, oldest first. */
   events: (em: EntityManager, userId: string, from: Date, to: Date, limit: number) =>
-    em.find(Event, { userId, createdAt: { $gte: from, $lte: to } }, { orderBy: { createdAt: 'asc', id: 'asc' }, limit }),
+    em.find(
+      Event,
+      { userId, createdAt: { $gte: from, $lte: to } },
+      { orderBy: { createdAt: 'asc', id: 'asc' }, limit },
+    ),
 };

@@ -14,7 +14,16 @@ import { TOKEN_TTL } from '../../tokens/tokens.service';
 import { tokenOwnerOf } from '../../tokens/tokens.routes';
 import { scopesOf, tokenRequestBody } from './tokens.schemas';
 import { tokenResponseView } from './tokens.views';
-import { exportBody, inboxQuery, listQuery, logsQuery, sendMessageBody, sendQuery, settingsBody, webhookBody } from './integrator.schemas';
+import {
+  exportBody,
+  inboxQuery,
+  listQuery,
+  logsQuery,
+  sendMessageBody,
+  sendQuery,
+  settingsBody,
+  webhookBody,
+} from './integrator.schemas';
 
 /** Where SMSGate's clients point their base URL (their default is `https://api.sms-gate.app/3rdparty/v1`). */
 export const INTEGRATOR_API = `${SMSGATE_PREFIX}/api/3rdparty/v1`;
@@ -31,7 +40,11 @@ export const integratorErrors: Middleware = async (ctx, next) => {
     await next();
     if (ctx.body === undefined || ctx.body === null) {
       if (ctx.status === 404) {
-        throw new ApiError(404, 'not_found', `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`);
+        throw new ApiError(
+          404,
+          'not_found',
+          `${ctx.method} ${ctx.path} is not an SMSGate integrator API call this server serves.`,
+        );
       }
       if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.response.get('Allow'));
     }
@@ -49,14 +62,18 @@ export const integratorErrors: Middleware = async (ctx, next) => {
 };
 
 /** Whether a request path is under the integrator API (what answers in its error shape). */
-export const isIntegratorPath = (path: string): boolean => path === INTEGRATOR_API || path.startsWith(`${INTEGRATOR_API}/`);
+export const isIntegratorPath = (path: string): boolean =>
+  path === INTEGRATOR_API || path.startsWith(`${INTEGRATOR_API}/`);
 
 /** The status of an error here: a body that fails validation is 400, as on their server. */
 export const integratorStatus = (apiError: ApiError): number => (apiError.status === 422 ? 400 : apiError.status);
 
 /** An error in their shape: `{message, data: {code, errors?}}`. */
 export function integratorBody(apiError: ApiError): { message: string; data: { code: string; errors?: unknown } } {
-  return { message: apiError.message, data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) } };
+  return {
+    message: apiError.message,
+    data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) },
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -90,7 +107,11 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
       checks: Object.fromEntries(
         Object.entries(checks).map(([name, state]) => [
           name,
-          { status: state === 'ok' ? 'pass' : 'fail', description: `${name} ${state}`, observedValue: state === 'ok' ? 1 : 0 },
+          {
+            status: state === 'ok' ? 'pass' : 'fail',
+            description: `${name} ${state}`,
+            observedValue: state === 'ok' ? 1 : 0,
+          },
         ]),
       ),
     };
@@ -115,7 +136,8 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
       async (ctx, next) => {
         // A client-chosen id is the send's idempotency key: the same id and body get the first answer.
         const id = (ctx.request.body as { id?: unknown } | undefined)?.id;
-        if (typeof id === 'string' && id.length > 0 && id.length <= 36) ctx.request.headers['idempotency-key'] = `smsgate:${id}`;
+        if (typeof id === 'string' && id.length > 0 && id.length <= 36)
+          ctx.request.headers['idempotency-key'] = `smsgate:${id}`;
         await next();
       },
       idempotency.key(),

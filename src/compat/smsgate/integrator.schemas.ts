@@ -23,7 +23,10 @@ export const WEBHOOK_EVENTS = [
 
 /** A client-chosen id: their `max=36`, printable ASCII (it is also the idempotency key). */
 const clientId = () =>
-  text(36).matches(/^[\x21-\x7e]+$/, { message: '${path} must be printable ASCII without spaces', excludeEmptyString: true });
+  text(36).matches(/^[\x21-\x7e]+$/, {
+    message: '${path} must be printable ASCII without spaces',
+    excludeEmptyString: true,
+  });
 
 /** POST /message(s) (client-go Message). */
 export const sendMessageBody = yup.object({
@@ -63,7 +66,10 @@ export const listQuery = yup.object({
   limit: int().default(50),
   offset: int().default(0),
   includeContent: booleanQuery().default(false),
-  sort: yup.string().oneOf(['created_at', '-created_at'], '${path} must be created_at or -created_at').default('-created_at'),
+  sort: yup
+    .string()
+    .oneOf(['created_at', '-created_at'], '${path} must be created_at or -created_at')
+    .default('-created_at'),
 });
 
 /** The types of SMSGate's received messages (client-go IncomingMessageType). */
@@ -127,7 +133,11 @@ const section = () =>
   yup
     .mixed<Record<string, unknown>>()
     .nullable()
-    .test('section', '${path} must be an object', (value) => value == null || (typeof value === 'object' && !Array.isArray(value)));
+    .test(
+      'section',
+      '${path} must be an object',
+      (value) => value == null || (typeof value === 'object' && !Array.isArray(value)),
+    );
 export const settingsBody = yup
   .object({
     encryption: section(),

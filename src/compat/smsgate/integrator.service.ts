@@ -55,7 +55,9 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
   const base = {
     messageId,
     phoneNumber: (m.direction === 'inbound' ? m.sender : m.recipient) ?? '',
-    ...(m.sim_subscription_id !== null && m.sim_subscription_id !== undefined ? { simNumber: m.sim_subscription_id } : {}),
+    ...(m.sim_subscription_id !== null && m.sim_subscription_id !== undefined
+      ? { simNumber: m.sim_subscription_id }
+      : {}),
   };
   switch (event.name) {
     case 'message.received':
@@ -133,7 +135,10 @@ export function createIntegratorService(deps: IntegratorDeps) {
   async function smsgateWebhooks(userId: string) {
     const all = await deps.webhooks.list(userId);
     const ours = all.filter((webhook) => webhook.format === 'smsgate');
-    const names = await repo.extIds(em(), ours.map((webhook) => webhook.id));
+    const names = await repo.extIds(
+      em(),
+      ours.map((webhook) => webhook.id),
+    );
     return ours.map((webhook) => ({ webhook, id: names.get(webhook.id) ?? webhook.id }));
   }
 
@@ -160,7 +165,6 @@ export function createIntegratorService(deps: IntegratorDeps) {
      * now on; the route runs this under that id as its idempotency key.
      */
     async send(userId: string, body: SendMessageBody) {
-      if (body.isEncrypted) throw unsupported('Encrypted messages are not supported: send the text itself.');
       if (body.dataMessage) throw unsupported('Data SMS (dataMessage) are not supported: send a textMessage.');
       if (body.mmsMessage) throw unsupported('MMS (mmsMessage) are not supported: send a textMessage.');
       const text = body.textMessage?.text ?? body.message;
@@ -176,6 +180,8 @@ export function createIntegratorService(deps: IntegratorDeps) {
       if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');
       const input = await ourSend({
         body: text,
+        // Ciphertext in the app's format: stored as given, for the phone to decrypt.
+        encrypted: body.isEncrypted === true,
         to: body.phoneNumbers,
         device_id: body.deviceId || null,
         sim_subscription_id: body.simNumber ?? null,
@@ -199,7 +205,16 @@ export function createIntegratorService(deps: IntegratorDeps) {
 
     async list(
       userId: string,
-      query: { from?: Date; to?: Date; state?: string; deviceId?: string; limit: number; offset: number; includeContent: boolean; sort: string },
+      query: {
+        from?: Date;
+        to?: Date;
+        state?: string;
+        deviceId?: string;
+        limit: number;
+        offset: number;
+        includeContent: boolean;
+        sort: string;
+      },
     ) {
       const { ids, total } = await repo.batches(em(), {
         userId,
@@ -244,7 +259,10 @@ export function createIntegratorService(deps: IntegratorDeps) {
     },
 
     /** POST /webhooks: a webhook of ours in their format; the same id again replaces it (as theirs does). */
-    async registerWebhook(userId: string, input: { id?: string; url: string; event: string; deviceId?: string | null }) {
+    async registerWebhook(
+      userId: string,
+      input: { id?: string; url: string; event: string; deviceId?: string | null },
+    ) {
       const ours = OUR_EVENT[input.event];
       if (!ours) throw unsupported(`${input.event} events are not sent by this server.`);
       // deviceId ties it to one phone; their server answers 400 unless it names a phone of the account.
@@ -300,7 +318,8 @@ export function createIntegratorService(deps: IntegratorDeps) {
       if (newKey) {
         // The account's SMSGate webhooks sign with it from their next delivery on (queued ones keep theirs).
         await repo.setKey(em(), userId, deps.secretBox.seal(newKey), clock.now());
-        for (const { webhook } of await smsgateWebhooks(userId)) await deps.webhooks.rotateSecret(userId, webhook.id, newKey);
+        for (const { webhook } of await smsgateWebhooks(userId))
+          await deps.webhooks.rotateSecret(userId, webhook.id, newKey);
       }
       return this.settings(userId);
     },
@@ -316,8 +335,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
       await deps.devices.get(userId, deviceId);
       const texts = await repo.received(em(), userId, deviceId, input.since, input.until);
       const targets = (await smsgateWebhooks(userId)).filter(
-        ({ webhook }) =>
-          webhook.events.includes('message.received') && (webhook.deviceId ?? deviceId) === deviceId,
+        ({ webhook }) => webhook.events.includes('message.received') && (webhook.deviceId ?? deviceId) === deviceId,
       );
       if (texts.length === 0 || targets.length === 0) return;
       await transaction(em(), (tx) =>

@@ -48,27 +48,37 @@ export function settingsChange(body: Record<string, unknown>): SettingsChange {
         Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null });
       } else if (key === 'messages.limit_period' && typeof value === 'string' && Object.hasOwn(LIMIT_PERIODS, value)) {
         const { field, max } = LIMIT_PERIODS[value];
-        const limit = (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
+        const limit =
+          (section as Record<string, unknown>).limit_value ?? (section as Record<string, unknown>).limitValue;
         if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
           refused.push({ key: 'messages.limit_value', why: `must be a whole number from 1 to ${max} with ${value}` });
-        } else Object.assign(patch, { maxSendsPerMinute: null, maxSendsPerHour: null, maxSendsPerDay: null, [field]: limit });
+        } else
+          Object.assign(patch, {
+            maxSendsPerMinute: null,
+            maxSendsPerHour: null,
+            maxSendsPerDay: null,
+            [field]: limit,
+          });
       } else if (key === 'messages.limit_value') {
         const given = section as Record<string, unknown>;
         // With its period, the branch above takes it; alone, it changes the limit each phone has.
         if (given.limit_period === undefined && given.limitPeriod === undefined) {
           if ((n = within(1, MAX_SENDS_PER_DAY)) !== undefined) limitAlone = n;
         }
-      }
-      else if (key === 'messages.sim_selection_mode' && typeof value === 'string' && Object.hasOwn(SIM_SELECTION_MODES, value)) {
+      } else if (
+        key === 'messages.sim_selection_mode' &&
+        typeof value === 'string' &&
+        Object.hasOwn(SIM_SELECTION_MODES, value)
+      ) {
         patch.simSelection = SIM_SELECTION_MODES[value];
         if (value === 'OSDefault') patch.clearPreferredSim = true;
       } else if (key === 'messages.processing_order' && (value === 'FIFO' || value === 'LIFO')) {
         patch.processingOrder = value === 'LIFO' ? 'lifo' : 'fifo';
-      }
-      else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
+      } else if (key === 'webhooks.signing_key' && typeof value === 'string' && /^[\x21-\x7e]{16,256}$/.test(value)) {
         newKey = value;
       } else if (key === 'ping.interval_seconds') {
-        if ((n = within(60, HEARTBEAT_MINUTES_MAX * 60)) !== undefined) patch.heartbeatIntervalMinutes = Math.round(n / 60);
+        if ((n = within(60, HEARTBEAT_MINUTES_MAX * 60)) !== undefined)
+          patch.heartbeatIntervalMinutes = Math.round(n / 60);
       } else refused.push({ key, why: 'this value is not supported by this server' });
     }
   }
@@ -84,7 +94,10 @@ export function settingsChange(body: Record<string, unknown>): SettingsChange {
  * limit without its period changes the limit the phone has (refused when it has none).
  */
 export function ownPart(
-  phone: Pick<Device, 'sendDelaySeconds' | 'sendDelayJitterSeconds' | 'maxSendsPerMinute' | 'maxSendsPerHour' | 'maxSendsPerDay'>,
+  phone: Pick<
+    Device,
+    'sendDelaySeconds' | 'sendDelayJitterSeconds' | 'maxSendsPerMinute' | 'maxSendsPerHour' | 'maxSendsPerDay'
+  >,
   interval: { min?: number; max?: number },
   limitAlone: number | undefined,
 ): SettingsPatch {
@@ -99,13 +112,17 @@ export function ownPart(
     // The period settingsView shows for the phone: the first limit it has.
     const period = Object.entries(LIMIT_PERIODS).find(([, { field }]) => phone[field] != null);
     const at = 'body.messages.limit_value';
-    if (!period) throw validationFailed([{ field: at, message: 'messages.limit_value: no limit is on: send messages.limit_period with it' }]);
+    if (!period)
+      throw validationFailed([
+        { field: at, message: 'messages.limit_value: no limit is on: send messages.limit_period with it' },
+      ]);
     const [name, { field, max }] = period;
     if (limitAlone > max) {
-      throw validationFailed([{ field: at, message: `messages.limit_value: must be a whole number from 1 to ${max} with ${name}` }]);
+      throw validationFailed([
+        { field: at, message: `messages.limit_value: must be a whole number from 1 to ${max} with ${name}` },
+      ]);
     }
     own[field] = limitAlone;
   }
   return own;
 }
-

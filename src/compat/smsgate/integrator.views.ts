@@ -58,7 +58,8 @@ export function messageStateView(id: string, batch: Batch, messages: Message[], 
     deviceId: batch.deviceId,
     state,
     isHashed: false,
-    isEncrypted: false,
+    // As given: ciphertext of the text and numbers, for the integrator's own Encryptor to read.
+    isEncrypted: batch.encrypted,
     recipients: messages.map((m) => ({
       phoneNumber: m.recipient ?? '',
       state: STATE_OF[m.status],

@@ -40,7 +40,10 @@ export interface SmsGateRoutesDeps {
 
 /** The app's webhook calls carry an MMS's pictures inline (mms:downloaded, base64 in the JSON). */
 export const WEBHOOK_BODY_LIMIT = '10mb';
-const WEBHOOK_CALL = new RegExp(`^${SMSGATE_PREFIX}/webhooks/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`, 'i');
+const WEBHOOK_CALL = new RegExp(
+  `^${SMSGATE_PREFIX}/webhooks/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`,
+  'i',
+);
 
 /**
  * Their handlers answer a body that fails validation with 400 (handlers/base BodyParserValidator);

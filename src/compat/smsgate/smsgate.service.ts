@@ -192,7 +192,9 @@ export function createSmsGateService(deps: SmsGateDeps) {
         throw new ApiError(
           404,
           'not_found',
-          unknown === items.length ? 'The message does not exist.' : `${unknown} of the ${items.length} messages do not exist; the others were applied.`,
+          unknown === items.length
+            ? 'The message does not exist.'
+            : `${unknown} of the ${items.length} messages do not exist; the others were applied.`,
         );
       }
     },

@@ -57,6 +57,8 @@ export const pendingMessageView = (message: Message) => {
     message: message.body,
     textMessage: { text: message.body },
     phoneNumbers: [message.recipient],
+    // The app decrypts the text and the number with its passphrase (MessagesService.kt sendSMS).
+    ...(message.encrypted ? { isEncrypted: true } : {}),
     ...(sim !== null && sim !== undefined && sim >= 1 && sim <= 3 ? { simNumber: sim } : {}),
     withDeliveryReport: true,
     ...(message.staleAt ? { validUntil: message.staleAt.toISOString() } : {}),

@@ -37,7 +37,10 @@ export const messagesOperations: Operation[] = [
         description:
           'Acceptance is not delivery: follow the batch or webhooks. `priority` high goes first in the ' +
           "phone's outbox; `ttl_seconds` lapses the messages to unknown that long after they become sendable " +
-          '(accept, or scheduled_at) if the stale window would keep them longer. Errors: email_unverified (403), ' +
+          '(accept, or scheduled_at) if the stale window would keep them longer. `encrypted` true: `body` and each ' +
+          "`to` entry are ciphertext the owner's phone decrypts (SMSGate's format, docs/sending.md); they are " +
+          'stored and shown as given, not normalised, not checked against opt-outs, not searched, one segment each. ' +
+          'Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
     ),

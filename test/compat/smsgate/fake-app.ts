@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { decrypt } from './encryption';
 
 // A stand-in for the SMSGate Android app ("SMS Gateway for Android", capcom6/android-sms-gateway)
 // speaking its cloud protocol exactly as the app does. Sources, read at these commits:
@@ -51,6 +52,8 @@ export interface PendingMessage {
   message?: string;
   textMessage?: { text: string };
   phoneNumbers: string[];
+  /** Text and numbers are ciphertext, for the owner's passphrase (EncryptionService.kt). */
+  isEncrypted?: boolean;
   simNumber?: number;
   withDeliveryReport?: boolean;
   validUntil?: string;
@@ -349,6 +352,21 @@ export function statePatch(
     state,
     recipients: message.phoneNumbers.map((phoneNumber) => ({ phoneNumber, state, error })),
     states: Object.fromEntries(Object.entries(history).map(([key, at]) => [key, dates(at!)])),
+  };
+}
+
+/**
+ * MessagesService.kt sendSMS: the text and numbers the app hands SmsManager. An encrypted message's
+ * text and each number are decrypted with the passphrase set in the app (encryption.passphrase);
+ * its states are still reported under the numbers as received (updateState(id, sourcePhoneNumber)).
+ */
+export function textToSend(message: PendingMessage, passphrase?: string): { text: string; phoneNumbers: string[] } {
+  const text = message.textMessage?.text ?? message.message ?? '';
+  if (!message.isEncrypted) return { text, phoneNumbers: message.phoneNumbers };
+  if (!passphrase) throw new Error('Passphrase is not set');
+  return {
+    text: decrypt(passphrase, text),
+    phoneNumbers: message.phoneNumbers.map((number) => decrypt(passphrase, number)),
   };
 }
 

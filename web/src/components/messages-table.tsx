@@ -4,6 +4,7 @@ import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { DataTable } from './data-table';
 import { StatusBadge } from './status-badge';
+import { EncryptedMark } from './encrypted';
 
 /** The latest thing that happened to a message. */
 const shownAt = (m: Schemas['Message']) =>
@@ -27,7 +28,7 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
               component={Link}
               href={`/messages/${m.id}`}
               size="sm"
-              aria-label={`${shownAt(m)}: open the message ${m.direction === 'inbound' ? `from ${m.sender}` : `to ${m.recipient}`}`}
+              aria-label={`${shownAt(m)}: open the message ${m.direction === 'inbound' ? `from ${m.sender}` : `to ${m.encrypted ? 'an encrypted number' : m.recipient}`}`}
             >
               {shownAt(m)}
             </Anchor>
@@ -36,16 +37,25 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
         {
           label: 'Number',
           card: 'title',
-          cell: (m) => <Text size="sm">{m.direction === 'inbound' ? `from ${m.sender}` : m.recipient}</Text>,
+          cell: (m) =>
+            m.encrypted ? (
+              <EncryptedMark what="number" />
+            ) : (
+              <Text size="sm">{m.direction === 'inbound' ? `from ${m.sender}` : m.recipient}</Text>
+            ),
         },
         {
           label: 'Message',
           maw: 320,
           cell: (m) => (
             <>
-              <Text size="sm" component="span" display="block" style={{ wordBreak: 'break-word' }}>
-                {m.body}
-              </Text>
+              {m.encrypted ? (
+                <EncryptedMark what="text" />
+              ) : (
+                <Text size="sm" component="span" display="block" style={{ wordBreak: 'break-word' }}>
+                  {m.body}
+                </Text>
+              )}
               {m.error_message && (
                 <Text size="xs" c="var(--pg-danger)" component="span" display="block">
                   {m.error_code}: {m.error_message}

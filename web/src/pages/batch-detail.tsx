@@ -11,6 +11,7 @@ import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
+import { EncryptedMark } from '../components/encrypted';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
@@ -50,7 +51,11 @@ export function BatchDetail({ id }: { id: string }) {
                     <StatusBadge status={batchOutcome(batch)} />
                   </span>
                 </Group>
-                <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
+                {batch.encrypted ? (
+                  <EncryptedMark what="text" />
+                ) : (
+                  <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
+                )}
                 <BatchProgress batch={batch} />
                 {CANCELLABLE.includes(batch.status) && (
                   <Group>

@@ -9,6 +9,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { EncryptedMark } from '../components/encrypted';
 
 /** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
 export function Batches() {
@@ -66,9 +67,13 @@ export function Batches() {
                     maw: 240,
                     cell: (b) => (
                       <>
-                        <Text size="sm" truncate component="span" display="block">
-                          {b.body}
-                        </Text>
+                        {b.encrypted ? (
+                          <EncryptedMark what="text" />
+                        ) : (
+                          <Text size="sm" truncate component="span" display="block">
+                            {b.body}
+                          </Text>
+                        )}
                         <Text size="xs" c="dimmed" component="span" display="block">
                           {b.recipient_preview}
                         </Text>

@@ -10,6 +10,7 @@ import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 import { simLabel, simsOf } from '../lib/sims';
+import { EncryptedMark } from '../components/encrypted';
 
 /** The phone of a message, or null once it was unpaired (its id no longer names a phone). */
 async function phoneOf(id: string): Promise<Schemas['Device'] | null> {
@@ -90,7 +91,11 @@ export function MessageDetail({ id }: { id: string }) {
                 <Stack gap="sm">
                   <Group justify="space-between" wrap="wrap">
                     <Text fw={600} data-testid="message-party">
-                      {m.direction === 'inbound' ? `From ${m.sender}` : `To ${m.recipient}`}
+                      {m.direction === 'inbound'
+                        ? `From ${m.sender}`
+                        : m.encrypted
+                          ? 'To an encrypted number'
+                          : `To ${m.recipient}`}
                     </Text>
                     <span data-testid="message-status">
                       <StatusBadge status={m.error_code === 'cancelled' ? 'cancelled' : m.status} />
@@ -105,7 +110,11 @@ export function MessageDetail({ id }: { id: string }) {
                     </Group>
                   )}
                   <FormError error={error} />
-                  <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
+                  {m.encrypted ? (
+                    <EncryptedMark what="text" />
+                  ) : (
+                    <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
+                  )}
                   {(m.error_code || m.error_message) && (
                     <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
                       {[m.error_code, m.error_message].filter(Boolean).join(': ')}
@@ -136,7 +145,8 @@ export function MessageDetail({ id }: { id: string }) {
                           : 'the phone’s default'}
                     </Fact>
                     <Fact label="Size" testId="message-size">
-                      {plural(m.segments, 'segment')} · {m.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'}
+                      {plural(m.segments, 'segment')} ·{' '}
+                      {m.encrypted ? 'not known (encrypted)' : m.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'}
                     </Fact>
                     {m.batch_id && (
                       <Fact label="Batch">

@@ -4,6 +4,7 @@
 # Prints the venv's python on success; exits 1 with pip's output if not.
 set -euo pipefail
 version="4.3.3"
-venv="$("$(dirname "$0")/../../../support/pip-venv.sh" "smsgate-python-$version" \
-  "android-sms-gateway[requests]==$version" python -c 'import android_sms_gateway, requests')"
+# The encryption extra (pycryptodome) is the client's Encryptor, for encrypted.py.
+venv="$("$(dirname "$0")/../../../support/pip-venv.sh" "smsgate-python-$version-encryption" \
+  "android-sms-gateway[requests,encryption]==$version" python -c 'import android_sms_gateway, requests, Crypto')"
 echo "$venv/bin/python"
