@@ -87,6 +87,8 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     expect(new Set(column('recipient'))).toEqual(new Set(to));
     // A body that would run as a formula in a spreadsheet is written as text (a leading quote mark).
     expect(new Set(column('body'))).toEqual(new Set(['\'=HYPERLINK("x") later']));
+    // A body is ciphertext only where this says so.
+    expect(new Set(column('encrypted'))).toEqual(new Set(['false']));
 
     // The delivered texts, with their quote, comma and line break intact.
     const delivered = await scene.signedIn();

@@ -66,9 +66,9 @@ export function numbersFromCsv(text: string): string[] {
 /** A CSV text of `rows` under `header`, CR LF line ends as RFC 4180 says. */
 export function toCsv(
   header: readonly string[],
-  rows: ReadonlyArray<ReadonlyArray<string | number | null | undefined>>,
+  rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>,
 ): string {
-  const field = (value: string | number | null | undefined) => {
+  const field = (value: string | number | boolean | null | undefined) => {
     const text = value === null || value === undefined ? '' : String(value);
     // A leading =, +, - or @ would run as a formula in a spreadsheet: a quote mark keeps it text.
     const safe = /^[=+\-@]/.test(text) && !/^\+\d+$/.test(text) ? `'${text}` : text;

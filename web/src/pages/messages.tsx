@@ -21,6 +21,7 @@ const EXPORT_COLUMNS = [
   'sender',
   'recipient',
   'body',
+  'encrypted',
   'segments',
   'encoding',
   'device_id',
