@@ -16,7 +16,7 @@ import { createPairingService } from './devices/pairing.service';
 import { createPresenceService } from './devices/presence.service';
 import { createPush, pushProviderFor } from './devices/push';
 import { createEventsService } from './events/events.service';
-import { createNotifier } from './events/notifier';
+import { createNotifier } from './db/listen-notify';
 import { createStreamCap } from './devices/stream-cap';
 import { createPhoneChannel } from './devices/phone-channel';
 import { createPacedWakes } from './devices/paced-wakes';
@@ -130,14 +130,14 @@ export function buildServices(deps: ServiceDeps) {
   });
   const events = createEventsService({ clock });
   const secretBox = createSecretBox(config.secretsKey);
-  const webhookDeliveries = deliveryStarts({ em: fresh, taskQueue: config.temporal.taskQueue });
+  const deliveryStart = deliveryStarts({ em: fresh, taskQueue: config.temporal.taskQueue });
   const webhooks = createWebhooksService({
     em,
     clock,
     plans,
     events,
     starter,
-    deliveryStarts: webhookDeliveries,
+    deliveryStarts: deliveryStart,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretBox,
   });
@@ -187,7 +187,7 @@ export function buildServices(deps: ServiceDeps) {
     operatorToken: config.metrics.token,
   });
   // A send that can go now wakes its phone by push after its commit, beside its workflow's start.
-  const batches = batchStarts({
+  const batchStart = batchStarts({
     em: fresh,
     clock,
     taskQueue: config.temporal.taskQueue,
@@ -199,7 +199,7 @@ export function buildServices(deps: ServiceDeps) {
     clock,
     events,
     starter,
-    batchStarts: batches,
+    batchStarts: batchStart,
     metrics: { ...metrics.messages, reports: metrics.phone.reports },
     platformLimit: createPlatformLimit({ staleWindowMs: config.staleWindowMs }),
   });
@@ -213,7 +213,7 @@ export function buildServices(deps: ServiceDeps) {
     plans,
     accounts,
     starter,
-    batchStarts: batches,
+    batchStarts: batchStart,
     outcomes,
     events,
     suppressed: optOuts.suppressedAmong,
@@ -264,8 +264,8 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     metrics: metrics.workflows,
     sweeps: deps.sweeps ?? [
-      starter.sweep(batches),
-      starter.sweep(webhookDeliveries),
+      starter.sweep(batchStart),
+      starter.sweep(deliveryStart),
       starter.sweep(liveness.starts),
       idempotency.service.sweep(),
       tokens.sweep(),
@@ -276,7 +276,8 @@ export function buildServices(deps: ServiceDeps) {
     metrics,
     background,
     starter,
-    starts: { batches, webhookDeliveries, liveness: liveness.starts },
+    // How each kind of workflow is started (and found unstarted by the reconciler's sweeps).
+    starts: { batches: batchStart, webhookDeliveries: deliveryStart, liveness: liveness.starts },
     plans,
     sessions,
     apiKeys,

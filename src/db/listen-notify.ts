@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger';
-import { acquireConnection, releaseConnection, type PgConnection as ListeningClient } from '../db/connection';
-import { query, sql } from '../db/sql';
+import { acquireConnection, releaseConnection, type PgConnection as ListeningClient } from './connection';
+import { query, sql } from './sql';
 
 type Handler = (payload: string) => void;
 

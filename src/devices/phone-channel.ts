@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock';
 import { devicesRepository } from './devices.repository';
 import { isOpen } from './send-window';
-import type { Notifier } from '../events/notifier';
+import type { Notifier } from '../db/listen-notify';
 import type { Logger } from '../lib/logger';
 
 /** What the database triggers NOTIFY when a phone has new work or settings (Migration…PhoneChannel). */

@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
 
-/** What the cache needs of the notifier (src/events/notifier.ts). */
+/** What the cache needs of the notifier (src/db/listen-notify.ts). */
 export interface ChangeFeed {
   subscribe(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
   onState(listener: (listening: boolean) => void): () => void;

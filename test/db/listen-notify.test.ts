@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openOrm } from '../../src/db/orm';
-import { createNotifier, type Notifier } from '../../src/events/notifier';
+import { createNotifier, type Notifier } from '../../src/db/listen-notify';
 import { createLogger } from '../../src/lib/logger';
 import { testConfig } from '../support/config';
 

@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The phones' live channel: whatever writes a phone's new work or settings, in whichever process,
- * NOTIFYs `phone_gateway_devices` with the device id when its transaction commits (src/events/
- * notifier.ts). Only "look again at this phone", never state; no write path can forget it.
+ * NOTIFYs `phone_gateway_devices` with the device id when its transaction commits (src/db/
+ * listen-notify.ts). Only "look again at this phone", never state; no write path can forget it.
  */
 export class Migration20261123030000PhoneChannel extends Migration {
   override async up(): Promise<void> {

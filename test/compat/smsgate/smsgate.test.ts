@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from '../../webhooks/receiver';
 import { createPhoneChannel, type PhoneChannel } from '../../../src/devices/phone-channel';
 import { outboxRepository } from '../../../src/messages/outbox.repository';
 import { Message } from '../../../src/messages/message.entity';
-import { createNotifier } from '../../../src/events/notifier';
+import { createNotifier } from '../../../src/db/listen-notify';
 import { createLogger } from '../../../src/lib/logger';
 import {
   APP_VERSION,
