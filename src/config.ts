@@ -133,6 +133,8 @@ export const envSchema = yup.object({
       }
     }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  // Unset: on under development (npm start), so a receiver on this machine can be tried without TLS.
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: flag(),
   SECRETS_KEY: yup
     .string()
     .test('key', '${path} must be 32 random bytes, base64 (openssl rand -base64 32)', (value) =>
@@ -296,6 +298,7 @@ function build(env: Env) {
     webhooks: {
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowLoopbackHttp: env.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? env.NODE_ENV === 'development',
     },
     secretsKey: env.SECRETS_KEY ? Buffer.from(env.SECRETS_KEY, 'base64') : undefined,
     defaultPlan: env.DEFAULT_PLAN,

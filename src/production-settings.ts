@@ -8,6 +8,7 @@ export interface ProductionSettings {
   PUBLIC_URL?: string;
   PORT: number;
   ALLOW_INSECURE_PUBLIC_URL: boolean;
+  WEBHOOK_ALLOW_LOOPBACK_HTTP?: boolean;
 }
 
 /** Passwords of examples, images and tutorials: the first ones tried against an exposed Postgres. */
@@ -48,6 +49,11 @@ export function productionProblems(env: ProductionSettings): string[] {
   if (publicUrl.protocol !== 'https:' && !isLoopback(publicUrl.hostname) && !env.ALLOW_INSECURE_PUBLIC_URL) {
     problems.push(
       'PUBLIC_URL is not https (sessions and keys would cross the network in the clear; set ALLOW_INSECURE_PUBLIC_URL=true if TLS ends in front of it on a trusted network)',
+    );
+  }
+  if (env.WEBHOOK_ALLOW_LOOPBACK_HTTP) {
+    problems.push(
+      'WEBHOOK_ALLOW_LOOPBACK_HTTP is on (any account could make the server post to its own loopback services)',
     );
   }
   return problems;

@@ -139,6 +139,7 @@ export function buildServices(deps: ServiceDeps) {
     starter,
     deliveryStarts: deliveryStart,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    allowLoopbackHttp: config.webhooks.allowLoopbackHttp,
     secretBox,
   });
   const webhookQueue = createDeliveryQueueService({
@@ -146,6 +147,7 @@ export function buildServices(deps: ServiceDeps) {
     clock,
     logger,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    allowLoopbackHttp: config.webhooks.allowLoopbackHttp,
     secretBox,
     metrics: metrics.webhooks,
     retryScheduleMs: config.webhooks.retryScheduleMs,

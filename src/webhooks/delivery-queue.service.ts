@@ -40,6 +40,8 @@ export interface DeliveryQueueDeps {
   clock: Clock;
   logger: Logger;
   allowPrivateNetworks: boolean;
+  /** Plain http receivers on this machine are posted to (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
+  allowLoopbackHttp?: boolean;
   /** Opens signing secrets sealed at rest (SECRETS_KEY). */
   secretBox: SecretBox;
   metrics: Metrics['webhooks'];
@@ -235,6 +237,7 @@ export function createDeliveryQueueService(deps: DeliveryQueueDeps) {
         headers: signedHeaders({ ...row, secret: row.secret! }, deps.secretBox),
         timeoutMs,
         allowPrivateNetworks: deps.allowPrivateNetworks,
+        allowLoopbackHttp: deps.allowLoopbackHttp,
         signal,
         agent,
       });

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { ClientRequest } from 'node:http';
+import { request as plainRequest, type ClientRequest } from 'node:http';
 import { request, type Agent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -59,18 +59,35 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 }
 
 /**
- * Why a webhook URL cannot be used, or null when it can: https only, and (unless private networks
- * are allowed) a host whose every address is public.
+ * A plain http receiver on this machine (localhost, 127.0.0.0/8, [::1]): taken only where the
+ * operator allows it (WEBHOOK_ALLOW_LOOPBACK_HTTP, on under npm start), to try a webhook locally.
  */
-export async function urlProblem(text: string, allowPrivateNetworks: boolean): Promise<string | null> {
+export function isLoopbackHttp(url: URL): boolean {
+  if (url.protocol !== 'http:') return false;
+  const host = hostOf(url);
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+/**
+ * Why a webhook URL cannot be used, or null when it can: https only (or, where allowed, http to this
+ * machine), and (unless private networks are allowed) a host whose every address is public.
+ */
+export async function urlProblem(
+  text: string,
+  allowPrivateNetworks: boolean,
+  allowLoopbackHttp = false,
+): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return 'must be a URL';
   }
-  if (url.protocol !== 'https:') return 'must be an https URL';
   if (url.username || url.password) return 'must not contain credentials';
+  if (allowLoopbackHttp && isLoopbackHttp(url)) return null;
+  if (url.protocol !== 'https:') {
+    return allowLoopbackHttp ? 'must be an https URL, or http to this machine (localhost)' : 'must be an https URL';
+  }
   if (allowPrivateNetworks) return null;
   const host = hostOf(url);
   if (isIP(host)) return isForbiddenAddress(host) ? 'must not point to a private or reserved address' : null;
@@ -125,6 +142,8 @@ export interface PostOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivateNetworks: boolean;
+  /** Plain http to this machine is allowed (isLoopbackHttp). */
+  allowLoopbackHttp?: boolean;
   /** Bytes of the answer read at most; the rest is discarded unread. */
   maxResponseBytes?: number;
   /** Characters of the answer kept as the excerpt. */
@@ -158,12 +177,13 @@ export function postOnce(options: PostOptions): Promise<PostResult> {
   } catch {
     return Promise.resolve(done({ status: null, excerpt: null, error: 'the URL is not valid' }));
   }
-  if (url.protocol !== 'https:') {
+  const plain = options.allowLoopbackHttp === true && isLoopbackHttp(url);
+  if (url.protocol !== 'https:' && !plain) {
     return Promise.resolve(done({ status: null, excerpt: null, error: 'the URL is not https' }));
   }
   const host = hostOf(url);
   // A literal address never goes through lookup, so it is checked here.
-  if (isIP(host) && !options.allowPrivateNetworks && isForbiddenAddress(host)) {
+  if (isIP(host) && !plain && !options.allowPrivateNetworks && isForbiddenAddress(host)) {
     return Promise.resolve(done({ status: null, excerpt: null, error: `${host} is a private or reserved address` }));
   }
 
@@ -182,15 +202,17 @@ export function postOnce(options: PostOptions): Promise<PostResult> {
     }, options.timeoutMs);
 
     const send = (agent: Agent | false) => {
-      req = request({
-        protocol: 'https:',
+      req = (plain ? plainRequest : request)({
+        protocol: plain ? 'http:' : 'https:',
         hostname: host,
-        port: url.port || 443,
+        port: url.port || (plain ? 80 : 443),
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
-        lookup: guardedLookup(options.allowPrivateNetworks),
-        agent,
+        // A loopback receiver is this machine: the address rule is for everything else.
+        lookup: guardedLookup(plain || options.allowPrivateNetworks),
+        // The pass's agent speaks TLS; a loopback receiver gets a connection of its own per attempt.
+        agent: plain ? false : agent,
         signal: options.signal,
       });
       const sent = req;

@@ -3,18 +3,21 @@ import { EVENT_NAMES } from '../events/event.entity';
 import { pageFields } from '../http/pagination';
 import { text, timestamp, trimmedText, uuid } from '../lib/fields';
 import { DELIVERY_STATUSES } from './delivery.entity';
+import { isLoopbackHttp } from './outbound';
 
 const eventName = () =>
   text(64)
     .oneOf([...EVENT_NAMES], '${path} must be one of: ' + EVENT_NAMES.join(', '))
     .required();
 
-// The address rule (public addresses only) needs DNS and lives in the service; this is the shape.
+// The address rule (public addresses only, http only to this machine where the operator allows it)
+// needs DNS and the settings, and lives in the service; this is the shape.
 const url = () =>
   trimmedText(2048).test('https', '${path} must be an https URL', (value) => {
     if (value === undefined) return true;
     try {
-      return new URL(value).protocol === 'https:';
+      const parsed = new URL(value);
+      return parsed.protocol === 'https:' || isLoopbackHttp(parsed);
     } catch {
       return false;
     }

@@ -27,6 +27,8 @@ export interface WebhooksDeps {
   /** The signals to their webhooks' queue workflows that committed deliveries need. */
   deliveryStarts: StartKind<DeliveryStart>;
   allowPrivateNetworks: boolean;
+  /** Plain http receivers on this machine are taken (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
+  allowLoopbackHttp?: boolean;
   /** Seals signing secrets at rest when SECRETS_KEY is set. */
   secretBox: SecretBox;
 }
@@ -78,7 +80,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   }
 
   async function assertUsableUrl(url: string): Promise<void> {
-    const problem = await urlProblem(url, deps.allowPrivateNetworks);
+    const problem = await urlProblem(url, deps.allowPrivateNetworks, deps.allowLoopbackHttp);
     if (problem) throw validationFailed([{ field: 'body.url', message: `url ${problem}` }]);
   }
 

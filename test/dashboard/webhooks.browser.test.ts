@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { createServer as createPlainServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Locator } from 'playwright-core';
@@ -16,6 +17,9 @@ describe('the Webhooks screen when a receiver fails', () => {
   let refusing: Receiver;
   let selfSigned: Server;
   let selfSignedUrl: string;
+  let plain: ReturnType<typeof createPlainServer>;
+  let plainUrl: string;
+  let plainPosts = 0;
   const call = (method: string, path: string, body?: unknown) => scene.call(method, path, body);
   const signedIn = () => scene.signedIn();
   /** Whether a badge shows its whole word (Mantine cuts it with an ellipsis when squeezed). */
@@ -31,6 +35,13 @@ describe('the Webhooks screen when a receiver fails', () => {
     selfSigned = createServer({ key: pems.private, cert: pems.cert }, (_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => selfSigned.listen(0, '127.0.0.1', resolve));
     selfSignedUrl = `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/hook`;
+    // A receiver as one tries it on a laptop: plain http on this machine, no certificate.
+    plain = createPlainServer((_req, res) => {
+      plainPosts += 1;
+      res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/hook`;
     scene = await startScene('webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DEFAULT_PLAN: 'business' });
     await call('POST', '/v1/webhooks', { url: refusing.url, name: 'Refusing receiver', events: ['message.received'] });
     await call('POST', '/v1/webhooks', {
@@ -44,6 +55,7 @@ describe('the Webhooks screen when a receiver fails', () => {
     await scene?.stop();
     await refusing?.close();
     await new Promise((resolve) => selfSigned?.close(resolve));
+    await new Promise((resolve) => plain?.close(resolve));
   }, 90_000);
 
   it('says beside the button what became of a test ping, in plain words for a TLS failure', async () => {
@@ -140,6 +152,24 @@ describe('the Webhooks screen when a receiver fails', () => {
     await expect.poll(() => tied.textContent(), { timeout: 15_000 }).toBe('Phones: Front desk phone');
     const created = (await call('GET', '/v1/webhooks')).data.find((w: { name: string }) => w.name === 'Front desk only');
     expect(created.device_id).toBe(phoneId);
+  }, 60_000);
+
+  it('takes a plain http receiver on this machine under npm start, as its form says', async () => {
+    const page = await signedIn();
+    await page.goto('/webhooks');
+    await page.getByRole('button', { name: 'Add a webhook' }).click();
+    const form = page.getByRole('dialog', { name: 'Add a webhook' });
+    await shown(form.getByText('under npm start, http://localhost', { exact: false }));
+    await form.getByLabel('URL').fill(plainUrl);
+    await form.getByLabel('Name').fill('Laptop receiver');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Done' }).click();
+    const card = page.getByRole('region', { name: 'Laptop receiver' });
+    await card.getByRole('button', { name: 'Send test ping' }).click();
+    await expect
+      .poll(() => card.getByTestId('ping-result').textContent(), { timeout: 30_000 })
+      .toMatch(/^Ping delivered: the receiver answered/);
+    expect(plainPosts).toBeGreaterThan(0);
   }, 60_000);
 
   it('logged no console errors on any page', () => {

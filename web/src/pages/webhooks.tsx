@@ -309,7 +309,7 @@ function WebhookForm({
         <Stack>
           <TextInput
             label="URL"
-            description="Must be https"
+            description="An https URL (under npm start, http://localhost or http://127.0.0.1 works too)"
             required
             value={url}
             error={field('url')}
