@@ -46,6 +46,7 @@ import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
+import { createMmsService } from './mms/mms.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -227,6 +228,7 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     wake: (deviceId) => background.run('wake push', () => push.wakeNow(deviceId)),
   });
+  const mms = createMmsService({ em, clock, logger, metrics: metrics.phone, ...config.mms });
   const phoneMessages = createPhoneMessagesService({
     em,
     clock,
@@ -239,7 +241,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   // Registers the SMSGate webhook format's bodies with the webhooks: the worker writes deliveries too.
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
-  const smsgateInbox = createInboxService({ em });
+  const smsgateInbox = createInboxService({ em, mms });
   const failover = createFailoverService({ clock, events, presence, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
@@ -257,6 +259,7 @@ export function buildServices(deps: ServiceDeps) {
       starter.sweep(liveness.starts),
       idempotency.service.sweep(),
       tokens.sweep(),
+      mms.sweep(),
     ],
   });
   return {
@@ -295,6 +298,7 @@ export function buildServices(deps: ServiceDeps) {
     optOuts,
     messages,
     phoneMessages,
+    mms,
     smsgateIntegrator,
     smsgateInbox,
     batchProgress,
