@@ -1,16 +1,9 @@
 import Router from '@koa/router';
-import * as yup from '../lib/yup';
-import { uuid } from '../lib/fields';
 import { callerOf, type Auth } from '../http/auth';
 import { validate } from '../http/validate';
+import { attachmentParams } from './mms.schemas';
 import type { MmsService } from './mms.service';
 import { attachmentHeaders } from './mms.views';
-
-/** GET /v1/messages/{id}/attachments/{attachment_id} (the OpenAPI document's schema). */
-export const attachmentParams = yup.object({
-  id: uuid().required(),
-  attachment_id: uuid().required(),
-});
 
 export function mmsRoutes({ auth, mms }: { auth: Auth; mms: MmsService }): Router {
   const router = new Router();

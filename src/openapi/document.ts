@@ -162,7 +162,8 @@ function eventData(event: string): JsonSchema {
       ],
     };
   }
-  if (event.startsWith('message.')) return ref('Message');
+  if (event.startsWith('message.') || event === 'mms.downloaded') return ref('Message');
+  if (event === 'mms.received') return ref('MmsNotice');
   if (event.startsWith('device.')) return ref('Device');
   return { type: 'object', description: 'Nothing useful: the webhook the ping was sent to.' };
 }
