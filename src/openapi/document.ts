@@ -50,6 +50,7 @@ const errorResponses: Record<number, { name: string; description: string }> = {
     name: 'Conflict',
     description: 'Conflicts with the current state (for example no_device, email_taken, idempotency_key_in_use).',
   },
+  410: { name: 'Gone', description: 'The resource is no longer kept (not_stored: a received MMS attachment).' },
   422: {
     name: 'ValidationFailed',
     description:
