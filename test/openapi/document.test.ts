@@ -146,6 +146,8 @@ describe('the OpenAPI document', () => {
         'message.sent',
         'message.rerouted',
         'message.unknown',
+        'mms.downloaded',
+        'mms.received',
         'ping',
       ].sort(),
     );
