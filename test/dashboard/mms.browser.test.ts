@@ -53,7 +53,13 @@ describe('a received MMS’s attachments in the dashboard', () => {
 
   it('lists each attachment with a download link and previews only the raster image', async () => {
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
-    await page.goto(`/messages/${messageId}`);
+    // The inbox's conversation says the MMS has attachments and opens its message.
+    await page.goto(`/inbox/${encodeURIComponent('+14155550190')}`);
+    const attachments = page.getByTestId('thread-attachments');
+    await shown(attachments);
+    expect(await attachments.textContent()).toBe('2 attachments');
+    await attachments.click();
+    await page.waitForURL(`**/messages/${messageId}`);
     const section = page.getByRole('region', { name: 'Attachments' });
     await shown(section);
     const rows = section.getByTestId('attachment');
