@@ -12,6 +12,7 @@ import { requestContext } from './http/request-context';
 import { routeMethods } from './http/route-methods';
 import { healthRoutes } from './http/health.routes';
 import { messagesRoutes } from './messages/messages.routes';
+import { mmsRoutes } from './mms/mms.routes';
 import { inboundRefusals } from './messages/inbound-refusals';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
 import { optOutsRoutes } from './opt-outs/opt-outs.routes';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
     phoneRoutes(services),
     webhooksRoutes(services),
     messagesRoutes(services),
+    mmsRoutes(services),
     phoneMessagesRoutes(services),
     optOutsRoutes(services),
   ];

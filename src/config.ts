@@ -135,6 +135,10 @@ export const envSchema = yup.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
   // Unset: on under development (npm start), so a receiver on this machine can be tried without TLS.
   WEBHOOK_ALLOW_LOOPBACK_HTTP: flag(),
+  /** Bytes of received MMS attachments each account keeps; past it an attachment is listed, not stored. */
+  MMS_ATTACHMENT_QUOTA_BYTES: int(100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+  /** How long a received MMS attachment's bytes are kept (the message and its list stay). */
+  MMS_ATTACHMENT_RETENTION: duration('30d'),
   SECRETS_KEY: yup
     .string()
     .test('key', '${path} must be 32 random bytes, base64 (openssl rand -base64 32)', (value) =>
@@ -299,6 +303,10 @@ function build(env: Env) {
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       allowLoopbackHttp: env.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? env.NODE_ENV === 'development',
+    },
+    mms: {
+      quotaBytes: env.MMS_ATTACHMENT_QUOTA_BYTES,
+      retentionMs: parseDuration(env.MMS_ATTACHMENT_RETENTION),
     },
     secretsKey: env.SECRETS_KEY ? Buffer.from(env.SECRETS_KEY, 'base64') : undefined,
     defaultPlan: env.DEFAULT_PLAN,

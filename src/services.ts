@@ -48,6 +48,7 @@ import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
 import { createSmsGateService } from './compat/smsgate/smsgate.service';
+import { createMmsService } from './mms/mms.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -232,6 +233,7 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     wake: (deviceId) => background.run('wake push', () => push.wakeNow(deviceId)),
   });
+  const mms = createMmsService({ em, clock, logger, metrics: metrics.phone, ...config.mms });
   const phoneMessages = createPhoneMessagesService({
     em,
     clock,
@@ -243,8 +245,18 @@ export function buildServices(deps: ServiceDeps) {
     onPacedOut: push.enabled ? pacedWakes.watch : undefined,
   });
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
-  const smsgateInbox = createInboxService({ em });
-  const smsgateMobile = createSmsGateService({ em, clock, pairing, devices, phoneMessages, outcomes, secretBox });
+  const smsgateInbox = createInboxService({ em, mms });
+  const smsgateMobile = createSmsGateService({
+    em,
+    clock,
+    pairing,
+    devices,
+    phoneMessages,
+    outcomes,
+    secretBox,
+    mms,
+    events,
+  });
   const failover = createFailoverService({ clock, events, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
@@ -271,6 +283,7 @@ export function buildServices(deps: ServiceDeps) {
       starter.sweep(liveness.starts),
       idempotency.service.sweep(),
       tokens.sweep(),
+      mms.sweep(),
     ],
   });
   return {
@@ -310,6 +323,7 @@ export function buildServices(deps: ServiceDeps) {
     optOuts,
     messages,
     phoneMessages,
+    mms,
     smsgateIntegrator,
     smsgateInbox,
     smsgateMobile,

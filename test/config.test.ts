@@ -18,6 +18,7 @@ describe('config', () => {
     expect(config.webhooks.allowPrivateNetworks).toBe(false);
     expect(config.defaultPlan).toBe('free');
     expect(config.databasePoolMax).toBe(10);
+    expect(config.mms).toEqual({ quotaBytes: 100 * 1024 * 1024, retentionMs: 30 * 86_400_000 });
     expect(config.rateLimits).toEqual({ key: { perSecond: 50, burst: 100 }, device: { perSecond: 50, burst: 200 } });
     expect(config.temporal.cacheDir).toBe(path.join(homedir(), '.cache', 'phone-gateway'));
   });

@@ -9,6 +9,10 @@ export const EVENT_NAMES = [
   'message.unknown',
   // Extension: a message moved to another phone by failover (account setting), for subscribers who ask.
   'message.rerouted',
+  // Extensions: a phone told of an MMS not yet downloaded; an MMS downloaded and stored (with
+  // message.received, for subscribers who want MMS alone: SMSGate's mms:* webhooks).
+  'mms.received',
+  'mms.downloaded',
   'device.online',
   'device.offline',
   'ping',

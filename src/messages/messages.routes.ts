@@ -6,6 +6,8 @@ import type { Idempotency } from '../idempotency/idempotency.middleware';
 import { pathId } from '../lib/fields';
 import { countRefusals } from '../metrics/http-metrics';
 import type { Metrics } from '../metrics/metrics';
+import type { MmsService } from '../mms/mms.service';
+import type { Message } from './message.entity';
 import type { MessagesService } from './messages.service';
 import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
 import { batchView, estimateView, messageView } from './messages.views';
@@ -15,13 +17,21 @@ export function messagesRoutes({
   messages,
   idempotency,
   metrics,
+  mms,
 }: {
   auth: Auth;
   messages: MessagesService;
   idempotency: Idempotency;
   metrics: Metrics;
+  mms: MmsService;
 }): Router {
   const router = new Router();
+  // A received MMS's resource carries its subject and attachments (src/mms/).
+  const viewsOf = async (userId: string, rows: Message[]) => {
+    const inbound = rows.filter((row) => row.direction === 'inbound').map((row) => row.id);
+    const found = await mms.viewsOf(userId, inbound);
+    return (row: Message) => ({ ...messageView(row), ...found.get(row.id) });
+  };
 
   // Refusals are counted by the code the client gets, credentials and scope included.
   router.post('/messages', countRefusals(metrics.sends.refused), auth.scope('send'), idempotency.key(), async (ctx) => {
@@ -40,12 +50,16 @@ export function messagesRoutes({
 
   router.get('/messages', auth.scope('read'), async (ctx) => {
     const { query } = await validate(ctx, { query: listMessagesQuery });
-    ctx.body = pageBody(await messages.list(callerOf(ctx).userId, query), messageView);
+    const userId = callerOf(ctx).userId;
+    const page = await messages.list(userId, query);
+    ctx.body = pageBody(page, await viewsOf(userId, page.items));
   });
 
   router.get('/messages/:id', auth.scope('read'), async (ctx) => {
     const { params } = await validate(ctx, { params: pathId() });
-    ctx.body = { message: messageView(await messages.getMessage(callerOf(ctx).userId, params.id)) };
+    const userId = callerOf(ctx).userId;
+    const message = await messages.getMessage(userId, params.id);
+    ctx.body = { message: (await viewsOf(userId, [message]))(message) };
   });
 
   router.post('/messages/:id/cancel', auth.scope('send'), async (ctx) => {

@@ -108,8 +108,16 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
       return messages;
     },
 
-    /** Stores an inbound text once per fingerprint, race-free; returns whether it was new. */
-    async inbound(deviceId: string, input: InboundInput): Promise<{ inserted: boolean; message: Message }> {
+    /**
+     * Stores an inbound text once per fingerprint, race-free; returns whether it was new. `extend`
+     * writes what another feature keeps with a new message (an MMS's attachments) in its transaction,
+     * and returns what the message's events carry besides its resource.
+     */
+    async inbound(
+      deviceId: string,
+      input: InboundInput,
+      extend?: (tx: EntityManager, message: Message) => Promise<Record<string, unknown>>,
+    ): Promise<{ inserted: boolean; message: Message; extra?: Record<string, unknown> }> {
       const fingerprint =
         input.fingerprint ??
         // Phones that send none are de-duplicated on what they did send.
@@ -137,14 +145,15 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         }
         await devicesRepository.addReceived(tx, deviceId);
         await deps.plans.countReceived(tx, device.userId, 1);
+        const extra = extend ? await extend(tx, message) : undefined;
         await deps.events.emit(tx, {
           userId: message.userId,
           name: 'message.received',
-          data: messageView(message),
+          data: { ...messageView(message), ...extra },
           messageId: message.id,
           deviceId: message.deviceId,
         });
-        return { inserted: true, message };
+        return { inserted: true, message, extra };
       });
       deps.metrics.inbound.inc({ result: result.inserted ? 'new' : 'duplicate' });
       if (result.inserted && (body !== input.body || sender !== input.sender)) {

@@ -117,6 +117,14 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       labelNames: ['field'] as const,
       registers,
     }),
+    mmsAttachments: new Counter({
+      name: `${PREFIX}mms_attachments_total`,
+      help:
+        'Attachments of received MMS, by result: stored, or listed with their message but their bytes ' +
+        'not kept (logged): over_quota (past MMS_ATTACHMENT_QUOTA_BYTES of the account), no_data (the phone sent none).',
+      labelNames: ['result'] as const,
+      registers,
+    }),
   };
 
   const messages = {

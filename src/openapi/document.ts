@@ -50,6 +50,7 @@ const errorResponses: Record<number, { name: string; description: string }> = {
     name: 'Conflict',
     description: 'Conflicts with the current state (for example no_device, email_taken, idempotency_key_in_use).',
   },
+  410: { name: 'Gone', description: 'The resource is no longer kept (not_stored: a received MMS attachment).' },
   422: {
     name: 'ValidationFailed',
     description:
@@ -162,7 +163,8 @@ function eventData(event: string): JsonSchema {
       ],
     };
   }
-  if (event.startsWith('message.')) return ref('Message');
+  if (event.startsWith('message.') || event === 'mms.downloaded') return ref('Message');
+  if (event === 'mms.received') return ref('MmsNotice');
   if (event.startsWith('device.')) return ref('Device');
   return { type: 'object', description: 'Nothing useful: the webhook the ping was sent to.' };
 }

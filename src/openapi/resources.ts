@@ -14,7 +14,58 @@ import type { JsonSchema } from './yup-to-json-schema';
 
 export { object, ref };
 
+/** A received MMS's own fields on its message: listed, not required (no other message has them). */
+function mmsFields(properties: Record<string, JsonSchema>): JsonSchema {
+  const base = object(properties);
+  return {
+    ...base,
+    properties: {
+      ...properties,
+      subject: { ...nullable(str), description: 'A received MMS only: its subject.' },
+      attachments: {
+        type: 'array',
+        items: ref('Attachment'),
+        description:
+          'A received MMS only: its non-text parts; GET /v1/messages/{id}/attachments/{attachment_id} serves one.',
+      },
+    },
+  };
+}
+
 export const resources: Record<string, JsonSchema> = {
+  Attachment: object(
+    {
+      id,
+      part_id: { ...int, description: "The part's number on the phone (SMSGate's partId)." },
+      content_type: str,
+      name: nullable(str),
+      size: { ...int, description: 'Bytes (as the phone declared them when not stored).' },
+      stored: { ...bool, description: 'Whether its bytes are kept and can be downloaded.' },
+      not_stored: {
+        type: ['string', 'null'],
+        enum: ['over_quota', 'no_data', 'expired', null],
+        description:
+          "Why not: the account's MMS_ATTACHMENT_QUOTA_BYTES was used up, the phone sent no bytes, or " +
+          'MMS_ATTACHMENT_RETENTION has passed.',
+      },
+    },
+    'A part of a received MMS.',
+  ),
+  MmsNotice: object(
+    {
+      device_id: id,
+      phone_message_id: { ...str, description: "The phone's id of the MMS (SMSGate's messageId)." },
+      sender: str,
+      recipient: nullable(str),
+      sim_subscription_id: nullable(int),
+      transaction_id: str,
+      subject: nullable(str),
+      size: { ...int, description: 'Bytes the MMS declares.' },
+      content_class: nullable(str),
+      received_at: ts,
+    },
+    'An MMS a phone was told of and has not downloaded yet (nothing is stored; mms.downloaded follows).',
+  ),
   Batch: object(
     {
       id,
@@ -66,7 +117,7 @@ export const resources: Record<string, JsonSchema> = {
     },
     'One send to one or more recipients.',
   ),
-  Message: object({
+  Message: mmsFields({
     id,
     batch_id: { ...nullable(id), description: 'Null for inbound messages.' },
     device_id: id,

@@ -44,8 +44,8 @@ export interface CreateWebhookInput {
   secret?: string;
 }
 
-/** Writes the body of a delivery of `event` to a webhook of another format. */
-export type BodyWriter = (tx: EntityManager, event: Event, target: Target) => Promise<string>;
+/** Writes the body of a delivery of `event` to a webhook of another format; null: not one it sends. */
+export type BodyWriter = (tx: EntityManager, event: Event, target: Target) => Promise<string | null>;
 
 export interface UpdateWebhookInput {
   url?: string;
@@ -94,7 +94,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
     const deliveries: NewDelivery[] = [];
     // With tracing on, the attempts continue the trace of what emitted the events.
     const traceParent = activeTraceParent();
-    const add = async (event: Event, target: Target) =>
+    const add = async (event: Event, target: Target) => {
+      const body = await bodyFor(tx, event, target);
+      if (body === null) return;
       deliveries.push({
         id: randomUUID(),
         userId: event.userId,
@@ -104,11 +106,12 @@ export function createWebhooksService(deps: WebhooksDeps) {
         url: target.url,
         messageId: event.messageId ?? null,
         deviceId: event.deviceId ?? null,
-        body: await bodyFor(tx, event, target),
+        body,
         secretVersion: target.secretVersion,
         createdAt: event.createdAt,
         traceParent,
       });
+    };
     // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
     for (const { event, input } of explicit)
       for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) await add(event, target);

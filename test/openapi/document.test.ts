@@ -153,6 +153,8 @@ describe('the OpenAPI document', () => {
         'message.sent',
         'message.rerouted',
         'message.unknown',
+        'mms.downloaded',
+        'mms.received',
         'ping',
       ].sort(),
     );

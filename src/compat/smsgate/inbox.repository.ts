@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRaw, sql } from '../../db/sql';
 import type { Message } from '../../messages/message.entity';
 import { messageFromRow } from '../../messages/messages.repository';
+import { mmsRepository } from '../../mms/mms.repository';
 
 // The SQL of SMSGate's inbox (GET /inbox): the account's received texts, by offset as their lists are.
 
@@ -10,6 +11,8 @@ export interface InboxFilter {
   from?: Date;
   to?: Date;
   deviceId?: string;
+  /** Only received MMS (true), or only texts (false). */
+  mms?: boolean;
   limit: number;
   offset: number;
 }
@@ -22,6 +25,7 @@ export const inboxRepository = {
     if (filter.to) conditions.push(sql`received_at < ${filter.to}`);
     // A deviceId is compared as text: one that is no UUID names no phone, and matches nothing.
     if (filter.deviceId) conditions.push(sql`device_id::text = ${filter.deviceId}`);
+    if (filter.mms !== undefined) conditions.push(mmsRepository.isMms(filter.mms));
     const where = sql.join(conditions, sql` and `);
     const rows = await queryRaw(
       em,

@@ -3,7 +3,8 @@ import type { Context, Middleware } from 'koa';
 import type { Scope } from '../../api-keys/api-key.entity';
 import { callerOf } from '../../http/auth';
 import { apiErrorOf, logFailure } from '../../http/error-handler';
-import { ApiError, methodNotAllowed, notFound, unauthenticated } from '../../http/errors';
+import { ApiError, badRequest, methodNotAllowed, notFound, unauthenticated } from '../../http/errors';
+import { attachmentHeaders } from '../../mms/mms.views';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
 import type { Services } from '../../services';
@@ -170,6 +171,13 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
     const { items, total } = await services.smsgateInbox.list(userOf(ctx), query);
     ctx.set('X-Total-Count', String(total));
     ctx.body = items;
+  });
+  // The Python client's download_attachment; served as /v1 serves one (src/mms/mms.views.ts).
+  router.get('/inbox/:id/attachments/:partId', ...as('read'), async (ctx) => {
+    if (!/^\d{1,15}$/.test(ctx.params.partId)) throw badRequest('partId must be a number');
+    const row = await services.smsgateInbox.attachment(userOf(ctx), ctx.params.id, Number(ctx.params.partId));
+    ctx.set(attachmentHeaders(row));
+    ctx.body = row.data;
   });
 
   for (const base of ['/device', '/devices']) {

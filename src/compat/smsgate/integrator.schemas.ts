@@ -91,7 +91,6 @@ export const inboxQuery = yup.object({
   deviceId: text(64),
   limit: int(1, 500).default(50),
   offset: int(0).default(0),
-  // MMS attachments are not kept here: accepted, and there is nothing to include.
   includeAttachments: pythonFlag(),
 });
 export type InboxQuery = yup.InferType<typeof inboxQuery>;

@@ -12,6 +12,7 @@ import { sendBody, type SendBody } from '../../messages/messages.schemas';
 import { fieldErrors } from '../../http/validate';
 import { ValidationError } from '../../lib/yup';
 import { messageView } from '../../messages/messages.views';
+import { mmsPayloadOf } from './integrator.mms';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import type { Target } from '../../webhooks/webhooks.repository';
 import { integratorRepository as repo } from './integrator.repository';
@@ -35,9 +36,11 @@ export const unsupported = (message: string) => new ApiError(400, 'not_supported
 const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Their webhook events and ours; the others (data SMS, MMS, app:started) are not ours to send. */
+/** Their webhook events and ours; the others (data SMS, app:started) are not ours to send. */
 const OUR_EVENT: Record<string, EventName> = {
   'sms:received': 'message.received',
+  'mms:received': 'mms.received',
+  'mms:downloaded': 'mms.downloaded',
   'sms:sent': 'message.sent',
   'sms:delivered': 'message.delivered',
   'sms:failed': 'message.failed',
@@ -59,6 +62,7 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
       ? { simNumber: m.sim_subscription_id }
       : {}),
   };
+  if (event.name === 'mms.received' || event.name === 'mms.downloaded') return mmsPayloadOf(event, base);
   switch (event.name) {
     case 'message.received':
       return { ...base, sender: m.sender ?? '', message: m.body, receivedAt: m.received_at ?? m.created_at };
@@ -143,8 +147,10 @@ export function createIntegratorService(deps: IntegratorDeps) {
   }
 
   /** Writes deliveries to SMSGate-format webhooks: the app's envelope (its WebHookEventDTO.kt). */
-  async function writeBody(tx: EntityManager, event: Event, target: Target): Promise<string> {
+  async function writeBody(tx: EntityManager, event: Event, target: Target): Promise<string | null> {
     const data = event.data as Partial<MessageData>;
+    // A received MMS is their mms:downloaded (our mms.downloaded), never an sms:received.
+    if (event.name === 'message.received' && 'attachments' in data) return null;
     const sendId = data.batch_id ?? null;
     const names = await repo.extIds(tx, [target.id, ...(sendId ? [sendId] : [])]);
     const messageId = sendId ? (names.get(sendId) ?? sendId) : (event.messageId ?? data.id ?? '');

@@ -12,6 +12,7 @@ import { validate } from '../../http/validate';
 import { messageView } from '../../messages/messages.views';
 import {
   mmsDownloadedPayload,
+  mmsReceivedPayload,
   patchMessagesBody,
   pendingQuery,
   pingPayload,
@@ -226,7 +227,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const phone = phoneOf(ctx);
     const device = await devices.get(phone.userId, phone.deviceId);
     const url = hookUrl(device.id);
-    const events = [...(device.receiveEnabled ? ['sms:received', 'mms:downloaded'] : []), 'system:ping'];
+    const events = [...(device.receiveEnabled ? ['sms:received', 'mms:received', 'mms:downloaded'] : []), 'system:ping'];
     ctx.body = events.map((event) => webhookView(device, event, url));
   });
 
@@ -294,9 +295,14 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     } else if (envelope.event === 'mms:downloaded') {
       const payload = await payloadOf(mmsDownloadedPayload);
       const sender = payload.sender || payload.phoneNumber;
+      if (!sender) throw badRequest('The mms:downloaded payload names no sender.');
       const body = [payload.subject, payload.body].filter((part) => part && part.trim()).join('\n');
-      // Attachments are not stored: an MMS without text leaves nothing to keep.
-      if (sender && body) text = { ...payload, sender, body };
+      text = { ...payload, sender, body, mms: { subject: payload.subject ?? null, attachments: payload.attachments } };
+    } else if (envelope.event === 'mms:received') {
+      const payload = await payloadOf(mmsReceivedPayload);
+      const sender = payload.sender || payload.phoneNumber;
+      if (!sender) throw badRequest('The mms:received payload names no sender.');
+      await smsgate.mmsNotice(phone, { ...payload, sender });
     } else if (envelope.event === 'system:ping') {
       const payload = await payloadOf(pingPayload);
       await smsgate.seen(phone, {

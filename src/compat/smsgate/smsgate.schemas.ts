@@ -156,7 +156,20 @@ export const smsReceivedPayload = yup.object({
   receivedAt: phoneTimeText().required(),
 });
 
-/** mms:downloaded (client-go MmsDownloadedPayload; the app's MmsDownloadedPayload.kt): only its text is kept. */
+/** One part of an MMS (the app's MmsDownloadedPayload.Attachment: its bytes in standard base64, or none). */
+const mmsAttachment = yup.object({
+  partId: yup.number().integer().min(0).max(Number.MAX_SAFE_INTEGER).required(),
+  contentType: yup.string().trim().max(255).default('application/octet-stream'),
+  name: yup.string().max(255).nullable().default(null),
+  size: yup.number().integer().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+  data: yup
+    .string()
+    .matches(/^[A-Za-z0-9+/]*={0,2}$/, '${path} must be base64')
+    .nullable()
+    .default(null),
+});
+
+/** mms:downloaded (client-go MmsDownloadedPayload; the app's MmsDownloadedPayload.kt). */
 export const mmsDownloadedPayload = yup.object({
   messageId: yup.string().max(100).required(),
   phoneNumber: yup.string().nullable(),
@@ -164,6 +177,21 @@ export const mmsDownloadedPayload = yup.object({
   simNumber: yup.number().integer().min(0).max(16).nullable(),
   subject: yup.string().nullable(),
   body: yup.string().nullable(),
+  attachments: yup.array(mmsAttachment.required()).max(100).default([]),
+  receivedAt: phoneTimeText().required(),
+});
+
+/** mms:received: the phone was told of an MMS it has not downloaded yet (the app's MmsReceivedPayload.kt). */
+export const mmsReceivedPayload = yup.object({
+  messageId: yup.string().max(100).required(),
+  phoneNumber: yup.string().nullable(),
+  sender: yup.string().trim().max(256).nullable(),
+  recipient: yup.string().max(256).nullable(),
+  simNumber: yup.number().integer().min(0).max(16).nullable(),
+  transactionId: yup.string().max(256).required(),
+  subject: yup.string().max(1000).nullable(),
+  size: yup.number().integer().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+  contentClass: yup.string().max(64).nullable(),
   receivedAt: phoneTimeText().required(),
 });
 

@@ -2,12 +2,17 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DevicesService } from '../../devices/devices.service';
 import type { PairingService } from '../../devices/pairing.service';
+import { transaction } from '../../db/transaction';
 import { ApiError, forbidden, unauthenticated } from '../../http/errors';
 import type { Clock } from '../../lib/clock';
 import { randomToken, safeEqual } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
 import type { OutcomesService, Report } from '../../messages/outcomes.service';
 import type { PhoneMessagesService } from '../../messages/phone-messages.service';
+import { messageView } from '../../messages/messages.views';
+import type { EventsService } from '../../events/events.service';
+import type { IncomingMms, MmsService } from '../../mms/mms.service';
+import { mmsNoticeView, type MmsNotice } from '../../mms/mms.views';
 import { phoneTime, type PatchMessagesBody, type ProcessingState, type SimCard } from './smsgate.schemas';
 import { smsgateRepository } from './smsgate.repository';
 import { simsFromCards } from './smsgate.views';
@@ -25,6 +30,8 @@ export interface SmsGateDeps {
   phoneMessages: PhoneMessagesService;
   outcomes: OutcomesService;
   secretBox: SecretBox;
+  mms: MmsService;
+  events: EventsService;
 }
 
 /** A text the app forwarded (sms:received, or the text of mms:downloaded), its time as the app wrote it. */
@@ -34,6 +41,8 @@ export interface ReceivedText {
   receivedAt: string;
   body: string;
   simNumber?: number | null;
+  /** mms:downloaded: its subject and attachments, kept with the message. */
+  mms?: IncomingMms;
 }
 
 export interface Phone {
@@ -232,14 +241,46 @@ export function createSmsGateService(deps: SmsGateDeps) {
             [event, input.messageId, input.sender, read?.toISOString() ?? input.receivedAt, input.body].join('\n'),
           )
           .digest('hex');
-      const result = await deps.phoneMessages.inbound(phone.deviceId, {
-        body: input.body,
-        receivedAt: read ?? clock.now(),
-        sender: input.sender,
-        fingerprint,
-        simSubscriptionId: input.simNumber ?? null,
-      });
+      const mms = input.mms;
+      const result = await deps.phoneMessages.inbound(
+        phone.deviceId,
+        {
+          body: input.body,
+          receivedAt: read ?? clock.now(),
+          sender: input.sender,
+          fingerprint,
+          simSubscriptionId: input.simNumber ?? null,
+        },
+        mms &&
+          (async (tx, message) => {
+            const extra = await deps.mms.store(tx, message, mms);
+            await deps.events.emit(tx, {
+              userId: message.userId,
+              name: 'mms.downloaded',
+              data: { ...messageView(message), ...extra },
+              messageId: message.id,
+              deviceId: message.deviceId,
+            });
+            return extra;
+          }),
+      );
       return result;
+    },
+
+    /**
+     * mms:received: told to the account's subscribers (mms.received), nothing stored; the MMS itself
+     * arrives as mms:downloaded. A repeat of the call is told again, as their server relays it.
+     */
+    async mmsNotice(phone: Phone, notice: MmsNotice) {
+      const read = phoneTime(notice.receivedAt);
+      await transaction(em(), (tx) =>
+        deps.events.emit(tx, {
+          userId: phone.userId,
+          name: 'mms.received',
+          data: mmsNoticeView(phone.deviceId, notice, (read ?? clock.now()).toISOString()),
+          deviceId: phone.deviceId,
+        }),
+      );
     },
   };
 }

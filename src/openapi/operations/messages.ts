@@ -1,5 +1,6 @@
 import * as messages from '../../messages/messages.schemas';
 import * as optOuts from '../../opt-outs/opt-outs.schemas';
+import { attachmentParams } from '../../mms/mms.schemas';
 import { object, ref } from '../resources';
 import { type Operation, noBody, op, page, read, send, tagged, uuid, wrap } from '../operation';
 
@@ -59,6 +60,22 @@ export const messagesOperations: Operation[] = [
       },
     ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
+    op(
+      'GET /v1/messages/{id}/attachments/{attachment_id}',
+      read,
+      'Download an attachment of a received MMS',
+      { 200: { type: 'string', contentMediaType: 'application/octet-stream' } },
+      {
+        params: attachmentParams,
+        contentType: '*/*',
+        errors: [410],
+        description:
+          'The bytes as the phone forwarded them, with their Content-Type. Anything but a PNG, JPEG, GIF, WebP ' +
+          'or BMP image is served as a download (Content-Disposition: attachment), and every response carries ' +
+          'X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox. Errors: not_stored (410) when ' +
+          "its bytes were not kept (see the attachment's not_stored).",
+      },
+    ),
     op(
       'POST /v1/messages/{id}/cancel',
       send,

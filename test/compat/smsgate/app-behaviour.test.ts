@@ -53,7 +53,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
       what: 'settings and webhooks imported',
     });
     expect(phone.seen.streamEvents.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
-    expect(phone.webhooks().map((h) => h.event)).toEqual(['sms:received', 'mms:downloaded', 'system:ping']);
+    expect(phone.webhooks().map((h) => h.event)).toEqual(['sms:received', 'mms:received', 'mms:downloaded', 'system:ping']);
     expect(phone.settings.messages.processingOrder).toBe('FIFO');
     expect(phone.settings.messages.sendIntervalRange).toBeNull();
     // The first import is a change (the ping interval, the key): the app asks for a restart, once.
@@ -100,7 +100,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     const { key, call } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
-    await time.runUntil(() => phone.webhooks().length === 3, { within: MINUTE, what: 'the webhooks synced' });
+    await time.runUntil(() => phone.webhooks().length === 4, { within: MINUTE, what: 'the webhooks synced' });
     const id = phone.registration()!.id;
     // The stream is down (the phone does not hear WebhooksUpdated) when receiving is turned off.
     await phone.stream.disconnect();

@@ -308,6 +308,57 @@ export function smsReceived(
 }
 
 /**
+ * modules/receiver/ReceiverService.kt process() for InboxMessage.MMS (MmsContentObserver.kt: messageId
+ * is the MMS's row id in content://mms): webhooks/payload/MmsDownloadedPayload.kt, each non-text part
+ * read by MmsContentReader.kt (partId its content://mms/part _id, contentType its `ct`, name from
+ * name/fn/cl, size its stat size, data its bytes in Base64.NO_WRAP). Gson leaves nulls out.
+ */
+export function mmsDownloaded(input: {
+  mmsId: number;
+  sender: string;
+  receivedAt: Date;
+  subject?: string | null;
+  body?: string | null;
+  parts: { partId: number; contentType: string; name?: string | null; bytes: Buffer | null }[];
+  simNumber?: number;
+}) {
+  return {
+    messageId: String(input.mmsId),
+    sender: input.sender,
+    recipient: '*******4567',
+    simNumber: input.simNumber ?? 1,
+    phoneNumber: input.sender,
+    body: input.body ?? null,
+    subject: input.subject ?? null,
+    attachments: input.parts.map((part) => ({
+      partId: part.partId,
+      contentType: part.contentType,
+      name: part.name ?? null,
+      size: part.bytes?.length ?? null,
+      data: part.bytes && part.bytes.length > 0 ? part.bytes.toString('base64') : null,
+    })),
+    // MMS dates are whole seconds (MmsContentReader.kt: `date` * 1000).
+    receivedAt: gsonDate(new Date(Math.floor(input.receivedAt.getTime() / 1000) * 1000)),
+  };
+}
+
+/** InboxMessage.MmsHeaders (MmsReceiver.kt, the WAP push): webhooks/payload/MmsReceivedPayload.kt. */
+export function mmsReceived(input: { transactionId: string; sender: string; receivedAt: Date; subject?: string; size: number }) {
+  return {
+    messageId: input.transactionId,
+    sender: input.sender,
+    recipient: '*******4567',
+    simNumber: 1,
+    phoneNumber: input.sender,
+    transactionId: input.transactionId,
+    subject: input.subject ?? null,
+    size: input.size,
+    contentClass: null,
+    receivedAt: gsonDate(input.receivedAt),
+  };
+}
+
+/**
  * modules/webhooks/EventsReceiver.kt: on a PingEvent the app emits system:ping with
  * `mapOf("health" to HealthResponse(...))` (domain/HealthResponse.kt: status, checks, version, releaseId).
  */

@@ -6,7 +6,7 @@ import { json } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import type { WorkflowStack } from '../../support/temporal';
 import { readJson } from '../../support/http';
-import { smsReceived } from './fake-app';
+import { mmsDownloaded, smsReceived } from './fake-app';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
 import { INTEGRATOR_API } from './integrator-client';
 
@@ -123,5 +123,38 @@ describe('SMSGate’s Python client', () => {
     // 202 with an empty body, which the client reads as {} (a text body fails its JSON parse).
     expect(out.export).toEqual({});
     expect(out.refresh).toEqual({});
+  });
+
+  it('lists a received MMS with its attachments and downloads each (download_attachment)', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const hook = ((await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[]).find(
+      (h) => h.event === 'mms:downloaded',
+    )!;
+    const picture = Buffer.from('ffd8ffe000104a464946', 'hex');
+    const payload = mmsDownloaded({
+      mmsId: 42,
+      sender: '+14155550181',
+      receivedAt: app.clock.now(),
+      body: 'See attached',
+      parts: [{ partId: 31, contentType: 'image/jpeg', name: 'photo.jpg', bytes: picture }],
+    });
+    const res = await phone.sendWebhook(hook, payload);
+    expect(res.status).toBe(201);
+    const { id } = (await readJson(res)).message;
+    const { stdout } = await run(python, [path.join(here, 'mms.py'), `${app.url}${INTEGRATOR_API}`, key], {
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      mms: [
+        {
+          id,
+          type: 'MMS_DOWNLOADED',
+          attachments: [{ part_id: 31, name: 'photo.jpg', size: picture.length, content_type: 'image/jpeg' }],
+        },
+      ],
+      downloads: { '31': picture.toString('hex') },
+      missing: 404,
+    });
   });
 });

@@ -146,6 +146,7 @@ describe('the SMSGate app as a phone', () => {
     const callback = `${app.url}/compat/smsgate/webhooks/${registration.id}`;
     expect(hooks).toEqual([
       { id: 'phone-gateway-sms-received', deviceId: registration.id, url: callback, event: 'sms:received' },
+      { id: 'phone-gateway-mms-received', deviceId: registration.id, url: callback, event: 'mms:received' },
       { id: 'phone-gateway-mms-downloaded', deviceId: registration.id, url: callback, event: 'mms:downloaded' },
       { id: 'phone-gateway-system-ping', deviceId: registration.id, url: callback, event: 'system:ping' },
     ]);
@@ -398,7 +399,7 @@ describe('the SMSGate app as a phone', () => {
     expect(lifo[0]).not.toHaveProperty('simNumber');
   });
 
-  it('keeps the text of a downloaded MMS (not its attachments) and ignores events it never listed', async () => {
+  it('keeps a downloaded MMS, with or without text, and ignores events it never listed', async () => {
     await syncClock();
     const { key } = await tenant(app);
     const phone = await paired(key);
@@ -424,15 +425,15 @@ describe('the SMSGate app as a phone', () => {
       body: 'Photo\nLook at this',
       sim_subscription_id: 2,
     });
-    // An MMS with no text leaves nothing to keep.
-    const empty = await phone.sendWebhook(mms, { ...payload, messageId: '1188', body: null, subject: null });
-    expect(empty.status).toBe(204);
+    // An MMS with no text is kept for its attachments (src/mms/).
+    const pictures = await phone.sendWebhook(mms, { ...payload, messageId: '1188', body: null, subject: null });
+    expect(pictures.status).toBe(201);
     // wire domain_webhooks.go sms:sent: never listed for the phone, so nothing to do with it.
     const sentHook = { id: 'not-listed', url: mms.url, event: 'sms:sent' };
     expect(
       (await phone.sendWebhook(sentHook, { messageId: 'x', recipient: '+1555', sentAt: gsonDate(receivedAt) })).status,
     ).toBe(204);
-    expect(await app.orm.em.fork().count(Message, { deviceId: id, direction: 'inbound' })).toBe(1);
+    expect(await app.orm.em.fork().count(Message, { deviceId: id, direction: 'inbound' })).toBe(2);
   });
 
   describe('the phone channel behind /events', () => {

@@ -1,6 +1,7 @@
 import { Anchor, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { Attachments } from '../components/attachments';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
@@ -158,6 +159,7 @@ export function MessageDetail({ id }: { id: string }) {
                   </SimpleGrid>
                 </Stack>
               </Card>
+              <Attachments message={m} />
               <Deliveries webhooks={webhooks} tick={0} messageId={m.id} />
             </Stack>
           );

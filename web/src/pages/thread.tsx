@@ -74,6 +74,11 @@ export function Thread({ number }: { number: string }) {
                     <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
                       {m.body}
                     </Text>
+                    {(m.attachments?.length ?? 0) > 0 && (
+                      <Anchor component={Link} href={`/messages/${m.id}`} size="xs" data-testid="thread-attachments">
+                        {m.attachments!.length === 1 ? '1 attachment' : `${m.attachments!.length} attachments`}
+                      </Anchor>
+                    )}
                     <Group gap="xs" justify="space-between" mt={4} wrap="wrap">
                       <Anchor component={Link} href={`/messages/${m.id}`} size="xs">
                         {inbound ? 'Received' : 'Sent'} {when(m.received_at ?? m.sent_at ?? m.created_at)}
