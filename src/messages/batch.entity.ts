@@ -14,6 +14,8 @@ export const Batch = defineEntity({
     userId: p.uuid(),
     deviceId: p.uuid(),
     body: p.text(),
+    // A data SMS's application port (its bytes are `body`, base64); null for a text.
+    dataPort: p.integer().nullable(),
     status: p.string().$type<BatchStatus>(),
     recipientCount: p.integer(),
     recipientPreview: p.text(),

@@ -15,6 +15,8 @@ export const Message = defineEntity({
     direction: p.string().$type<'outbound' | 'inbound'>(),
     status: p.string().$type<MessageStatus>(),
     body: p.text(),
+    // A data SMS's application port (its bytes are `body`, base64); null for a text.
+    dataPort: p.integer().nullable(),
     recipient: p.string().nullable(),
     sender: p.string().nullable(),
     simSubscriptionId: p.integer().nullable(),

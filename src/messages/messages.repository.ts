@@ -20,6 +20,7 @@ export function messageFromRow(row: Row): Message {
     direction: row.direction as Message['direction'],
     status: row.status as MessageStatus,
     body: row.body as string,
+    dataPort: (row.data_port as number | null | undefined) ?? null,
     recipient: (row.recipient as string | null) ?? null,
     sender: (row.sender as string | null) ?? null,
     simSubscriptionId: (row.sim_subscription_id as number | null) ?? null,

@@ -18,13 +18,18 @@ export const resources: Record<string, JsonSchema> = {
   Batch: object(
     {
       id,
-      body: str,
+      body: { ...str, description: 'The text; empty for a data SMS.' },
+      data: ref('DataContent'),
       device_id: id,
       status: str,
       recipient_count: int,
       recipient_preview: str,
       segments: { ...int, description: 'SMS segments each message of the send takes.' },
-      encoding: { type: 'string', enum: ['gsm7', 'ucs2'], description: 'GSM-7, or UCS-2 when a character needs it.' },
+      encoding: {
+        type: 'string',
+        enum: ['gsm7', 'ucs2', 'binary'],
+        description: 'GSM-7, or UCS-2 when a character needs it; binary for a data SMS.',
+      },
       dispatched_count: int,
       sent_count: int,
       delivered_count: int,
@@ -59,9 +64,10 @@ export const resources: Record<string, JsonSchema> = {
     device_id: id,
     direction: { type: 'string', enum: ['outbound', 'inbound'] },
     status: { type: 'string', enum: [...MESSAGE_STATUSES] },
-    body: str,
-    segments: { ...int, description: 'SMS segments the text takes.' },
-    encoding: { type: 'string', enum: ['gsm7', 'ucs2'] },
+    body: { ...str, description: 'The text; empty for a data SMS.' },
+    data: ref('DataContent'),
+    segments: { ...int, description: 'SMS segments the text takes; 1 for a data SMS.' },
+    encoding: { type: 'string', enum: ['gsm7', 'ucs2', 'binary'] },
     recipient: { ...nullable(str), description: 'Outbound only.' },
     sender: { ...nullable(str), description: 'Inbound only.' },
     sim_subscription_id: nullable(int),
@@ -75,6 +81,15 @@ export const resources: Record<string, JsonSchema> = {
     created_at: ts,
     updated_at: ts,
   }),
+  DataContent: {
+    ...nullable(
+      object({
+        base64: { ...str, description: 'The bytes, base64 (padded).' },
+        port: { ...int, description: 'The application port (1-65535); received ones: the SMSGate app listens on 53739.' },
+      }),
+    ),
+    description: 'A data SMS (binary, to an application port); null for a text.',
+  },
   OptOut: object(
     {
       phone_number: { ...str, description: 'E.164.' },
@@ -92,7 +107,8 @@ export const resources: Record<string, JsonSchema> = {
     {
       id: { ...id, description: 'The message id.' },
       batch_id: id,
-      body: str,
+      body: { ...str, description: 'The text; empty for a data SMS.' },
+      data: ref('DataContent'),
       to: str,
       sim_subscription_id: nullable(int),
     },

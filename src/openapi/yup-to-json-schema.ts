@@ -34,6 +34,7 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
       ? { type: 'object', description: limits }
       : { type: 'array', items: { type: 'object' }, maxItems, description: limits };
   },
+  content: () => ({ description: 'Required unless data is given (a data SMS); not with data.' }),
   timezone: () => ({ description: 'An IANA time zone such as Europe/Berlin.' }),
   window_hours: () => ({ description: 'start must be before end.' }),
   clear_preferred_sim: () => ({

@@ -63,8 +63,22 @@ describe('the OpenAPI document', () => {
 
   it('derives request bodies from the yup schemas', () => {
     const schema = toJsonSchema(sendBody) as Record<string, any>;
-    expect(schema.required).toEqual(['body', 'to']);
-    expect(schema.properties.body).toEqual({ type: 'string', minLength: 1, maxLength: 1600 });
+    // body or data (a data SMS): each optional alone, the rule in the description.
+    expect(schema.required).toEqual(['to']);
+    expect(schema.properties.body).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 1600,
+      description: 'Required unless data is given (a data SMS); not with data.',
+    });
+    expect(schema.properties.data).toMatchObject({
+      type: ['object', 'null'],
+      required: ['base64', 'port'],
+      properties: {
+        base64: { type: 'string', minLength: 4, maxLength: 65_535 },
+        port: { type: 'integer', minimum: 1, maximum: 65_535 },
+      },
+    });
     expect(schema.properties.to).toMatchObject({
       type: 'array',
       minItems: 1,
