@@ -85,7 +85,10 @@ export const resources: Record<string, JsonSchema> = {
     ...nullable(
       object({
         base64: { ...str, description: 'The bytes, base64 (padded).' },
-        port: { ...int, description: 'The application port (1-65535); received ones: the SMSGate app listens on 53739.' },
+        port: {
+          ...int,
+          description: 'The application port (1-65535); received ones: the SMSGate app listens on 53739.',
+        },
       }),
     ),
     description: 'A data SMS (binary, to an application port); null for a text.',

@@ -10,6 +10,8 @@ export interface InboxFilter {
   from?: Date;
   to?: Date;
   deviceId?: string;
+  /** Only data SMS (true), only texts (false), or both. */
+  data?: boolean;
   limit: number;
   offset: number;
 }
@@ -22,6 +24,7 @@ export const inboxRepository = {
     if (filter.to) conditions.push(sql`received_at < ${filter.to}`);
     // A deviceId is compared as text: one that is no UUID names no phone, and matches nothing.
     if (filter.deviceId) conditions.push(sql`device_id::text = ${filter.deviceId}`);
+    if (filter.data !== undefined) conditions.push(filter.data ? sql`data_port is not null` : sql`data_port is null`);
     const where = sql.join(conditions, sql` and `);
     const rows = await queryRaw(
       em,

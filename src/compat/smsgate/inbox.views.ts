@@ -6,7 +6,8 @@ import type { Message } from '../../messages/message.entity';
  */
 export const incomingMessageView = (message: Message) => ({
   id: message.id,
-  type: 'SMS' as const,
+  // A data SMS's preview is its bytes, base64, as the app sent them.
+  type: message.dataPort != null ? ('DATA_SMS' as const) : ('SMS' as const),
   sender: message.sender ?? '',
   ...(message.simSubscriptionId !== null && message.simSubscriptionId !== undefined ? { simNumber: message.simSubscriptionId } : {}),
   contentPreview: message.body,

@@ -76,6 +76,7 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
 /** Their names of POST /v1/messages's fields, for the errors of a send made here. */
 const THEIR_FIELD: Record<string, string> = {
   body: 'message',
+  data: 'dataMessage',
   to: 'phoneNumbers',
   device_id: 'deviceId',
   sim_subscription_id: 'simNumber',
@@ -162,10 +163,12 @@ export function createIntegratorService(deps: IntegratorDeps) {
      */
     async send(userId: string, body: SendMessageBody) {
       if (body.isEncrypted) throw unsupported('Encrypted messages are not supported: send the text itself.');
-      if (body.dataMessage) throw unsupported('Data SMS (dataMessage) are not supported: send a textMessage.');
       if (body.mmsMessage) throw unsupported('MMS (mmsMessage) are not supported: send a textMessage.');
       const text = body.textMessage?.text ?? body.message;
-      if (!text) throw badRequest('No message content provided: set textMessage.text (or message).');
+      const data = body.dataMessage ? { base64: body.dataMessage.data, port: body.dataMessage.port } : null;
+      // Their Message.Validate: exactly one of message, textMessage and dataMessage.
+      if (data && text) throw badRequest('Specify exactly one of textMessage (or message) and dataMessage.');
+      if (!text && !data) throw badRequest('No message content provided: set textMessage.text (or message).');
       if (body.ttl != null && body.validUntil != null) throw badRequest('ttl and validUntil conflict: set one.');
       if (body.deviceId && !UUID.test(body.deviceId)) throw badRequest('deviceId names no phone of this account.');
       // A repeat within the idempotency window got the first answer already; later, it is theirs: 409.
@@ -176,7 +179,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
         body.ttl ?? (body.validUntil ? Math.ceil((body.validUntil.getTime() - clock.now().getTime()) / 1000) : null);
       if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');
       const input = await ourSend({
-        body: text,
+        ...(data ? { data } : { body: text }),
         to: body.phoneNumbers,
         device_id: body.deviceId || null,
         sim_subscription_id: body.simNumber ?? null,
