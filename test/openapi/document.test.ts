@@ -154,6 +154,7 @@ describe('the OpenAPI document', () => {
       [
         'device.offline',
         'device.online',
+        'message.data_received',
         'message.delivered',
         'message.failed',
         'message.received',

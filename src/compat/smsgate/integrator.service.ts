@@ -35,9 +35,10 @@ export const unsupported = (message: string) => new ApiError(400, 'not_supported
 const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Their webhook events and ours; the others (data SMS, MMS, app:started) are not ours to send. */
+/** Their webhook events and ours; the others (MMS, app:started) are not ours to send. */
 const OUR_EVENT: Record<string, EventName> = {
   'sms:received': 'message.received',
+  'sms:data-received': 'message.data_received',
   'sms:sent': 'message.sent',
   'sms:delivered': 'message.delivered',
   'sms:failed': 'message.failed',
@@ -60,6 +61,8 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
   switch (event.name) {
     case 'message.received':
       return { ...base, sender: m.sender ?? '', message: m.body, receivedAt: m.received_at ?? m.created_at };
+    case 'message.data_received':
+      return { ...base, sender: m.sender ?? '', data: m.data?.base64 ?? '', receivedAt: m.received_at ?? m.created_at };
     case 'message.sent':
       return { ...base, sentAt: m.sent_at ?? event.createdAt.toISOString() };
     case 'message.delivered':

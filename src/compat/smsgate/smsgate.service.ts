@@ -34,6 +34,8 @@ export interface ReceivedText {
   receivedAt: string;
   body: string;
   simNumber?: number | null;
+  /** A data SMS (sms:data-received): the port it came to; `body` is its bytes, base64. */
+  dataPort?: number | null;
 }
 
 export interface Phone {
@@ -236,6 +238,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
         sender: input.sender,
         fingerprint,
         simSubscriptionId: input.simNumber ?? null,
+        dataPort: input.dataPort ?? null,
       });
       return result;
     },
