@@ -4,6 +4,7 @@ import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { DataTable } from './data-table';
 import { StatusBadge } from './status-badge';
+import { messageContent } from './message-content';
 
 /** The latest thing that happened to a message. */
 const shownAt = (m: Schemas['Message']) =>
@@ -44,7 +45,7 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
           cell: (m) => (
             <>
               <Text size="sm" component="span" display="block" style={{ wordBreak: 'break-word' }}>
-                {m.body}
+                {messageContent(m)}
               </Text>
               {m.error_message && (
                 <Text size="xs" c="var(--pg-danger)" component="span" display="block">

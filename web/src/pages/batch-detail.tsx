@@ -11,6 +11,7 @@ import { count, plural, when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
+import { messageContent } from '../components/message-content';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
@@ -50,7 +51,7 @@ export function BatchDetail({ id }: { id: string }) {
                     <StatusBadge status={batchOutcome(batch)} />
                   </span>
                 </Group>
-                <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
+                <Text style={{ whiteSpace: 'pre-wrap' }}>{messageContent(batch)}</Text>
                 <BatchProgress batch={batch} />
                 {CANCELLABLE.includes(batch.status) && (
                   <Group>

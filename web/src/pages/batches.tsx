@@ -9,6 +9,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { messageContent } from '../components/message-content';
 
 /** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
 export function Batches() {
@@ -67,7 +68,7 @@ export function Batches() {
                     cell: (b) => (
                       <>
                         <Text size="sm" truncate component="span" display="block">
-                          {b.body}
+                          {messageContent(b)}
                         </Text>
                         <Text size="xs" c="dimmed" component="span" display="block">
                           {b.recipient_preview}

@@ -11,6 +11,9 @@ import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 import { simLabel } from './device-settings';
 import { simsOf } from './phones';
+import { messageContent } from '../components/message-content';
+
+const ENCODINGS: Record<string, string> = { gsm7: 'GSM-7', ucs2: 'UCS-2', binary: 'binary' };
 
 /** The phone of a message, or null once it was unpaired (its id no longer names a phone). */
 async function phoneOf(id: string): Promise<Schemas['Device'] | null> {
@@ -106,7 +109,7 @@ export function MessageDetail({ id }: { id: string }) {
                     </Group>
                   )}
                   <FormError error={error} />
-                  <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
+                  <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{messageContent(m)}</Text>
                   {(m.error_code || m.error_message) && (
                     <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
                       {[m.error_code, m.error_message].filter(Boolean).join(': ')}
@@ -137,7 +140,7 @@ export function MessageDetail({ id }: { id: string }) {
                           : 'the phone’s default'}
                     </Fact>
                     <Fact label="Size" testId="message-size">
-                      {plural(m.segments, 'segment')} · {m.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'}
+                      {plural(m.segments, 'segment')} · {ENCODINGS[m.encoding]}
                     </Fact>
                     {m.batch_id && (
                       <Fact label="Batch">
