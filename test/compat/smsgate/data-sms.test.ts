@@ -227,6 +227,13 @@ describe('data SMS through the SMSGate app', () => {
       data: base64,
       receivedAt: receivedAt.toISOString(),
     });
+    // An inbox export goes to sms:received webhooks: texts only, so nothing of it.
+    const exported = await dropIn(key, 'POST', '/inbox/export', {
+      deviceId,
+      since: new Date(receivedAt.getTime() - 60_000).toISOString(),
+      until: new Date(app.clock.now().getTime() + 60_000).toISOString(),
+    });
+    expect(exported.status).toBe(202);
     expect(await eventsOf(app.orm, { userId: account.userId, name: 'message.received' })).toEqual([]);
 
     // Receiving turned off: the app is no longer given the webhook.
