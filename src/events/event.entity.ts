@@ -7,6 +7,8 @@ export const EVENT_NAMES = [
   'message.delivered',
   'message.failed',
   'message.unknown',
+  // Extension: the phone received a data SMS (binary, to an application port): the message's `data`.
+  'message.data_received',
   // Extension: a message moved to another phone by failover (account setting), for subscribers who ask.
   'message.rerouted',
   // Extensions: a phone told of an MMS not yet downloaded; an MMS downloaded and stored (with

@@ -16,6 +16,8 @@ export const Batch = defineEntity({
     body: p.text(),
     // The body and recipients are ciphertext only the owner's phone can read (SMSGate's format).
     encrypted: p.boolean().default(false),
+    // A data SMS's application port (its bytes are `body`, base64); null for a text.
+    dataPort: p.integer().nullable(),
     status: p.string().$type<BatchStatus>(),
     recipientCount: p.integer(),
     recipientPreview: p.text(),

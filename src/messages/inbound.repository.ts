@@ -14,6 +14,7 @@ export const inboundRepository = {
       userId: string;
       deviceId: string;
       body: string;
+      dataPort: number | null;
       sender: string;
       simSubscriptionId: number | null;
       fingerprint: string;
@@ -23,10 +24,10 @@ export const inboundRepository = {
   ): Promise<Message | null> {
     const [row] = await queryRaw(
       tx,
-      sql`insert into messages (id, user_id, device_id, direction, status, body, segments, sender, sim_subscription_id,
+      sql`insert into messages (id, user_id, device_id, direction, status, body, data_port, segments, sender, sim_subscription_id,
                                 fingerprint, received_at, created_at, updated_at)
           values (gen_random_uuid(), ${input.userId}, ${input.deviceId}, 'inbound', 'received', ${input.body},
-                  ${countSegments(input.body).segments}, ${input.sender}, ${input.simSubscriptionId},
+                  ${input.dataPort}::int, ${input.dataPort === null ? countSegments(input.body).segments : 1}, ${input.sender}, ${input.simSubscriptionId},
                   ${input.fingerprint}, ${input.receivedAt}, ${input.now}, ${input.now})
           on conflict (device_id, fingerprint) where fingerprint is not null do nothing
           returning *`,

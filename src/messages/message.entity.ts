@@ -17,6 +17,8 @@ export const Message = defineEntity({
     body: p.text(),
     // The body and recipients are ciphertext only the owner's phone can read (SMSGate's format).
     encrypted: p.boolean().default(false),
+    // A data SMS's application port (its bytes are `body`, base64); null for a text.
+    dataPort: p.integer().nullable(),
     recipient: p.string().nullable(),
     sender: p.string().nullable(),
     simSubscriptionId: p.integer().nullable(),

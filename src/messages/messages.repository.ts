@@ -21,6 +21,7 @@ export function messageFromRow(row: Row): Message {
     status: row.status as MessageStatus,
     body: row.body as string,
     encrypted: (row.encrypted as boolean | undefined) ?? false,
+    dataPort: (row.data_port as number | null | undefined) ?? null,
     recipient: (row.recipient as string | null) ?? null,
     sender: (row.sender as string | null) ?? null,
     simSubscriptionId: (row.sim_subscription_id as number | null) ?? null,

@@ -44,8 +44,42 @@ const plainOrCiphertext = (plainMax: number, encryptedMax: number) =>
       return !value || !inEncryptedSend(this) || isCiphertext(value);
     });
 
+/**
+ * A data SMS's bytes as base64 (padded, RFC 4648), within the bounds SMSGate's server gives its
+ * dataMessage (client-go DataMessage: base64, 4..65535 characters).
+ */
+export const DATA_BASE64_MAX = 65_535;
+export const base64Data = () =>
+  text(DATA_BASE64_MAX)
+    .min(4, '${path} must be at least ${min} characters')
+    .matches(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/, {
+      message: '${path} must be base64 (padded)',
+      excludeEmptyString: true,
+    });
+
+/** A data SMS: bytes to an application port (Android's sendDataMessage); one SMS, sent as is. */
+export const dataContent = () =>
+  yup
+    .object({
+      base64: base64Data().required(),
+      port: int(1, 65_535).required(),
+    })
+    .default(undefined)
+    .nullable();
+
 export const sendBody = yup.object({
-  body: plainOrCiphertext(BODY_MAX, ENCRYPTED_BODY_MAX).min(1, '${path} must not be empty').required(),
+  body: plainOrCiphertext(BODY_MAX, ENCRYPTED_BODY_MAX)
+    .min(1, '${path} must not be empty')
+    // A send is a text (body) or a data SMS (data), never both.
+    .test('content', '', function (value) {
+      const data = (this.parent as { data?: unknown }).data;
+      if (data != null && value !== undefined && value !== null)
+        return this.createError({ message: `${this.path} cannot be combined with data` });
+      if (data == null && (value === undefined || value === null))
+        return this.createError({ message: `${this.path} is a required field` });
+      return true;
+    }),
+  data: dataContent(),
   // Body and recipients are ciphertext in the SMSGate app's format, for the owner's phone to decrypt.
   encrypted: yup.boolean().default(false),
   to: yup

@@ -3,9 +3,15 @@ import type { Message } from './message.entity';
 import { iso } from '../lib/iso';
 import { countSegments } from './segments';
 
+/** A data SMS's bytes and port; its `body` is empty (the bytes are no text). Null for a text. */
+const dataOf = (row: { body: string; dataPort?: number | null }) =>
+  row.dataPort != null ? { base64: row.body, port: row.dataPort } : null;
+const textOf = (row: { body: string; dataPort?: number | null }) => (row.dataPort != null ? '' : row.body);
+
 export const batchView = (batch: Batch) => ({
   id: batch.id,
-  body: batch.body,
+  body: textOf(batch),
+  data: dataOf(batch),
   encrypted: batch.encrypted,
   device_id: batch.deviceId,
   status: batch.status,
@@ -35,10 +41,11 @@ export const messageView = (message: Message) => ({
   device_id: message.deviceId,
   direction: message.direction,
   status: message.status,
-  body: message.body,
+  body: textOf(message),
+  data: dataOf(message),
   encrypted: message.encrypted,
   segments: message.segments,
-  encoding: message.encrypted ? 'unknown' : countSegments(message.body).encoding,
+  encoding: message.encrypted ? 'unknown' : message.dataPort != null ? 'binary' : countSegments(message.body).encoding,
   recipient: message.recipient ?? null,
   sender: message.sender ?? null,
   sim_subscription_id: message.simSubscriptionId ?? null,
@@ -56,7 +63,8 @@ export const messageView = (message: Message) => ({
 export const outboxRowView = (message: Message) => ({
   id: message.id,
   batch_id: message.batchId,
-  body: message.body,
+  body: textOf(message),
+  data: dataOf(message),
   to: message.recipient,
   encrypted: message.encrypted,
   sim_subscription_id: message.simSubscriptionId ?? null,

@@ -39,6 +39,8 @@ export interface InboundInput {
   sender: string;
   fingerprint?: string | null;
   simSubscriptionId?: number | null;
+  /** A data SMS: the port it came to (`body` is its bytes, base64, never cut). */
+  dataPort?: number | null;
 }
 
 /**
@@ -123,7 +125,7 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         // Phones that send none are de-duplicated on what they did send.
         createHash('sha256').update(`${input.sender}\n${input.receivedAt.toISOString()}\n${input.body}`).digest('hex');
       // Cut after the fingerprint: a repeat of the same long text is still the same text.
-      const body = cutText(input.body, INBOUND_BODY_MAX);
+      const body = input.dataPort != null ? input.body : cutText(input.body, INBOUND_BODY_MAX);
       const sender = cutText(input.sender, INBOUND_SENDER_MAX);
       const result = await transaction(em(), async (tx) => {
         const device = await devicesRepository.receiver(tx, deviceId);
@@ -134,6 +136,7 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
           userId: device.userId,
           deviceId,
           body,
+          dataPort: input.dataPort ?? null,
           sender,
           simSubscriptionId: input.simSubscriptionId ?? null,
           fingerprint,
@@ -148,7 +151,7 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
         const extra = extend ? await extend(tx, message) : undefined;
         await deps.events.emit(tx, {
           userId: message.userId,
-          name: 'message.received',
+          name: message.dataPort != null ? 'message.data_received' : 'message.received',
           data: { ...messageView(message), ...extra },
           messageId: message.id,
           deviceId: message.deviceId,

@@ -40,11 +40,11 @@ export const staleAtOf = (
 export const unevenOf = (d: Pick<Deadlines, 'staleAts'> | null): number[] =>
   d?.staleAts ? d.staleAts.map((at) => at.getTime()) : [];
 
-const BATCH_COLUMNS = sql`id, user_id, device_id, body, encrypted, status, recipient_count, recipient_preview, segments, encoding,
+const BATCH_COLUMNS = sql`id, user_id, device_id, body, encrypted, data_port, status, recipient_count, recipient_preview, segments, encoding,
   sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at, estimated_completion_at, completed_at, error,
   created_at, updated_at`;
 const batchValues = (batch: Batch, estimate: Sql) =>
-  sql`${batch.id}::uuid, ${batch.userId}::uuid, ${batch.deviceId}::uuid, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.status}::text,
+  sql`${batch.id}::uuid, ${batch.userId}::uuid, ${batch.deviceId}::uuid, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, ${batch.status}::text,
       ${batch.recipientCount}::int, ${batch.recipientPreview}::text, ${batch.segments}::int, ${batch.encoding}::text,
       ${batch.simSubscriptionId}::int, ${batch.priority}::text, ${batch.ttlSeconds}::int, ${batch.failedCount}::int,
       ${batch.scheduledAt}::timestamptz, ${estimate}, ${batch.completedAt}::timestamptz, ${batch.error}::text,
@@ -67,11 +67,11 @@ function messagesInsert(send: NewSend | PlacedSend, first: Sql, from: Sql = sql.
       ? places.map((place) => (place < 0 ? null : staleAts[place].getTime()))
       : unevenOf(send.deadlines);
   const staleAt = staleAtOf(sql`(coalesce(r.slot, r.n - 1) + 1)`, sql`r.at`, first, send.deadlines);
-  return sql`insert into messages (id, user_id, batch_id, device_id, direction, status, body, encrypted, recipient, sim_subscription_id,
+  return sql`insert into messages (id, user_id, batch_id, device_id, direction, status, body, encrypted, data_port, recipient, sim_subscription_id,
                              segments, position, priority, available_at, stale_at, failed_at, error_code,
                              error_message, created_at, updated_at)
        select r.id, ${batch.userId}::uuid, ${batch.id}::uuid, ${batch.deviceId}::uuid, 'outbound',
-              case when r.out then 'failed' else 'queued' end, ${batch.body}::text, ${batch.encrypted}::boolean, r.recipient,
+              case when r.out then 'failed' else 'queued' end, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, r.recipient,
               ${batch.simSubscriptionId}::int, ${batch.segments}::int,
               (r.n - 1)::int, ${PRIORITY_RANK[batch.priority as Priority]}::int,
               case when r.out then null else ${batch.scheduledAt ? null : batch.createdAt}::timestamptz end,

@@ -58,6 +58,9 @@ function simFor(device: SendingDevice, requested?: number | null): number | null
 const preview = (numbers: string[]) =>
   numbers.slice(0, 3).join(', ') + (numbers.length > 3 ? ` and ${numbers.length - 3} more` : '');
 
+/** How a data SMS counts: one segment per recipient, sent as bytes. */
+const DATA_SEGMENTS = { segments: 1, encoding: 'binary' } as const;
+
 export function createSendsService(deps: SendsDeps) {
   const { em, clock } = deps;
 
@@ -81,6 +84,7 @@ export function createSendsService(deps: SendsDeps) {
         status: 'failed',
         body: batch.body,
         encrypted: batch.encrypted,
+        dataPort: batch.dataPort ?? null,
         recipient: recipients[position],
         sender: null,
         simSubscriptionId: batch.simSubscriptionId ?? null,
@@ -115,15 +119,21 @@ export function createSendsService(deps: SendsDeps) {
 
   /** A send's batch as it is accepted now, `optedOutCount` of its recipients on the suppression list. */
   function newBatch(userId: string, input: SendBody, device: SendingDevice, numbers: string[], optedOutCount: number) {
-    // Ciphertext says nothing of the text's length or alphabet: one segment each, encoding unknown.
-    const { segments, encoding } = input.encrypted ? { segments: 1, encoding: 'unknown' } : countSegments(input.body);
+    // Ciphertext says nothing of the text's length or alphabet: one segment each, encoding unknown. A
+    // data SMS is one SMS, its bytes as given (the SMSGate app counts it one part too).
+    const { segments, encoding } = input.encrypted
+      ? { segments: 1, encoding: 'unknown' }
+      : input.data
+        ? DATA_SEGMENTS
+        : countSegments(input.body ?? '');
     const now = clock.now();
     const scheduledAt = input.scheduled_at ?? null;
     const batch = {
       id: randomUUID(),
       userId,
       deviceId: device.id,
-      body: input.body,
+      body: input.data?.base64 ?? input.body ?? '',
+      dataPort: input.data?.port ?? null,
       encrypted: input.encrypted,
       status: scheduledAt ? 'scheduled' : 'queued',
       recipientCount: numbers.length,

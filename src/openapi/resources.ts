@@ -69,7 +69,8 @@ export const resources: Record<string, JsonSchema> = {
   Batch: object(
     {
       id,
-      body: str,
+      body: { ...str, description: 'The text; empty for a data SMS.' },
+      data: ref('DataContent'),
       encrypted: {
         ...bool,
         description:
@@ -81,12 +82,12 @@ export const resources: Record<string, JsonSchema> = {
       recipient_preview: { ...str, description: 'The first numbers; for an encrypted send, how many there are.' },
       segments: {
         ...int,
-        description: 'SMS segments each message of the send takes (1 when encrypted: not known here).',
+        description: 'SMS segments each message of the send takes (1 when encrypted or a data SMS).',
       },
       encoding: {
         type: 'string',
-        enum: ['gsm7', 'ucs2', 'unknown'],
-        description: 'GSM-7, or UCS-2 when a character needs it; unknown when encrypted.',
+        enum: ['gsm7', 'ucs2', 'unknown', 'binary'],
+        description: 'GSM-7, or UCS-2 when a character needs it; unknown when encrypted; binary for a data SMS.',
       },
       dispatched_count: int,
       sent_count: int,
@@ -123,10 +124,15 @@ export const resources: Record<string, JsonSchema> = {
     device_id: id,
     direction: { type: 'string', enum: ['outbound', 'inbound'] },
     status: { type: 'string', enum: [...MESSAGE_STATUSES] },
-    body: str,
+    body: { ...str, description: 'The text; empty for a data SMS.' },
+    data: ref('DataContent'),
     encrypted: { ...bool, description: 'body and recipient are ciphertext (an encrypted send).' },
-    segments: { ...int, description: 'SMS segments the text takes.' },
-    encoding: { type: 'string', enum: ['gsm7', 'ucs2', 'unknown'], description: 'unknown when encrypted.' },
+    segments: { ...int, description: 'SMS segments the text takes; 1 for a data SMS.' },
+    encoding: {
+      type: 'string',
+      enum: ['gsm7', 'ucs2', 'unknown', 'binary'],
+      description: 'unknown when encrypted; binary for a data SMS.',
+    },
     recipient: { ...nullable(str), description: 'Outbound only; ciphertext when encrypted.' },
     sender: { ...nullable(str), description: 'Inbound only.' },
     sim_subscription_id: nullable(int),
@@ -140,6 +146,18 @@ export const resources: Record<string, JsonSchema> = {
     created_at: ts,
     updated_at: ts,
   }),
+  DataContent: {
+    ...nullable(
+      object({
+        base64: { ...str, description: 'The bytes, base64 (padded).' },
+        port: {
+          ...int,
+          description: 'The application port (1-65535); received ones: the SMSGate app listens on 53739.',
+        },
+      }),
+    ),
+    description: 'A data SMS (binary, to an application port); null for a text.',
+  },
   OptOut: object(
     {
       phone_number: { ...str, description: 'E.164.' },
@@ -157,7 +175,8 @@ export const resources: Record<string, JsonSchema> = {
     {
       id: { ...id, description: 'The message id.' },
       batch_id: id,
-      body: str,
+      body: { ...str, description: 'The text; empty for a data SMS.' },
+      data: ref('DataContent'),
       to: str,
       encrypted: {
         ...bool,

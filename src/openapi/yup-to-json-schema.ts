@@ -38,6 +38,7 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
   ciphertext: () => ({
     description: 'With encrypted true: ciphertext in the SMSGate app format ($aes-256-cbc/pbkdf2-sha1$i=…$salt$data).',
   }),
+  content: () => ({ description: 'Required unless data is given (a data SMS); not with data.' }),
   timezone: () => ({ description: 'An IANA time zone such as Europe/Berlin.' }),
   window_hours: () => ({ description: 'start must be before end.' }),
   clear_preferred_sim: () => ({

@@ -5,6 +5,8 @@ import { createKey, json, PASSWORD, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
 import { Contexts, onApp, shown, signInOn, startAppScene, type AppScene } from './browser';
+import { smsDataReceived } from '../compat/smsgate/fake-app';
+import { registeredApp } from '../compat/smsgate/helpers';
 
 // The Inbox in a real Chromium against the real API and Postgres: texts a phone reports through
 // POST /v1/device/inbound appear while the screen is open, and its polls ask only for what is new.
@@ -18,7 +20,8 @@ describe('the Inbox', () => {
 
   let scene: AppScene | undefined;
   beforeAll(async () => {
-    scene = await startAppScene(contexts);
+    // Two phones: the one texts arrive on, and the SMSGate app of the data SMS test.
+    scene = await startAppScene(contexts, { plan: 'pro' });
     ({ app, browser, account } = scene);
     phone = await pairPhone(app, await createKey(app, account), { name: 'Front desk' });
   }, 240_000);
@@ -65,6 +68,48 @@ describe('the Inbox', () => {
       const query = new URLSearchParams(search);
       expect(query.get('order')).toBe('asc');
       expect(query.get('from')).not.toBeNull();
+    }
+  });
+
+  it('shows a data SMS by its port and size, never its bytes as text, in the inbox, the messages and its own screen', async () => {
+    const key = await createKey(app, account);
+    const bytes = Buffer.from('SECRETBYTES!', 'latin1');
+    const base64 = bytes.toString('base64');
+    // Received: the SMSGate app posts sms:data-received to the call back it is given.
+    const smsgate = await registeredApp(app, key);
+    const deviceId = smsgate.state.registration!.id;
+    const hook = { id: 'data', url: `${app.url}/compat/smsgate/webhooks/${deviceId}`, event: 'sms:data-received' };
+    const payload = smsDataReceived({ sender: '+14155550399', bytes, receivedAt: new Date() });
+    expect((await smsgate.sendWebhook(hook, payload)).status).toBe(201);
+    // Sent: a data SMS through /v1.
+    const sent = await app.fetch(
+      '/v1/messages',
+      json('POST', { to: ['+14155550398'], data: { base64, port: 8080 }, device_id: deviceId }, { 'x-api-key': key }),
+    );
+    expect(sent.status).toBe(202);
+    const [messageId] = (await sent.json()).message_ids as string[];
+
+    const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
+    await page.goto('/inbox');
+    const received = page.getByTestId('inbox-message').filter({ hasText: '+14155550399' });
+    await shown(received);
+    expect(await received.getByTestId('data-sms').textContent()).toBe('Data SMS to port 53739, 12 bytes');
+
+    await page.goto('/messages');
+    const row = page.getByTestId('message-row').filter({ hasText: '+14155550398' });
+    await shown(row);
+    expect(await row.getByTestId('data-sms').textContent()).toBe('Data SMS to port 8080, 12 bytes');
+
+    await page.goto(`/messages/${messageId}`);
+    await shown(page.getByTestId('message-size'));
+    expect(await page.getByTestId('message-size').textContent()).toBe('1 segment · binary');
+    expect(await page.getByTestId('data-sms').textContent()).toBe('Data SMS to port 8080, 12 bytes');
+
+    for (const path of ['/inbox', '/messages', `/messages/${messageId}`]) {
+      await page.goto(path);
+      await shown(page.getByTestId('data-sms'));
+      const text = await page.locator('body').innerText();
+      expect({ path, bytes: text.includes(base64) || text.includes('SECRETBYTES') }).toEqual({ path, bytes: false });
     }
   });
 

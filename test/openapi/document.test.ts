@@ -63,11 +63,21 @@ describe('the OpenAPI document', () => {
 
   it('derives request bodies from the yup schemas', () => {
     const schema = toJsonSchema(sendBody) as Record<string, any>;
-    expect(schema.required).toEqual(['body', 'to']);
+    // body or data (a data SMS): each optional alone, the rule in the description.
+    expect(schema.required).toEqual(['to']);
     // Plain text up to 1,600 characters; an encrypted send's ciphertext is longer than the text it holds.
     expect(schema.properties.body).toMatchObject({ type: 'string', minLength: 1, maxLength: 8192 });
     expect(schema.properties.body.description).toMatch(/At most 1600 characters unless encrypted/);
+    expect(schema.properties.body.description).toMatch(/Required unless data is given \(a data SMS\); not with data\./);
     expect(schema.properties.encrypted).toEqual({ type: 'boolean', default: false });
+    expect(schema.properties.data).toMatchObject({
+      type: ['object', 'null'],
+      required: ['base64', 'port'],
+      properties: {
+        base64: { type: 'string', minLength: 4, maxLength: 65_535 },
+        port: { type: 'integer', minimum: 1, maximum: 65_535 },
+      },
+    });
     expect(schema.properties.to).toMatchObject({
       type: 'array',
       minItems: 1,
@@ -147,6 +157,7 @@ describe('the OpenAPI document', () => {
       [
         'device.offline',
         'device.online',
+        'message.data_received',
         'message.delivered',
         'message.failed',
         'message.received',

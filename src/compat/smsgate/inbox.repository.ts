@@ -11,8 +11,8 @@ export interface InboxFilter {
   from?: Date;
   to?: Date;
   deviceId?: string;
-  /** Only received MMS (true), or only texts (false). */
-  mms?: boolean;
+  /** Only texts (SMS), data SMS or downloaded MMS; every kind when unset. */
+  kind?: 'SMS' | 'DATA_SMS' | 'MMS_DOWNLOADED';
   limit: number;
   offset: number;
 }
@@ -25,7 +25,9 @@ export const inboxRepository = {
     if (filter.to) conditions.push(sql`received_at < ${filter.to}`);
     // A deviceId is compared as text: one that is no UUID names no phone, and matches nothing.
     if (filter.deviceId) conditions.push(sql`device_id::text = ${filter.deviceId}`);
-    if (filter.mms !== undefined) conditions.push(mmsRepository.isMms(filter.mms));
+    if (filter.kind === 'DATA_SMS') conditions.push(sql`data_port is not null`);
+    if (filter.kind === 'SMS') conditions.push(sql`data_port is null`, mmsRepository.isMms(false));
+    if (filter.kind === 'MMS_DOWNLOADED') conditions.push(mmsRepository.isMms(true));
     const where = sql.join(conditions, sql` and `);
     const rows = await queryRaw(
       em,

@@ -5,12 +5,13 @@ import { inboxRepository } from './inbox.repository';
 import type { InboxQuery } from './integrator.schemas';
 import { incomingMessageView } from './inbox.views';
 
-/** Their types we keep: a text is an SMS, a downloaded MMS (src/mms/) an MMS_DOWNLOADED; no others. */
-const KEPT: Record<string, boolean> = { SMS: false, MMS_DOWNLOADED: true };
+/** Their types we keep: a text is an SMS, a data SMS a DATA_SMS, a downloaded MMS (src/mms/) an MMS_DOWNLOADED. */
+const KEPT = { SMS: true, DATA_SMS: true, MMS_DOWNLOADED: true } as const;
+type Kept = keyof typeof KEPT;
 
 /**
  * SMSGate's inbox list (GET /inbox) on our received texts: the account's, newest first, by offset.
- * A filter on a type not kept here (data SMS, an MMS not downloaded) matches nothing.
+ * A filter on a type not kept here (an MMS not downloaded) matches nothing.
  */
 export function createInboxService({ em, mms }: { em: () => EntityManager; mms: MmsService }) {
   return {
@@ -21,7 +22,7 @@ export function createInboxService({ em, mms }: { em: () => EntityManager; mms: 
         from: query.from,
         to: query.to,
         deviceId: query.deviceId,
-        mms: query.type === undefined ? undefined : KEPT[query.type],
+        kind: query.type === undefined ? undefined : (query.type as Kept),
         limit: query.limit,
         offset: query.offset,
       });

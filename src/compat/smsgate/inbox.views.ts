@@ -12,7 +12,8 @@ export const incomingMessageView = (
   withAttachments = false,
 ) => ({
   id: message.id,
-  type: mms ? ('MMS_DOWNLOADED' as const) : ('SMS' as const),
+  // A data SMS's preview is its bytes, base64, as the app sent them.
+  type: mms ? ('MMS_DOWNLOADED' as const) : message.dataPort != null ? ('DATA_SMS' as const) : ('SMS' as const),
   sender: message.sender ?? '',
   ...(message.simSubscriptionId !== null && message.simSubscriptionId !== undefined
     ? { simNumber: message.simSubscriptionId }

@@ -116,7 +116,8 @@ export const integratorRepository = {
   received: (em: EntityManager, userId: string, deviceId: string, since: Date, until: Date) =>
     em.find(
       Message,
-      { userId, deviceId, direction: 'inbound', receivedAt: { $gte: since, $lte: until } },
+      // Texts only: the export goes to sms:received webhooks, which a data SMS never reaches.
+      { userId, deviceId, direction: 'inbound', dataPort: null, receivedAt: { $gte: since, $lte: until } },
       { orderBy: { receivedAt: 'asc' }, limit: 10_000 },
     ),
 

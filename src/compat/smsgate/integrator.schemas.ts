@@ -1,5 +1,6 @@
 import * as yup from '../../lib/yup';
 import { booleanQuery, int, text, timestamp } from '../../lib/fields';
+import { base64Data } from '../../messages/messages.schemas';
 
 // The wire shapes of SMSGate's integrator API (its server's internal/sms-gateway/handlers/*/3rdparty.go,
 // with the types and validator tags of client-go smsgateway/domain_*.go and requests_*.go).
@@ -34,7 +35,11 @@ export const sendMessageBody = yup.object({
   deviceId: text(64),
   message: text(65_535),
   textMessage: yup.object({ text: text(65_535).required() }).default(undefined),
-  dataMessage: yup.mixed().nullable(),
+  // client-go DataMessage: data base64 of 4..65535 characters, port 1..65535 (both required).
+  dataMessage: yup
+    .object({ data: base64Data().required(), port: int(1, 65_535).required() })
+    .default(undefined)
+    .nullable(),
   mmsMessage: yup.mixed().nullable(),
   phoneNumbers: yup
     .array(text(128).required())

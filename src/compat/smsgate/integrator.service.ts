@@ -36,9 +36,10 @@ export const unsupported = (message: string) => new ApiError(400, 'not_supported
 const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Their webhook events and ours; the others (data SMS, app:started) are not ours to send. */
+/** Their webhook events and ours; the others (app:started) are not ours to send. */
 const OUR_EVENT: Record<string, EventName> = {
   'sms:received': 'message.received',
+  'sms:data-received': 'message.data_received',
   'mms:received': 'mms.received',
   'mms:downloaded': 'mms.downloaded',
   'sms:sent': 'message.sent',
@@ -66,6 +67,8 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
   switch (event.name) {
     case 'message.received':
       return { ...base, sender: m.sender ?? '', message: m.body, receivedAt: m.received_at ?? m.created_at };
+    case 'message.data_received':
+      return { ...base, sender: m.sender ?? '', data: m.data?.base64 ?? '', receivedAt: m.received_at ?? m.created_at };
     case 'message.sent':
       return { ...base, sentAt: m.sent_at ?? event.createdAt.toISOString() };
     case 'message.delivered':
@@ -82,6 +85,7 @@ function payloadOf(event: Event, messageId: string): Record<string, unknown> {
 /** Their names of POST /v1/messages's fields, for the errors of a send made here. */
 const THEIR_FIELD: Record<string, string> = {
   body: 'message',
+  data: 'dataMessage',
   to: 'phoneNumbers',
   device_id: 'deviceId',
   sim_subscription_id: 'simNumber',
@@ -171,10 +175,12 @@ export function createIntegratorService(deps: IntegratorDeps) {
      * now on; the route runs this under that id as its idempotency key.
      */
     async send(userId: string, body: SendMessageBody) {
-      if (body.dataMessage) throw unsupported('Data SMS (dataMessage) are not supported: send a textMessage.');
       if (body.mmsMessage) throw unsupported('MMS (mmsMessage) are not supported: send a textMessage.');
       const text = body.textMessage?.text ?? body.message;
-      if (!text) throw badRequest('No message content provided: set textMessage.text (or message).');
+      const data = body.dataMessage ? { base64: body.dataMessage.data, port: body.dataMessage.port } : null;
+      // Their Message.Validate: exactly one of message, textMessage and dataMessage.
+      if (data && text) throw badRequest('Specify exactly one of textMessage (or message) and dataMessage.');
+      if (!text && !data) throw badRequest('No message content provided: set textMessage.text (or message).');
       if (body.ttl != null && body.validUntil != null) throw badRequest('ttl and validUntil conflict: set one.');
       if (body.deviceId && !UUID.test(body.deviceId)) throw badRequest('deviceId names no phone of this account.');
       // A repeat within the idempotency window got the first answer already; later, it is theirs: 409.
@@ -185,7 +191,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
         body.ttl ?? (body.validUntil ? Math.ceil((body.validUntil.getTime() - clock.now().getTime()) / 1000) : null);
       if (ttl !== null && ttl < 1) throw badRequest('validUntil must be in the future.');
       const input = await ourSend({
-        body: text,
+        ...(data ? { data } : { body: text }),
         // Ciphertext in the app's format: stored as given, for the phone to decrypt.
         encrypted: body.isEncrypted === true,
         to: body.phoneNumbers,

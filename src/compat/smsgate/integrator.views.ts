@@ -46,6 +46,12 @@ export function stateOf(messages: Message[]): ProcessingState {
  * client-go MessageState. Each state's time is when the last recipient that reached it did
  * (Failed: the last failure), so `states` reads as the send's history.
  */
+/** A send's content as client-go Message has it: its textMessage, or its dataMessage (base64, port). */
+const contentOf = (batch: Batch) =>
+  batch.dataPort != null
+    ? { dataMessage: { data: batch.body, port: batch.dataPort } }
+    : { textMessage: { text: batch.body } };
+
 export function messageStateView(id: string, batch: Batch, messages: Message[], withContent: boolean) {
   const state = stateOf(messages);
   const states: Partial<Record<ProcessingState, string>> = {};
@@ -68,7 +74,7 @@ export function messageStateView(id: string, batch: Batch, messages: Message[], 
         : {}),
     })),
     states,
-    ...(withContent ? { textMessage: { text: batch.body } } : {}),
+    ...(withContent ? contentOf(batch) : {}),
   };
 }
 

@@ -17,7 +17,9 @@ import {
   pendingQuery,
   pingPayload,
   registerBody,
+  smsDataReceivedPayload,
   smsReceivedPayload,
+  APP_DATA_PORT,
   updateBody,
   usableSims,
   webhookEnvelope,
@@ -227,7 +229,10 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const phone = phoneOf(ctx);
     const device = await devices.get(phone.userId, phone.deviceId);
     const url = hookUrl(device.id);
-    const events = [...(device.receiveEnabled ? ['sms:received', 'mms:received', 'mms:downloaded'] : []), 'system:ping'];
+    const events = [
+      ...(device.receiveEnabled ? ['sms:received', 'sms:data-received', 'mms:received', 'mms:downloaded'] : []),
+      'system:ping',
+    ];
     ctx.body = events.map((event) => webhookView(device, event, url));
   });
 
@@ -292,6 +297,11 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
       const sender = payload.sender || payload.phoneNumber;
       if (!sender) throw badRequest('The sms:received payload names no sender.');
       text = { ...payload, sender, body: payload.message };
+    } else if (envelope.event === 'sms:data-received') {
+      const payload = await payloadOf(smsDataReceivedPayload);
+      const sender = payload.sender || payload.phoneNumber;
+      if (!sender) throw badRequest('The sms:data-received payload names no sender.');
+      text = { ...payload, sender, body: payload.data, dataPort: APP_DATA_PORT };
     } else if (envelope.event === 'mms:downloaded') {
       const payload = await payloadOf(mmsDownloadedPayload);
       const sender = payload.sender || payload.phoneNumber;

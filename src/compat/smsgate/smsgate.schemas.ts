@@ -1,5 +1,6 @@
 import * as yup from '../../lib/yup';
 import { int } from '../../lib/fields';
+import { base64Data } from '../../messages/messages.schemas';
 
 // The wire shapes of the SMSGate app's mobile API (github.com/android-sms-gateway/client-go,
 // smsgateway/requests_mobile.go and domain_*.go; the app's GatewayApi.kt), with the bounds their
@@ -167,6 +168,22 @@ const mmsAttachment = yup.object({
     .matches(/^[A-Za-z0-9+/]*={0,2}$/, '${path} must be base64')
     .nullable()
     .default(null),
+});
+
+/**
+ * The port the app receives data SMS on: it listens on this one alone (receiver/MessagesReceiver.kt's
+ * DATA_SMS_RECEIVED_ACTION filter), and its sms:data-received payload does not repeat it.
+ */
+export const APP_DATA_PORT = 53739;
+
+/** sms:data-received (client-go SmsDataReceivedPayload; the app's SmsEventPayload.SmsDataReceived). */
+export const smsDataReceivedPayload = yup.object({
+  messageId: yup.string().max(100).required(),
+  phoneNumber: yup.string().nullable(),
+  sender: yup.string().trim().nullable(),
+  simNumber: yup.number().integer().min(0).max(16).nullable(),
+  data: base64Data().required(),
+  receivedAt: phoneTimeText().required(),
 });
 
 /** mms:downloaded (client-go MmsDownloadedPayload; the app's MmsDownloadedPayload.kt). */

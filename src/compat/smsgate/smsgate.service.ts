@@ -43,6 +43,8 @@ export interface ReceivedText {
   simNumber?: number | null;
   /** mms:downloaded: its subject and attachments, kept with the message. */
   mms?: IncomingMms;
+  /** A data SMS (sms:data-received): the port it came to; `body` is its bytes, base64. */
+  dataPort?: number | null;
 }
 
 export interface Phone {
@@ -250,6 +252,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
           sender: input.sender,
           fingerprint,
           simSubscriptionId: input.simNumber ?? null,
+          dataPort: input.dataPort ?? null,
         },
         mms &&
           (async (tx, message) => {

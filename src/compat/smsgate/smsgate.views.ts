@@ -54,8 +54,10 @@ export const pendingMessageView = (message: Message) => {
     // A text the platform's limit refused goes again as a new attempt, under the id of that attempt:
     // the app sends no id it knows again (GatewayService.kt processMessage).
     id: message.sendId ?? message.id,
-    message: message.body,
-    textMessage: { text: message.body },
+    // A data SMS as GatewayApi.kt's MessageContent.Data: the app sends it with sendDataMessage.
+    ...(message.dataPort != null
+      ? { dataMessage: { data: message.body, port: message.dataPort } }
+      : { message: message.body, textMessage: { text: message.body } }),
     phoneNumbers: [message.recipient],
     // The app decrypts the text and the number with its passphrase (MessagesService.kt sendSMS).
     ...(message.encrypted ? { isEncrypted: true } : {}),

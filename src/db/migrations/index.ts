@@ -26,6 +26,7 @@ import { Migration20261128200000PhoneWebhooks } from './Migration20261128200000P
 import { Migration20261128200000SimRotation } from './Migration20261128200000SimRotation';
 import { Migration20261128210000InboxIndex } from './Migration20261128210000InboxIndex';
 import { Migration20261129010000EncryptedBodies } from './Migration20261129010000EncryptedBodies';
+import { Migration20261129020000DataSms } from './Migration20261129020000DataSms';
 import { Migration20261129030000MmsAttachments } from './Migration20261129030000MmsAttachments';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
@@ -57,5 +58,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128200000SimRotation', class: Migration20261128200000SimRotation },
   { name: 'Migration20261128210000InboxIndex', class: Migration20261128210000InboxIndex },
   { name: 'Migration20261129010000EncryptedBodies', class: Migration20261129010000EncryptedBodies },
+  { name: 'Migration20261129020000DataSms', class: Migration20261129020000DataSms },
   { name: 'Migration20261129030000MmsAttachments', class: Migration20261129030000MmsAttachments },
 ];

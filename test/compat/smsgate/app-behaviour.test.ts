@@ -53,7 +53,13 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
       what: 'settings and webhooks imported',
     });
     expect(phone.seen.streamEvents.map((e) => e.type)).toEqual(['SettingsUpdated', 'WebhooksUpdated']);
-    expect(phone.webhooks().map((h) => h.event)).toEqual(['sms:received', 'mms:received', 'mms:downloaded', 'system:ping']);
+    expect(phone.webhooks().map((h) => h.event)).toEqual([
+      'sms:received',
+      'sms:data-received',
+      'mms:received',
+      'mms:downloaded',
+      'system:ping',
+    ]);
     expect(phone.settings.messages.processingOrder).toBe('FIFO');
     expect(phone.settings.messages.sendIntervalRange).toBeNull();
     // The first import is a change (the ping interval, the key): the app asks for a restart, once.

@@ -51,6 +51,8 @@ export interface PendingMessage {
   id: string;
   message?: string;
   textMessage?: { text: string };
+  /** GatewayApi.kt MessageContent.Data(data, port: UShort). */
+  dataMessage?: { data: string; port: number };
   phoneNumbers: string[];
   /** Text and numbers are ciphertext, for the owner's passphrase (EncryptionService.kt). */
   isEncrypted?: boolean;
@@ -303,6 +305,53 @@ export function smsReceived(
     simNumber: input.simNumber ?? 1,
     phoneNumber: input.sender,
     message: input.text,
+    receivedAt: dates(input.receivedAt),
+  };
+}
+
+/**
+ * What the app sends for a pending message: GatewayApi.kt Message.content is `_dataMessage ?:
+ * _textMessage ?: _message` (else "Invalid message content"); messages/MessagesService.kt sends a
+ * MessageContent.Data with smsManager.sendDataMessage(phoneNumber, null, port.toShort(),
+ * Base64.decode(data, DEFAULT), …), one part, and throws on data that is no base64.
+ */
+export function contentToSend(
+  message: PendingMessage,
+): { kind: 'data'; bytes: Buffer; port: number } | { kind: 'text'; text: string } {
+  if (message.dataMessage) {
+    const { data, port } = message.dataMessage;
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new Error(`Invalid Base64 data for message ${message.id}`);
+    // Gson reads `port` into a UShort: a whole number 0..65535.
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`port ${port} is no UShort`);
+    return { kind: 'data', bytes: Buffer.from(data, 'base64'), port };
+  }
+  const text = message.textMessage?.text ?? message.message;
+  if (text === undefined) throw new Error('Invalid message content');
+  return { kind: 'text', text };
+}
+
+/**
+ * modules/receiver/ReceiverService.kt process() for an InboxMessage.Data (receiver/MessagesReceiver.kt:
+ * DATA_SMS_RECEIVED_ACTION on port 53739, the first PDU's userData): the sms:data-received payload
+ * (webhooks/payload/SmsEventPayload.kt SmsDataReceived: messageId = hashCode() as unsigned hex,
+ * data = Base64.encodeToString(bytes, NO_WRAP), simNumber, receivedAt, sender, recipient; phoneNumber
+ * = sender).
+ */
+export function smsDataReceived(
+  input: { sender: string; bytes: Buffer; receivedAt: Date; simNumber?: number },
+  dates: (date: Date) => string = gsonDate,
+) {
+  const data = input.bytes.toString('base64');
+  let hash = 0;
+  for (const char of `${input.sender}|${input.receivedAt.getTime()}|${data}`)
+    hash = (Math.imul(31, hash) + char.charCodeAt(0)) | 0;
+  return {
+    messageId: (hash >>> 0).toString(16),
+    sender: input.sender,
+    recipient: '*******4567',
+    simNumber: input.simNumber ?? 1,
+    phoneNumber: input.sender,
+    data,
     receivedAt: dates(input.receivedAt),
   };
 }

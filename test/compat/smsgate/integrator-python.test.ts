@@ -6,7 +6,7 @@ import { json } from '../../support/accounts';
 import type { TestApp } from '../../support/app';
 import type { WorkflowStack } from '../../support/temporal';
 import { readJson } from '../../support/http';
-import { mmsDownloaded, smsReceived } from './fake-app';
+import { contentToSend, mmsDownloaded, smsReceived, type PendingMessage } from './fake-app';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
 import { INTEGRATOR_API } from './integrator-client';
 
@@ -62,6 +62,8 @@ describe('SMSGate’s Python client', () => {
       state: { id: 'py-1', state: 'Pending', recipients: ['+14155550170'] },
       list: ['py-1'],
       unknown: { status: 404, message: expect.any(String) },
+      data_sent: { id: 'py-data', state: 'Pending' },
+      data_webhook: { id: 'py-data-hook', event: 'sms:data-received' },
       cancelled: { state: 'Failed', recipients: ['Failed'] },
       cancel_again: { status: 409, message: expect.any(String) },
       inbox: [
@@ -83,6 +85,10 @@ describe('SMSGate’s Python client', () => {
       refresh_again: { status: 401, message: expect.any(String) },
       refresh_revoked: { status: 401, message: expect.any(String) },
     });
+    // The phone is handed the client's data SMS as bytes to its port.
+    const pending = (await readJson(await phone.getMessages('fifo'))) as PendingMessage[];
+    const data = pending.filter((message) => message.dataMessage).map(contentToSend);
+    expect(data).toEqual([{ kind: 'data', bytes: Buffer.from('\x00\x01ping', 'latin1'), port: 53739 }]);
     // patch_settings set the phone's own settings.
     const device = (await readJson(await app.fetch(`/v1/devices/${deviceId}`, { headers: { 'x-api-key': key } }))).device;
     expect(device).toMatchObject({ sim_selection: 'round_robin', max_sends_per_day: 500, processing_order: 'lifo' });

@@ -5,7 +5,8 @@ import type { TestApp } from '../../support/app';
 import { readJson } from '../../support/http';
 import type { WorkflowStack } from '../../support/temporal';
 import { startReceiver, type Receiver } from '../../webhooks/receiver';
-import { smsReceived, statePatch, type PendingMessage } from './fake-app';
+import type { Message } from 'android-sms-gateway';
+import { contentToSend, smsDataReceived, smsReceived, statePatch, type PendingMessage } from './fake-app';
 import { registeredApp, startSmsGateStack, tenant } from './helpers';
 import { INTEGRATOR_API, integratorClient, refusal, smsgateSignatureValid } from './integrator-client';
 
@@ -254,6 +255,36 @@ describe('SMSGate’s integrator API with its npm client', () => {
       expect(res.status, bad).toBe(400);
       expect((await readJson(res)).message, bad).toEqual(expect.any(String));
     }
+  });
+
+  it('sends a dataMessage and delivers sms:data-received to a webhook registered through the client', async () => {
+    const { key } = await tenant(app);
+    const phone = await registeredApp(app, key);
+    const client = integratorClient(app.url, key);
+    const signingKey = 'integrator-data-signing-key-77';
+    await client.patchSettings({ webhooks: { signingKey } });
+    // Client 3.0.0's types know neither dataMessage nor sms:data-received; it sends what it is given,
+    // as an integrator writing plain JavaScript does.
+    const bytes = Buffer.from([0xca, 0xfe, 0x00, 0x01]);
+    const message = { id: 'npm-data', dataMessage: { data: bytes.toString('base64'), port: 2948 }, phoneNumbers: ['+14155550131'] };
+    expect(await client.send(message as unknown as Message)).toMatchObject({ id: 'npm-data', state: 'Pending' });
+    const hook = await client.registerWebhook({ id: 'npm-data-hook', url: receiver.url, event: 'sms:data-received' as WebHookEventType });
+    expect(hook).toEqual({ id: 'npm-data-hook', deviceId: null, url: receiver.url, event: 'sms:data-received' });
+
+    const pending = (await readJson(await phone.getMessages('fifo'))) as PendingMessage[];
+    expect(pending.map(contentToSend)).toEqual([{ kind: 'data', bytes, port: 2948 }]);
+
+    const hooks = (await readJson(await phone.getWebhooks())) as { id: string; url: string; event: string }[];
+    const received = smsDataReceived({ sender: '+14155550132', bytes: Buffer.from('npm-data-in'), receivedAt: app.clock.now() });
+    expect((await phone.sendWebhook(hooks.find((h) => h.event === 'sms:data-received')!, received)).status).toBe(201);
+    const reached = () => receiver.requests.filter((r) => r.raw.includes(received.data));
+    await expect.poll(() => reached().length, { timeout: 20_000 }).toBe(1);
+    expect(JSON.parse(reached()[0].raw)).toMatchObject({
+      webhookId: 'npm-data-hook',
+      event: 'sms:data-received',
+      payload: { sender: '+14155550132', data: received.data },
+    });
+    expect(smsgateSignatureValid(reached()[0], signingKey)).toBe(true);
   });
 
   it('keeps accounts apart, refuses bad credentials and bad input with 4xx in SMSGate’s error shape', async () => {

@@ -146,6 +146,7 @@ describe('the SMSGate app as a phone', () => {
     const callback = `${app.url}/compat/smsgate/webhooks/${registration.id}`;
     expect(hooks).toEqual([
       { id: 'phone-gateway-sms-received', deviceId: registration.id, url: callback, event: 'sms:received' },
+      { id: 'phone-gateway-sms-data-received', deviceId: registration.id, url: callback, event: 'sms:data-received' },
       { id: 'phone-gateway-mms-received', deviceId: registration.id, url: callback, event: 'mms:received' },
       { id: 'phone-gateway-mms-downloaded', deviceId: registration.id, url: callback, event: 'mms:downloaded' },
       { id: 'phone-gateway-system-ping', deviceId: registration.id, url: callback, event: 'system:ping' },

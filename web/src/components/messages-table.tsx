@@ -5,6 +5,7 @@ import { Link } from '../lib/router';
 import { DataTable } from './data-table';
 import { StatusBadge } from './status-badge';
 import { EncryptedMark } from './encrypted';
+import { messageContent } from './message-content';
 
 /** The latest thing that happened to a message. */
 const shownAt = (m: Schemas['Message']) =>
@@ -53,7 +54,7 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
                 <EncryptedMark what="text" />
               ) : (
                 <Text size="sm" component="span" display="block" style={{ wordBreak: 'break-word' }}>
-                  {m.body}
+                  {messageContent(m)}
                 </Text>
               )}
               {m.error_message && (

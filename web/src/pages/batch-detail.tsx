@@ -12,6 +12,7 @@ import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 import { EncryptedMark } from '../components/encrypted';
+import { messageContent } from '../components/message-content';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
@@ -54,7 +55,7 @@ export function BatchDetail({ id }: { id: string }) {
                 {batch.encrypted ? (
                   <EncryptedMark what="text" />
                 ) : (
-                  <Text style={{ whiteSpace: 'pre-wrap' }}>{batch.body}</Text>
+                  <Text style={{ whiteSpace: 'pre-wrap' }}>{messageContent(batch)}</Text>
                 )}
                 <BatchProgress batch={batch} />
                 {CANCELLABLE.includes(batch.status) && (

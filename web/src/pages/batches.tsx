@@ -10,6 +10,7 @@ import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { EncryptedMark } from '../components/encrypted';
+import { messageContent } from '../components/message-content';
 
 /** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
 export function Batches() {
@@ -71,7 +72,7 @@ export function Batches() {
                           <EncryptedMark what="text" />
                         ) : (
                           <Text size="sm" truncate component="span" display="block">
-                            {b.body}
+                            {messageContent(b)}
                           </Text>
                         )}
                         <Text size="xs" c="dimmed" component="span" display="block">

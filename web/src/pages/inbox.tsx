@@ -6,6 +6,7 @@ import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
 import { ago, when } from '../lib/format';
 import { Link } from '../lib/router';
+import { messageContent } from '../components/message-content';
 
 interface Received {
   /** Newest first. */
@@ -72,7 +73,7 @@ export function Inbox() {
                     </Group>
                   </Group>
                   <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                    {m.body}
+                    {messageContent(m)}
                   </Text>
                   {m.sender && (
                     <Anchor

@@ -12,6 +12,9 @@ import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
 import { simLabel, simsOf } from '../lib/sims';
 import { EncryptedMark } from '../components/encrypted';
+import { messageContent } from '../components/message-content';
+
+const ENCODINGS: Record<string, string> = { gsm7: 'GSM-7', ucs2: 'UCS-2', binary: 'binary' };
 
 /** The phone of a message, or null once it was unpaired (its id no longer names a phone). */
 async function phoneOf(id: string): Promise<Schemas['Device'] | null> {
@@ -114,7 +117,7 @@ export function MessageDetail({ id }: { id: string }) {
                   {m.encrypted ? (
                     <EncryptedMark what="text" />
                   ) : (
-                    <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
+                    <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{messageContent(m)}</Text>
                   )}
                   {(m.error_code || m.error_message) && (
                     <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
@@ -147,7 +150,7 @@ export function MessageDetail({ id }: { id: string }) {
                     </Fact>
                     <Fact label="Size" testId="message-size">
                       {plural(m.segments, 'segment')} ·{' '}
-                      {m.encrypted ? 'not known (encrypted)' : m.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'}
+                      {m.encrypted ? 'not known (encrypted)' : ENCODINGS[m.encoding]}
                     </Fact>
                     {m.batch_id && (
                       <Fact label="Batch">

@@ -8,6 +8,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { messageContent } from '../components/message-content';
 
 /** Every text to and from one number, oldest first (the API's search, kept to that exact number). */
 async function conversation(number: string): Promise<Schemas['Message'][]> {
@@ -72,7 +73,7 @@ export function Thread({ number }: { number: string }) {
                     bg={inbound ? undefined : 'var(--mantine-color-default-hover)'}
                   >
                     <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-                      {m.body}
+                      {messageContent(m)}
                     </Text>
                     {(m.attachments?.length ?? 0) > 0 && (
                       <Anchor component={Link} href={`/messages/${m.id}`} size="xs" data-testid="thread-attachments">

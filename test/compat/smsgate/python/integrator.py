@@ -47,6 +47,13 @@ def main() -> None:
         out["state"] = {"id": again.id, "state": again.state.value, "recipients": [r.phone_number for r in again.recipients]}
         out["list"] = [m.id for m in api.get_messages()]
         out["unknown"] = refused(lambda: api.get_state("no-such-message"))
+        # A data SMS (bytes to a port), and a webhook for the data SMS the phone receives.
+        data = api.send(domain.Message(phone_numbers=["+14155550172"], id="py-data",
+                                       data_message=domain.DataMessage.with_bytes(b"\x00\x01ping", 53739)))
+        out["data_sent"] = {"id": data.id, "state": data.state.value}
+        data_hook = api.create_webhook(domain.Webhook(id="py-data-hook", url=webhook_url, event=WebhookEvent.SMS_DATA_RECEIVED))
+        out["data_webhook"] = {"id": data_hook.id, "event": data_hook.event.value}
+        api.delete_webhook("py-data-hook")
         # Cancelling one message: a pending one is cancelled; again, it is no longer pending (409).
         api.send(domain.Message(phone_numbers=["+14155550171"], text_message=domain.TextMessage(text="Cancel me"), id="py-cancel"))
         api.cancel_message("py-cancel")
