@@ -29,6 +29,14 @@ export const resources: Record<string, JsonSchema> = {
       sent_count: int,
       delivered_count: int,
       failed_count: int,
+      cancelled_count: {
+        ...int,
+        description: 'Of failed_count, messages cancelled before they were sent (error_code `cancelled`).',
+      },
+      opted_out_count: {
+        ...int,
+        description: 'Of failed_count, messages to numbers that opted out, never sent (error_code `opted_out`).',
+      },
       unknown_count: int,
       priority: {
         type: 'string',
@@ -46,7 +54,8 @@ export const resources: Record<string, JsonSchema> = {
       error: nullable(str),
       cancelled_at: {
         ...nullable(ts),
-        description: 'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
+        description:
+          'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
       },
       created_at: ts,
       updated_at: ts,
@@ -119,7 +128,7 @@ export const resources: Record<string, JsonSchema> = {
       },
       duration_seconds: { ...int, description: 'finishes_at − starts_at, in seconds.' },
     },
-    "How long a send of `recipients` would take on a phone at its pace, behind what it has queued.",
+    'How long a send of `recipients` would take on a phone at its pace, behind what it has queued.',
   ),
   ...deviceResources,
   Webhook: object({
@@ -242,7 +251,14 @@ export const resources: Record<string, JsonSchema> = {
     timezone: str,
     days: {
       type: 'array',
-      items: object({ date: { ...str, format: 'date' }, sent: int, delivered: int, failed: int }),
+      items: object({
+        date: { ...str, format: 'date' },
+        sent: int,
+        delivered: int,
+        failed: int,
+        cancelled: { ...int, description: 'Of failed, messages cancelled before they were sent.' },
+        opted_out: { ...int, description: 'Of failed, messages to numbers that opted out, never sent.' },
+      }),
     },
   }),
   FieldError: object({

@@ -194,7 +194,7 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     await expect
       .poll(async () => (await scene.call('GET', `/v1/batches/${held.batch.id}`)).messages[0])
       .toMatchObject({ status: 'failed', error_code: 'cancelled' });
-    await shown(page.getByTestId('batch-status').getByText('failed'));
+    await shown(page.getByTestId('batch-status').getByText('cancelled'));
   }, 60_000);
 
   it('logged no console errors on any page', () => {

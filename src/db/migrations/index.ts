@@ -25,6 +25,7 @@ import { Migration20261128130000AccessTokens } from './Migration20261128130000Ac
 import { Migration20261128200000PhoneWebhooks } from './Migration20261128200000PhoneWebhooks';
 import { Migration20261128200000SimRotation } from './Migration20261128200000SimRotation';
 import { Migration20261128210000InboxIndex } from './Migration20261128210000InboxIndex';
+import { Migration20261129040000WithdrawnIndex } from './Migration20261129040000WithdrawnIndex';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -54,4 +55,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128200000PhoneWebhooks', class: Migration20261128200000PhoneWebhooks },
   { name: 'Migration20261128200000SimRotation', class: Migration20261128200000SimRotation },
   { name: 'Migration20261128210000InboxIndex', class: Migration20261128210000InboxIndex },
+  { name: 'Migration20261129040000WithdrawnIndex', class: Migration20261129040000WithdrawnIndex },
 ];

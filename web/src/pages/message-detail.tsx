@@ -6,6 +6,7 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { FormError, Load } from '../components/states';
 import { plural, when } from '../lib/format';
+import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
@@ -94,7 +95,7 @@ export function MessageDetail({ id }: { id: string }) {
                       {m.direction === 'inbound' ? `From ${m.sender}` : `To ${m.recipient}`}
                     </Text>
                     <span data-testid="message-status">
-                      <StatusBadge status={m.error_code === 'cancelled' ? 'cancelled' : m.status} />
+                      <StatusBadge status={messageState(m)} />
                     </span>
                   </Group>
                   {/* Cancellable while no phone has taken it. */}
@@ -108,7 +109,7 @@ export function MessageDetail({ id }: { id: string }) {
                   <FormError error={error} />
                   <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.body}</Text>
                   {(m.error_code || m.error_message) && (
-                    <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
+                    <Text size="sm" c={withdrawn(m) ? 'dimmed' : 'var(--pg-danger)'} data-testid="message-error">
                       {[m.error_code, m.error_message].filter(Boolean).join(': ')}
                     </Text>
                   )}

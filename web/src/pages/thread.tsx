@@ -6,6 +6,7 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
+import { messageState } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 
@@ -78,7 +79,7 @@ export function Thread({ number }: { number: string }) {
                       <Anchor component={Link} href={`/messages/${m.id}`} size="xs">
                         {inbound ? 'Received' : 'Sent'} {when(m.received_at ?? m.sent_at ?? m.created_at)}
                       </Anchor>
-                      {!inbound && <StatusBadge status={m.status} />}
+                      {!inbound && <StatusBadge status={messageState(m)} />}
                     </Group>
                   </Card>
                 );
