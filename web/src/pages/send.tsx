@@ -20,6 +20,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { count, localInputToIso, plural, timeZone } from '../lib/format';
 import type { Me } from '../lib/session';
 import { numbersFromCsv } from '../lib/csv';
+import { defaultCountry, notANumber } from '../lib/numbers';
 import { checkRecipients } from '../lib/recipients';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
@@ -30,13 +31,13 @@ import { SendEstimate } from '../components/pace';
 export function Send() {
   // The account's usage is read afresh here: what is left today decides what this send may do.
   const state = useLoad(
-    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me'))]),
+    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me')), defaultCountry()]),
     [],
   );
   return (
     <Page title="Send a text">
       <Load state={state}>
-        {([list, me]) =>
+        {([list, me, country]) =>
           list.length === 0 ? (
             <Empty title="No phone to send with">
               <Anchor component={Link} href="/phones">
@@ -45,7 +46,7 @@ export function Send() {
               first: texts go out through it.
             </Empty>
           ) : (
-            <SendForm devices={list} me={me} />
+            <SendForm devices={list} me={me} country={country} />
           )
         }
       </Load>
@@ -62,7 +63,7 @@ function allowance(me: Me) {
     : { left: month, words: `${plural(month, 'message')} left this month (${count(me.limits.monthly_limit)} a month)` };
 }
 
-function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
+function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: Me; country: string | null }) {
   const [to, setTo] = useState('');
   const [body, setBody] = useState('');
   const [deviceId, setDeviceId] = useState<string>('');
@@ -81,9 +82,9 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
     setImported(`${plural(numbers.length, 'number')} added from ${file.name}.`);
   }
 
-  const checks = useMemo(() => checkRecipients(to), [to]);
+  const checks = useMemo(() => checkRecipients(to, country), [to, country]);
   const valid = checks.filter((c) => c.e164 && c.duplicateOf === undefined);
-  const invalid = checks.filter((c) => c.error);
+  const invalid = checks.filter((c) => c.invalid);
   const duplicates = checks.filter((c) => c.duplicateOf !== undefined);
   const segments = countSegments(body);
   const chars = [...body].length;
@@ -129,8 +130,8 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
       <Stack>
         <Textarea
           label="Recipients"
-          description="One or more numbers with their country code, separated by commas, spaces or new lines"
-          placeholder="+14155550123, +14155550124"
+          description={`One number a line, or numbers separated by commas; spaces, dashes and brackets inside a number are fine.${country ? ` Numbers without + and a country code are read as ${country} numbers.` : ' Write each with + and its country code.'}`}
+          placeholder={'+14155550123\n(415) 555-0124'}
           autosize
           minRows={2}
           value={to}
@@ -169,20 +170,22 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
                 <li key={i}>
                   <Badge
                     variant="light"
-                    color={c.error ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
-                    title={c.error ?? (c.duplicateOf !== undefined ? 'duplicate' : c.e164)}
+                    color={c.invalid ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
+                    title={c.invalid ? 'not a phone number' : c.duplicateOf !== undefined ? 'duplicate' : c.e164}
                   >
                     <span style={{ color: 'var(--pg-badge-text)', textTransform: 'none' }}>
                       {c.raw}
-                      {c.error ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
+                      {c.invalid ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
                     </span>
                   </Badge>
                 </li>
               ))}
             </Group>
             {invalid.length > 0 && (
-              <Text size="xs" c="var(--pg-danger)" role="alert">
-                {invalid[0].raw} is {invalid[0].error}
+              <Text size="xs" c="var(--pg-danger)" role="alert" data-testid="recipient-error">
+                {notANumber(invalid[0].raw, country)}
+                {invalid.length > 1 &&
+                  ` ${plural(invalid.length - 1, 'other entry is', 'other entries are')} not a number either (marked invalid).`}
               </Text>
             )}
           </div>
