@@ -22,6 +22,7 @@ import type { Me } from '../lib/session';
 import { numbersFromCsv } from '../lib/csv';
 import { defaultCountry, notANumber } from '../lib/numbers';
 import { checkRecipients } from '../lib/recipients';
+import { chunks, SplitProgress } from '../components/split-send';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { simLabel } from './device-settings';
@@ -92,12 +93,49 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
   const sims = device ? simsOf(device) : [];
   const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
   const plan = allowance(me);
+  const parts = chunks(valid, me.limits.batch_limit);
+  // A list over the plan's recipients per send can go as several sends; one over what is left today
+  // or this month cannot, split or not.
+  const overLeft = valid.length > plan.left;
   const tooMany =
     valid.length > me.limits.batch_limit
-      ? `A send may have at most ${plural(me.limits.batch_limit, 'recipient')} on the ${me.limits.plan_name} plan.`
-      : valid.length > plan.left
+      ? `The ${me.limits.plan_name} plan allows ${plural(me.limits.batch_limit, 'recipient')} a send, and this list has ${count(valid.length)}: ` +
+        (overLeft
+          ? `even as ${plural(parts.length, 'send')}, it is more than the plan has (${plan.words}).`
+          : `it can go as ${plural(parts.length, 'send')} of at most ${count(me.limits.batch_limit)}, one batch each.`) +
+        ' The plans on Account allow more.'
+      : overLeft
         ? `This send has ${plural(valid.length, 'recipient')}; the plan has ${plan.words}.`
         : null;
+  const canSplit = parts.length > 1 && !overLeft && invalid.length === 0 && body.length > 0 && !(scheduled && !at);
+  const [made, setMade] = useState<{ ids: string[]; planned: number; error: unknown } | null>(null);
+
+  /** The list as several sends the plan allows, one after another; stops at the first refused. */
+  async function sendInParts() {
+    setBusy(true);
+    setError(null);
+    const ids: string[] = [];
+    let refused: unknown = null;
+    for (const part of parts) {
+      try {
+        const sent = await ok(api.POST('/v1/messages', { body: { ...sendBody(), to: part.map((c) => c.e164!) } }));
+        ids.push(sent.batch.id);
+      } catch (e) {
+        refused = e;
+        break;
+      }
+    }
+    setBusy(false);
+    if (ids.length === 0) setError(refused);
+    else setMade({ ids, planned: parts.length, error: refused });
+  }
+
+  const sendBody = () => ({
+    body,
+    device_id: deviceId || null,
+    sim_subscription_id: sim ? Number(sim) : null,
+    scheduled_at: scheduled ? localInputToIso(at) : null,
+  });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -106,13 +144,7 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
     try {
       const sent = await ok(
         api.POST('/v1/messages', {
-          body: {
-            body,
-            to: valid.map((c) => c.e164!),
-            device_id: deviceId || null,
-            sim_subscription_id: sim ? Number(sim) : null,
-            scheduled_at: scheduled ? localInputToIso(at) : null,
-          },
+          body: { ...sendBody(), to: valid.map((c) => c.e164!) },
         }),
       );
       navigate(`/batches/${sent.batch.id}`);
@@ -122,6 +154,19 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
       setBusy(false);
     }
   }
+
+  if (made)
+    return (
+      <SplitProgress
+        ids={made.ids}
+        planned={made.planned}
+        error={made.error}
+        onDone={() => {
+          setMade(null);
+          setTo('');
+        }}
+      />
+    );
 
   const blocked =
     tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
@@ -187,6 +232,25 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
                 {invalid.length > 1 &&
                   ` ${plural(invalid.length - 1, 'other entry is', 'other entries are')} not a number either (marked invalid).`}
               </Text>
+            )}
+            {invalid.length > 0 && (
+              <Button
+                variant="default"
+                size="xs"
+                mt={4}
+                onClick={() =>
+                  setTo(
+                    checks
+                      .filter((c) => !c.invalid)
+                      .map((c) => c.raw)
+                      .join('\n'),
+                  )
+                }
+              >
+                {invalid.length === 1
+                  ? 'Remove the invalid entry'
+                  : `Remove the ${count(invalid.length)} invalid entries`}
+              </Button>
             )}
           </div>
         )}
@@ -265,6 +329,11 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
           <Button type="submit" loading={busy} disabled={blocked}>
             {valid.length > 1 ? `Send to ${count(valid.length)} recipients` : 'Send'}
           </Button>
+          {parts.length > 1 && !overLeft && (
+            <Button variant="light" loading={busy} disabled={!canSplit} onClick={() => void sendInParts()}>
+              Send as {count(parts.length)} sends
+            </Button>
+          )}
         </Group>
       </Stack>
     </Card>
