@@ -62,6 +62,7 @@ export function createApp(deps: AppDeps): Koa {
       secureCookies: config.publicUrl.startsWith('https:'),
       googleSignIn: Boolean(config.google.clientId && config.google.clientSecret),
       turnstileSiteKey: config.turnstile.secret ? config.turnstile.siteKey : '',
+      defaultCountry: config.defaultCountry ?? null,
     }),
     googleRoutes({
       google: services.google,
@@ -104,7 +105,13 @@ export function createApp(deps: AppDeps): Koa {
   app.use(bodyParser({ ...parserOptions, jsonLimit: deps.config.bodyLimit }));
   app.use(inputGuard());
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
-  const routers = [healthRoutes(deps), openapiRoutes({ publicUrl: config.publicUrl }), v1, smsgateRoutes(deps), integratorRoutes(deps)];
+  const routers = [
+    healthRoutes(deps),
+    openapiRoutes({ publicUrl: config.publicUrl }),
+    v1,
+    smsgateRoutes(deps),
+    integratorRoutes(deps),
+  ];
   // GET /metrics on the API port only for holders of METRICS_TOKEN (else it is METRICS_PORT's alone).
   if (config.metrics.token) routers.unshift(metricsRoutes(services));
   // OPTIONS, 405 and Allow by the route a path names, not by every pattern it happens to match.

@@ -30,6 +30,8 @@ export interface AccountsRoutesDeps {
   secureCookies: boolean;
   googleSignIn: boolean;
   turnstileSiteKey: string;
+  /** DEFAULT_COUNTRY: how numbers written without a country code are read. */
+  defaultCountry: string | null;
 }
 
 // A header may carry C1 controls (latin1 bytes 0x80-0x9F): the stored copy drops every control character.
@@ -47,7 +49,11 @@ export function accountsRoutes(deps: AccountsRoutesDeps): Router {
   const router = new Router({ prefix: '/auth' });
 
   router.get('/config', (ctx) => {
-    ctx.body = { google_sign_in: deps.googleSignIn, turnstile_site_key: deps.turnstileSiteKey };
+    ctx.body = {
+      google_sign_in: deps.googleSignIn,
+      turnstile_site_key: deps.turnstileSiteKey,
+      default_country: deps.defaultCountry,
+    };
   });
 
   router.post('/register', async (ctx) => {

@@ -21,6 +21,12 @@ export interface BatchStart {
   settled: boolean;
 }
 
+/** Of a batch's failed messages, those a person withdrew: cancelled, or to a number that opted out. */
+export interface Withdrawn {
+  cancelledCount: number;
+  optedOutCount: number;
+}
+
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 
 export const batchesRepository = {
@@ -28,6 +34,21 @@ export const batchesRepository = {
 
   listBatches: (em: EntityManager, userId: string, page: { cursor?: string; limit: number }) =>
     findPage(em, Batch, { userId }, { cursor: page.cursor, limit: page.limit, order: 'desc' }),
+
+  /** The account's batches' withdrawn messages (on messages_withdrawn_idx), by batch id; none: no entry. */
+  async withdrawnOf(em: EntityManager, userId: string, batchIds: string[]): Promise<Map<string, Withdrawn>> {
+    if (batchIds.length === 0) return new Map();
+    const rows = await query<Withdrawn & { batchId: string }>(
+      em,
+      sql`select batch_id, count(*) filter (where error_code = 'cancelled')::int as cancelled_count,
+                 count(*) filter (where error_code = 'opted_out')::int as opted_out_count
+            from messages
+           where batch_id = any(${batchIds}::uuid[]) and user_id = ${userId}
+             and status = 'failed' and error_code in ('cancelled', 'opted_out')
+           group by batch_id`,
+    );
+    return new Map(rows.map(({ batchId, ...counts }) => [batchId, counts]));
+  },
 
   /**
    * Marks the account's batch cancelled (the first time) unless it is final, locking it for the rest

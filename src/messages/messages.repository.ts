@@ -104,7 +104,9 @@ export const messagesRepository = {
     now: Date,
     days: number,
     timezone: string,
-  ): Promise<Array<{ date: string; sent: number; delivered: number; failed: number }>> {
+  ): Promise<
+    Array<{ date: string; sent: number; delivered: number; failed: number; cancelled: number; optedOut: number }>
+  > {
     const today = sql`(${now}::timestamptz at time zone ${timezone})::date`;
     return query(
       em,
@@ -115,14 +117,17 @@ export const messagesRepository = {
             select (m.created_at at time zone ${timezone})::date as day,
                    count(*) filter (where m.sent_at is not null or m.status = 'delivered')::int as sent,
                    count(*) filter (where m.status = 'delivered')::int as delivered,
-                   count(*) filter (where m.status = 'failed')::int as failed
+                   count(*) filter (where m.status = 'failed')::int as failed,
+                   count(*) filter (where m.status = 'failed' and m.error_code = 'cancelled')::int as cancelled,
+                   count(*) filter (where m.status = 'failed' and m.error_code = 'opted_out')::int as opted_out
               from messages m
              where m.user_id = ${userId} and m.direction = 'outbound'
                and m.created_at >= ((select min(day) from days)::timestamp at time zone ${timezone})
              group by 1
           )
           select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(c.sent, 0) as sent,
-                 coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed
+                 coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed,
+                 coalesce(c.cancelled, 0) as cancelled, coalesce(c.opted_out, 0) as opted_out
             from days d left join counted c on c.day = d.day
            order by d.day`,
     );

@@ -10,7 +10,7 @@ import type { MmsService } from '../mms/mms.service';
 import type { Message } from './message.entity';
 import type { MessagesService } from './messages.service';
 import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
-import { batchView, estimateView, messageView } from './messages.views';
+import { batchView, dailyStatsView, estimateView, messageView } from './messages.views';
 
 export function messagesRoutes({
   auth,
@@ -89,7 +89,7 @@ export function messagesRoutes({
 
   router.get('/stats/daily', auth.scope('read'), async (ctx) => {
     const { query } = await validate(ctx, { query: dailyStatsQuery });
-    ctx.body = await messages.dailyStats(callerOf(ctx).userId, query);
+    ctx.body = dailyStatsView(await messages.dailyStats(callerOf(ctx).userId, query));
   });
 
   return router;

@@ -7,7 +7,7 @@ import type { Message } from './message.entity';
 import type { DailyStatsQuery, EstimateQuery, ListMessagesQuery } from './messages.schemas';
 import { paceOf, placement } from './outbox';
 import { messagesRepository } from './messages.repository';
-import { batchesRepository } from './batches.repository';
+import { batchesRepository, type Withdrawn } from './batches.repository';
 import { reportsRepository } from './reports.repository';
 import type { OutcomesService } from './outcomes.service';
 import { createSendsService, type SendsDeps } from './sends.service';
@@ -19,11 +19,30 @@ export interface MessagesDeps extends SendsDeps {
   outcomes: Pick<OutcomesService, 'failQueued'>;
 }
 
+/** A batch as the API shows it: with how many of its failed messages were withdrawn, not lost. */
+export type ShownBatch = Batch & Withdrawn;
+
 export function createMessagesService(deps: MessagesDeps) {
   const { em, clock } = deps;
+  const sends = createSendsService(deps);
+
+  async function shown(userId: string, batches: Batch[]): Promise<ShownBatch[]> {
+    const withdrawn = await batchesRepository.withdrawnOf(
+      em(),
+      userId,
+      batches.map((b) => b.id),
+    );
+    return batches.map((b) => ({ ...b, ...(withdrawn.get(b.id) ?? { cancelledCount: 0, optedOutCount: 0 }) }));
+  }
 
   return {
-    ...createSendsService(deps),
+    ...sends,
+
+    /** As it is accepted, every failed message of a send is to a number that opted out. */
+    async send(userId: string, input: Parameters<typeof sends.send>[1]) {
+      const { batch, messageIds } = await sends.send(userId, input);
+      return { batch: { ...batch, cancelledCount: 0, optedOutCount: batch.failedCount } as ShownBatch, messageIds };
+    },
 
     /**
      * POST /v1/batches/{id}/cancel: the send's messages not yet dispatched (queued, or waiting for
@@ -31,7 +50,7 @@ export function createMessagesService(deps: MessagesDeps) {
      * the plan, in one transaction; dispatched ones stay and may still be reported. The batch settles
      * when its last message is final, and its workflow is told then (the settled signal).
      */
-    async cancel(userId: string, id: string, options: { onlyPending?: boolean } = {}): Promise<Batch> {
+    async cancel(userId: string, id: string, options: { onlyPending?: boolean } = {}): Promise<ShownBatch> {
       await transaction(em(), async (tx) => {
         const batch = await batchesRepository.markCancelled(tx, userId, id, clock.now());
         if (!batch) {
@@ -53,7 +72,7 @@ export function createMessagesService(deps: MessagesDeps) {
       });
       const batch = await batchesRepository.getBatch(em(), userId, id);
       if (!batch) throw notFound('batch');
-      return batch;
+      return (await shown(userId, [batch]))[0];
     },
 
     /**
@@ -115,13 +134,18 @@ export function createMessagesService(deps: MessagesDeps) {
     },
 
     /** GET /v1/batches: newest first, with their per-status counts. */
-    listBatches: (userId: string, query: { cursor?: string; limit: number }) =>
-      batchesRepository.listBatches(em(), userId, query),
+    async listBatches(userId: string, query: { cursor?: string; limit: number }): Promise<Page<ShownBatch>> {
+      const page = await batchesRepository.listBatches(em(), userId, query);
+      return { ...page, items: await shown(userId, page.items) };
+    },
 
-    async getBatch(userId: string, id: string): Promise<{ batch: Batch; messages: Message[] }> {
+    async getBatch(userId: string, id: string): Promise<{ batch: ShownBatch; messages: Message[] }> {
       const batch = await batchesRepository.getBatch(em(), userId, id);
       if (!batch) throw notFound('batch');
-      return { batch, messages: await messagesRepository.messagesOfBatch(em(), userId, id) };
+      return {
+        batch: (await shown(userId, [batch]))[0],
+        messages: await messagesRepository.messagesOfBatch(em(), userId, id),
+      };
     },
 
     async getMessage(userId: string, id: string): Promise<Message> {

@@ -1,4 +1,4 @@
-import type { Batch } from './batch.entity';
+import type { ShownBatch } from './messages.service';
 import type { Message } from './message.entity';
 import { iso } from '../lib/iso';
 import { countSegments } from './segments';
@@ -8,7 +8,7 @@ const dataOf = (row: { body: string; dataPort?: number | null }) =>
   row.dataPort != null ? { base64: row.body, port: row.dataPort } : null;
 const textOf = (row: { body: string; dataPort?: number | null }) => (row.dataPort != null ? '' : row.body);
 
-export const batchView = (batch: Batch) => ({
+export const batchView = (batch: ShownBatch) => ({
   id: batch.id,
   body: textOf(batch),
   data: dataOf(batch),
@@ -23,6 +23,8 @@ export const batchView = (batch: Batch) => ({
   sent_count: batch.sentCount,
   delivered_count: batch.deliveredCount,
   failed_count: batch.failedCount,
+  cancelled_count: batch.cancelledCount,
+  opted_out_count: batch.optedOutCount,
   unknown_count: batch.unknownCount,
   priority: batch.priority,
   ttl_seconds: batch.ttlSeconds ?? null,
@@ -88,4 +90,20 @@ export const estimateView = (estimate: {
   starts_at: estimate.startsAt.toISOString(),
   finishes_at: estimate.finishesAt.toISOString(),
   duration_seconds: Math.max(0, Math.round((estimate.finishesAt.getTime() - estimate.startsAt.getTime()) / 1000)),
+});
+
+/** GET /v1/stats/daily. */
+export const dailyStatsView = (stats: {
+  timezone: string;
+  days: Array<{ date: string; sent: number; delivered: number; failed: number; cancelled: number; optedOut: number }>;
+}) => ({
+  timezone: stats.timezone,
+  days: stats.days.map((d) => ({
+    date: d.date,
+    sent: d.sent,
+    delivered: d.delivered,
+    failed: d.failed,
+    cancelled: d.cancelled,
+    opted_out: d.optedOut,
+  })),
 });

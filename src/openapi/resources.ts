@@ -93,6 +93,14 @@ export const resources: Record<string, JsonSchema> = {
       sent_count: int,
       delivered_count: int,
       failed_count: int,
+      cancelled_count: {
+        ...int,
+        description: 'Of failed_count, messages cancelled before they were sent (error_code `cancelled`).',
+      },
+      opted_out_count: {
+        ...int,
+        description: 'Of failed_count, messages to numbers that opted out, never sent (error_code `opted_out`).',
+      },
       unknown_count: int,
       priority: {
         type: 'string',
@@ -331,7 +339,14 @@ export const resources: Record<string, JsonSchema> = {
     timezone: str,
     days: {
       type: 'array',
-      items: object({ date: { ...str, format: 'date' }, sent: int, delivered: int, failed: int }),
+      items: object({
+        date: { ...str, format: 'date' },
+        sent: int,
+        delivered: int,
+        failed: int,
+        cancelled: { ...int, description: 'Of failed, messages cancelled before they were sent.' },
+        opted_out: { ...int, description: 'Of failed, messages to numbers that opted out, never sent.' },
+      }),
     },
   }),
   FieldError: object({

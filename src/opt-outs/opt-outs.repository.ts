@@ -54,6 +54,15 @@ export const optOutsRepository = {
     return rows.length > 0;
   },
 
-  list: (em: EntityManager, userId: string, page: { cursor?: string; limit: number }): Promise<Page<OptOut>> =>
-    findPage(em, OptOut, { userId }, { cursor: page.cursor, limit: page.limit, order: 'desc' }),
+  list: (
+    em: EntityManager,
+    userId: string,
+    page: { cursor?: string; limit: number },
+    phoneNumber?: string,
+  ): Promise<Page<OptOut>> =>
+    findPage(em, OptOut, phoneNumber ? { userId, phoneNumber } : { userId }, {
+      cursor: page.cursor,
+      limit: page.limit,
+      order: 'desc',
+    }),
 };

@@ -2,7 +2,11 @@ import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
 import { text } from '../lib/fields';
 
-export const listOptOutsQuery = yup.object({ ...pageFields() });
+export const listOptOutsQuery = yup.object({
+  ...pageFields(),
+  // Only this number (normalised as recipients are): is it on the list?
+  phone_number: text(64).optional(),
+});
 export type ListOptOutsQuery = yup.InferType<typeof listOptOutsQuery>;
 
 export const addOptOutBody = yup.object({

@@ -78,9 +78,18 @@ export function createOptOutsService(deps: OptOutsDeps) {
     /** A condition that holds when the account suppresses none of these numbers (SQL with its values). */
     noneSuppressed: optOutsRepository.noneSuppressed,
 
-    /** GET /v1/opt-outs: newest first. */
-    list: (userId: string, page: { cursor?: string; limit: number }): Promise<Page<OptOut>> =>
-      optOutsRepository.list(em(), userId, page),
+    /** GET /v1/opt-outs: newest first; with `phone_number`, that number's entry or none. */
+    async list(
+      userId: string,
+      query: { cursor?: string; limit: number; phone_number?: string },
+    ): Promise<Page<OptOut>> {
+      if (query.phone_number === undefined) return optOutsRepository.list(em(), userId, query);
+      const number = normalizeNumber(query.phone_number, deps.defaultCountry);
+      if (!number) {
+        throw validationFailed([{ field: 'query.phone_number', message: 'phone_number is not a valid phone number' }]);
+      }
+      return optOutsRepository.list(em(), userId, query, number);
+    },
 
     add,
 

@@ -53,6 +53,7 @@ describe('bot check (Turnstile) on login, register and reset request', () => {
     expect(await readJson(await app.fetch('/v1/auth/config'))).toEqual({
       google_sign_in: false,
       turnstile_site_key: 'site-key-123',
+      default_country: null,
     });
   });
 

@@ -220,6 +220,6 @@ describe('accounts and dashboard sessions', () => {
 
   it('reports the sign-in options', async () => {
     const res = await app.fetch('/v1/auth/config');
-    expect(await readJson(res)).toEqual({ google_sign_in: false, turnstile_site_key: '' });
+    expect(await readJson(res)).toEqual({ google_sign_in: false, turnstile_site_key: '', default_country: null });
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, json, PASSWORD, type Account } from '../support/accounts';
 import type { TestApp } from '../support/app';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
-import { Contexts, onApp, shown, signInOn, startAppScene, type AppScene } from './browser';
+import { axeViolations, checkShot, Contexts, onApp, shown, signInOn, startAppScene, type AppScene } from './browser';
 import { smsDataReceived } from '../compat/smsgate/fake-app';
 import { registeredApp } from '../compat/smsgate/helpers';
 
@@ -112,6 +112,81 @@ describe('the Inbox', () => {
       expect({ path, bytes: text.includes(base64) || text.includes('SECRETBYTES') }).toEqual({ path, bytes: false });
     }
   });
+
+  it('offers Reply only to numbers it can send to, warns of an opt-out and shows why a reply failed', async () => {
+    await receive('+447700900123', 'Can you call me?');
+    await receive('+14155550310', 'STOP');
+    await receive('+14155550311', 'Are you open today?');
+    const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
+    await page.goto('/inbox');
+    const texts = page.getByTestId('inbox-message');
+
+    // A number in no country's plan: no Reply to be refused later, and why, in words.
+    const fictional = texts.filter({ hasText: 'Can you call me?' });
+    await shown(fictional);
+    expect(await fictional.getByRole('link', { name: 'Reply to +447700900123' }).count()).toBe(0);
+    expect(await fictional.getByTestId('no-reply').textContent()).toBe(
+      "No reply: +447700900123 is not a number texts can be sent to: no country's numbering plan gives it to a phone.",
+    );
+    await fictional.getByRole('link', { name: 'Open the thread with +447700900123' }).click();
+    await shown(page.getByRole('heading', { name: 'Texts with +447700900123' }));
+    await shown(page.getByTestId('no-reply'));
+    expect(await page.getByRole('form', { name: 'Reply' }).count()).toBe(0);
+
+    // A number that texted STOP: its thread says so before anyone writes, and sends nothing.
+    await page.goto('/inbox');
+    await texts.filter({ hasText: 'STOP' }).getByRole('link', { name: 'Reply to +14155550310' }).click();
+    const warning = page.getByTestId('opted-out-warning');
+    await shown(warning);
+    expect(await warning.textContent()).toMatch(/opted out.*texted STOP.*until it texts START/);
+    await page.getByLabel('Reply to +14155550310').fill('Sorry to see you go');
+    expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
+
+    // A reply the phone could not send reads as failed, with the phone's reason, not "Sent".
+    await page.goto('/inbox');
+    await texts.filter({ hasText: 'Are you open today?' }).getByRole('link', { name: 'Reply to +14155550311' }).click();
+    await page.getByLabel('Reply to +14155550311').fill('Yes, until six');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    const reply = page.getByTestId('thread-message').filter({ hasText: 'Yes, until six' });
+    await shown(reply.getByText(/^Waiting to be sent since /));
+    const outbox = await (await app.fetch('/v1/device/outbox?limit=10', { headers: bearer(phone.token) })).json();
+    const [taken] = outbox.data as Array<{ id: string }>;
+    const report = {
+      reports: [
+        { id: taken.id, status: 'failed', error_code: 'RESULT_ERROR_NO_SERVICE', error_message: 'No mobile service.' },
+      ],
+    };
+    expect((await app.fetch('/v1/device/messages/status', json('POST', report, bearer(phone.token)))).status).toBe(200);
+    await shown(reply.getByText(/^Failed /));
+    expect(await reply.getByTestId('thread-error').textContent()).toBe('No mobile service.');
+    expect(await reply.getByText(/^Sent /).count()).toBe(0);
+
+    // At 1280 and 375 px, light and dark: nothing serious for axe on the Inbox and these threads.
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const viewport of [
+        { width: 1280, height: 900 },
+        { width: 375, height: 812 },
+      ]) {
+        const other = await signInOn(
+          await contexts.page(onApp(app, { viewport, colorScheme })),
+          account.email,
+          PASSWORD,
+        );
+        for (const [href, testId] of [
+          ['/inbox', 'no-reply'],
+          ['/inbox/%2B447700900123', 'no-reply'],
+          ['/inbox/%2B14155550310', 'opted-out-warning'],
+          ['/inbox/%2B14155550311', 'thread-error'],
+        ]) {
+          await other.goto(href);
+          await shown(other.getByTestId(testId));
+          const at = { colorScheme, width: viewport.width, href };
+          expect({ ...at, violations: await axeViolations(other) }).toEqual({ ...at, violations: [] });
+        }
+        await checkShot(other, `thread-failed-reply-${viewport.width}-${colorScheme}`);
+      }
+    }
+  }, 180_000);
 
   it('logged no console errors on any page', () => {
     expect(contexts.consoleErrors()).toEqual([]);

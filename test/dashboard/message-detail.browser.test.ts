@@ -140,7 +140,7 @@ describe('the message detail screen', () => {
     await ask.getByRole('button', { name: 'Cancel the send' }).click();
     await ask.waitFor({ state: 'detached' });
     await expect.poll(async () => (await call(`/v1/batches/${later.batch.id}`)).messages[0].status).toBe('failed');
-    await shown(page.getByTestId('batch-status').getByText('failed'));
+    await shown(page.getByTestId('batch-status').getByText('cancelled'));
     expect(await page.getByRole('button', { name: 'Cancel the send' }).count()).toBe(0);
   }, 60_000);
 

@@ -58,13 +58,44 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
     expect(body).toEqual({
       timezone: 'UTC',
       days: [
-        { date: dayIn(twoDaysAgo, 'UTC'), sent: 1, delivered: 1, failed: 0 },
-        { date: dayIn(new Date(Date.now() - DAY), 'UTC'), sent: 0, delivered: 0, failed: 0 },
-        { date: dayIn(new Date(), 'UTC'), sent: 2, delivered: 1, failed: 1 },
+        { date: dayIn(twoDaysAgo, 'UTC'), sent: 1, delivered: 1, failed: 0, cancelled: 0, opted_out: 0 },
+        {
+          date: dayIn(new Date(Date.now() - DAY), 'UTC'),
+          sent: 0,
+          delivered: 0,
+          failed: 0,
+          cancelled: 0,
+          opted_out: 0,
+        },
+        { date: dayIn(new Date(), 'UTC'), sent: 2, delivered: 1, failed: 1, cancelled: 0, opted_out: 0 },
       ],
     });
     const fortnight = await readJson(await mine.call('GET', '/v1/stats/daily'));
     expect(fortnight.days).toHaveLength(14);
+  });
+
+  it('tells, of the failed, the cancelled and the opted-out apart, on the day and on their batch', async () => {
+    const t = await sendingTenant(app);
+    expect((await t.call('POST', '/v1/opt-outs', { phone_number: '+14155550609' })).status).toBe(201);
+    await sendWithOutcomes(t, ['failed']);
+    const sent = await readJson(
+      await t.call('POST', '/v1/messages', { body: 'Withdrawn', to: ['+14155550608', '+14155550609', '+14155550607'] }),
+    );
+    expect(sent.batch).toMatchObject({ failed_count: 1, cancelled_count: 0, opted_out_count: 1 });
+    expect((await t.call('POST', `/v1/messages/${sent.message_ids[0]}/cancel`)).status).toBe(200);
+
+    const { days } = await readJson(await t.call('GET', '/v1/stats/daily?days=1'));
+    expect(days).toEqual([
+      { date: dayIn(new Date(), 'UTC'), sent: 0, delivered: 0, failed: 3, cancelled: 1, opted_out: 1 },
+    ]);
+    const { batch } = await readJson(await t.call('GET', `/v1/batches/${sent.batch.id}`));
+    expect(batch).toMatchObject({ failed_count: 2, cancelled_count: 1, opted_out_count: 1 });
+    const listed = await readJson(await t.call('GET', '/v1/batches'));
+    const counts = listed.data.map((b: Record<string, number>) => [b.cancelled_count, b.opted_out_count]);
+    expect(counts.sort()).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
   });
 
   it('draws the days’ lines in the time zone asked for', async () => {
@@ -93,7 +124,10 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
       '2026-10-25T22:30:00Z', // 23:30 CET on the 25th
       '2026-10-25T23:30:00Z', // 00:30 CET on the 26th
     ];
-    const ids = await sendWithOutcomes(t, at.map(() => 'sent'));
+    const ids = await sendWithOutcomes(
+      t,
+      at.map(() => 'sent'),
+    );
     for (const [i, id] of ids.entries()) await backdateMessage(app.orm, id, new Date(at[i]));
     const counts = async (today: string) => {
       app.clock.set(new Date(today));

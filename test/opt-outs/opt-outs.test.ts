@@ -199,6 +199,23 @@ describe('opt-outs: keywords from inbound texts, the suppression list, and sends
     expect((await call('GET', '/v1/opt-outs?cursor=nope')).status).toBe(422);
   });
 
+  it('answers whether one number is on the list, read as recipients are, 422 when not a number', async () => {
+    const { call } = await sendingTenant(app);
+    const other = await sendingTenant(app);
+    await call('POST', '/v1/opt-outs', { phone_number: '+14155550371' });
+    await call('POST', '/v1/opt-outs', { phone_number: '+14155550372' });
+    const only = async (c: Call, number: string) =>
+      (await readJson(await c('GET', `/v1/opt-outs?phone_number=${encodeURIComponent(number)}`))).data.map(
+        (o: { phone_number: string }) => o.phone_number,
+      );
+    expect(await only(call, '+1 (415) 555-0371')).toEqual(['+14155550371']);
+    expect(await only(call, '+14155550373')).toEqual([]);
+    expect(await only(other.call, '+14155550371')).toEqual([]);
+    const bad = await call('GET', '/v1/opt-outs?phone_number=%2B447700900123');
+    expect(bad.status).toBe(422);
+    expect(await readJson(bad)).toMatchObject({ errors: [{ field: 'query.phone_number' }] });
+  });
+
   it("keeps each account's list its own, and needs the send scope", async () => {
     await syncClock();
     const one = await sendingTenant(app);

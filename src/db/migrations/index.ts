@@ -28,6 +28,7 @@ import { Migration20261128210000InboxIndex } from './Migration20261128210000Inbo
 import { Migration20261129010000EncryptedBodies } from './Migration20261129010000EncryptedBodies';
 import { Migration20261129020000DataSms } from './Migration20261129020000DataSms';
 import { Migration20261129030000MmsAttachments } from './Migration20261129030000MmsAttachments';
+import { Migration20261129040000WithdrawnIndex } from './Migration20261129040000WithdrawnIndex';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -60,4 +61,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129010000EncryptedBodies', class: Migration20261129010000EncryptedBodies },
   { name: 'Migration20261129020000DataSms', class: Migration20261129020000DataSms },
   { name: 'Migration20261129030000MmsAttachments', class: Migration20261129030000MmsAttachments },
+  { name: 'Migration20261129040000WithdrawnIndex', class: Migration20261129040000WithdrawnIndex },
 ];

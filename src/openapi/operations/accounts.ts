@@ -59,6 +59,11 @@ export const accountsOperations: Operation[] = [
       200: object({
         google_sign_in: { type: 'boolean' },
         turnstile_site_key: text('Empty when no bot check is needed.'),
+        default_country: {
+          type: ['string', 'null'],
+          description:
+            'The country (ISO 3166 alpha-2, DEFAULT_COUNTRY) numbers written without + and a country code are read in; null: none.',
+        },
       }),
     }),
     op('POST /v1/auth/login', 'none', 'Sign in', user, {

@@ -117,7 +117,8 @@ export const messagesOperations: Operation[] = [
         description:
           'Numbers that texted STOP, STOPALL, UNSUBSCRIBE, CANCEL, END or QUIT to one of your phones (case and ' +
           'spacing aside), or were added here. Sends skip them: their messages are created failed with ' +
-          'error_code `opted_out` and do not count against the plan. START or UNSTOP takes a number off.',
+          'error_code `opted_out` and do not count against the plan. START or UNSTOP takes a number off. ' +
+          'With phone_number (normalised as recipients are), only that number: an empty page when it is not listed.',
       },
     ),
     op(

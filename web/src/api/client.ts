@@ -24,6 +24,7 @@ const FIELD_WORDS: Record<string, string> = {
   name: 'The name',
   new_password: 'The new password',
   password: 'The password',
+  phone_number: 'The number',
   scheduled_at: 'The send time',
   scopes: 'The scopes',
   send_delay_jitter_seconds: 'The random extra pause',

@@ -1,13 +1,16 @@
 import { Card, Group, Text } from '@mantine/core';
 import type { Schemas } from '../api/client';
 import { count } from '../lib/format';
+import { dayFailures } from '../lib/outcomes';
 
 type Day = Schemas['DailyStats']['days'][number];
+/** A day as drawn: its failures without the cancelled and the opted-out, which are no fault. */
+type Drawn = Day & { faults: number };
 
 const SERIES = [
   { key: 'sent', label: 'Sent', color: 'var(--mantine-color-indigo-6)' },
   { key: 'delivered', label: 'Delivered', color: 'var(--mantine-color-teal-6)' },
-  { key: 'failed', label: 'Failed', color: 'var(--mantine-color-red-6)' },
+  { key: 'faults', label: 'Failed', color: 'var(--mantine-color-red-6)' },
 ] as const;
 
 const HEIGHT = 140;
@@ -21,13 +24,20 @@ const dayLabel = (date: string) =>
  * its card's width. Each day's numbers are its bars' tooltip and the figure's text for screen readers.
  * `inUtc`: the days are UTC's, not the browser's time zone's (the server did not know that zone).
  */
-export function DailyChart({ days, inUtc = false }: { days: Day[]; inUtc?: boolean }) {
-  const top = Math.max(1, ...days.flatMap((d) => [d.sent, d.delivered, d.failed]));
+export function DailyChart({ days: given, inUtc = false }: { days: Day[]; inUtc?: boolean }) {
+  const days: Drawn[] = given.map((d) => ({ ...d, faults: dayFailures(d) }));
+  const top = Math.max(1, ...days.flatMap((d) => [d.sent, d.delivered, d.faults]));
   const slot = 30;
   const bar = 8;
   const width = days.length * slot;
   const totals = SERIES.map((s) => `${count(days.reduce((sum, d) => sum + d[s.key], 0))} ${s.label.toLowerCase()}`);
-  const summary = `Texts per day, last ${days.length} days: ${totals.join(', ')}.`;
+  const cancelled = days.reduce((sum, d) => sum + d.cancelled, 0);
+  const optedOut = days.reduce((sum, d) => sum + d.opted_out, 0);
+  const apart = [
+    ...(cancelled > 0 ? [`${count(cancelled)} cancelled`] : []),
+    ...(optedOut > 0 ? [`${count(optedOut)} to numbers that opted out`] : []),
+  ];
+  const summary = `Texts per day, last ${days.length} days: ${totals.join(', ')}${apart.length ? ` (not failed: ${apart.join(', ')})` : ''}.`;
   return (
     <Card withBorder component="figure" m={0} aria-label="Texts per day">
       <Group justify="space-between" wrap="wrap" gap="xs">
@@ -61,9 +71,11 @@ export function DailyChart({ days, inUtc = false }: { days: Day[]; inUtc?: boole
             data-date={d.date}
             data-sent={d.sent}
             data-delivered={d.delivered}
-            data-failed={d.failed}
+            data-failed={d.faults}
+            data-cancelled={d.cancelled}
+            data-opted-out={d.opted_out}
           >
-            <title>{`${dayLabel(d.date)}: ${count(d.sent)} sent, ${count(d.delivered)} delivered, ${count(d.failed)} failed`}</title>
+            <title>{`${dayLabel(d.date)}: ${count(d.sent)} sent, ${count(d.delivered)} delivered, ${count(d.faults)} failed, ${count(d.cancelled)} cancelled, ${count(d.opted_out)} opted out`}</title>
             {/* The whole slot takes the pointer, so a day with no bars still shows its tooltip. */}
             <rect x={i * slot} y={0} width={slot} height={HEIGHT} fill="transparent" />
             {SERIES.map((s, j) => {
@@ -89,7 +101,9 @@ export function DailyChart({ days, inUtc = false }: { days: Day[]; inUtc?: boole
       </div>
       <Text size="xs" c="dimmed" component="figcaption" mt={4}>
         {summary}
-        {inUtc && <span data-testid="chart-zone"> Days are in UTC: the server does not know this browser’s time zone.</span>}
+        {inUtc && (
+          <span data-testid="chart-zone"> Days are in UTC: the server does not know this browser’s time zone.</span>
+        )}
       </Text>
     </Card>
   );

@@ -1,6 +1,7 @@
 import { Anchor, Text } from '@mantine/core';
 import type { Schemas } from '../api/client';
 import { when } from '../lib/format';
+import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { DataTable } from './data-table';
 import { StatusBadge } from './status-badge';
@@ -58,14 +59,14 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
                 </Text>
               )}
               {m.error_message && (
-                <Text size="xs" c="var(--pg-danger)" component="span" display="block">
-                  {m.error_code}: {m.error_message}
+                <Text size="xs" c={withdrawn(m) ? 'dimmed' : 'var(--pg-danger)'} component="span" display="block">
+                  {withdrawn(m) ? m.error_message : `${m.error_code}: ${m.error_message}`}
                 </Text>
               )}
             </>
           ),
         },
-        { label: 'Status', card: 'status', cell: (m) => <StatusBadge status={m.status} /> },
+        { label: 'Status', card: 'status', cell: (m) => <StatusBadge status={messageState(m)} /> },
       ]}
     />
   );

@@ -8,6 +8,7 @@ const COLORS: Record<string, string> = {
   received: 'grape',
   failed: 'red',
   cancelled: 'gray',
+  'opted out': 'gray',
   'partly failed': 'orange',
   unknown: 'orange',
   completed: 'teal',

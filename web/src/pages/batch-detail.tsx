@@ -1,6 +1,6 @@
 import { Anchor, Button, Card, Group, Stack, Text } from '@mantine/core';
 import { api, ok, type Schemas } from '../api/client';
-import { batchOutcome, BatchProgress } from '../components/batch-progress';
+import { batchFaulted, batchOutcome, BatchProgress } from '../components/batch-progress';
 import { MessagesTable } from '../components/messages-table';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
@@ -8,6 +8,7 @@ import { FormError, Load } from '../components/states';
 import { useConfirm } from '../components/confirm';
 import { useState } from 'react';
 import { count, plural, when } from '../lib/format';
+import { realFailures } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
@@ -68,13 +69,15 @@ export function BatchDetail({ id }: { id: string }) {
                 <FormError error={error} />
                 <Text size="sm" data-testid="batch-counts">
                   {count(batch.delivered_count)} delivered of {count(batch.recipient_count)} · {count(batch.sent_count)}{' '}
-                  sent · {count(batch.failed_count)} failed · {count(batch.unknown_count)} unknown
+                  sent · {count(realFailures(batch))} failed · {count(batch.unknown_count)} unknown
+                  {batch.cancelled_count > 0 && ` · ${count(batch.cancelled_count)} cancelled`}
+                  {batch.opted_out_count > 0 && ` · ${count(batch.opted_out_count)} opted out`}
                 </Text>
                 <Text size="sm" c="dimmed">
                   Completion: {estimate(batch)}
                 </Text>
                 {batch.error && (
-                  <Text size="sm" c="var(--pg-danger)">
+                  <Text size="sm" c={batchFaulted(batch) ? 'var(--pg-danger)' : 'dimmed'} data-testid="batch-error">
                     {batch.error}
                   </Text>
                 )}

@@ -5,12 +5,15 @@ import { api, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
 import { Empty, Load } from '../components/states';
 import { ago, when } from '../lib/format';
+import { defaultCountry, whyNoReply } from '../lib/numbers';
 import { Link } from '../lib/router';
 import { messageContent } from '../components/message-content';
 
 interface Received {
   /** Newest first. */
   messages: Schemas['Message'][];
+  /** How numbers without a country code read (the API's DEFAULT_COUNTRY). */
+  country: string | null;
   /** Texts that arrived while the screen was open. */
   fresh: Set<string>;
 }
@@ -33,12 +36,13 @@ export function Inbox() {
   const held = useRef<Received | null>(null);
   const state = useLoad(
     async () => {
-      const page = await nextPage(held.current);
+      const [page, country] = await Promise.all([nextPage(held.current), defaultCountry()]);
       // Read again after the wait: what another poll added meanwhile is kept.
       const current = held.current;
       const known = new Set(current?.messages.map((m) => m.id));
       const added = page.data.filter((m) => !known.has(m.id));
       const next: Received = {
+        country,
         messages: [...added, ...(current?.messages ?? [])].sort((a, b) => b.created_at.localeCompare(a.created_at)),
         fresh: current ? new Set([...current.fresh, ...added.map((m) => m.id)]) : new Set(),
       };
@@ -55,7 +59,7 @@ export function Inbox() {
         Texts your phones received. New ones appear here as they arrive.
       </Text>
       <Load state={state}>
-        {({ messages, fresh }) => (
+        {({ messages, fresh, country }) => (
           <>
             {messages.length === 0 && (
               <Empty title="No texts received yet">When someone texts one of your phones, it shows up here.</Empty>
@@ -75,16 +79,7 @@ export function Inbox() {
                   <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                     {messageContent(m)}
                   </Text>
-                  {m.sender && (
-                    <Anchor
-                      component={Link}
-                      href={`/inbox/${encodeURIComponent(m.sender)}`}
-                      size="sm"
-                      aria-label={`Reply to ${m.sender}`}
-                    >
-                      Reply
-                    </Anchor>
-                  )}
+                  {m.sender && <ReplyLink sender={m.sender} country={country} />}
                 </Card>
               ))}
             </Stack>
@@ -92,5 +87,27 @@ export function Inbox() {
         )}
       </Load>
     </Page>
+  );
+}
+
+/** Reply where the API can send to the sender; else the thread to read, and why there is no reply. */
+function ReplyLink({ sender, country }: { sender: string; country: string | null }) {
+  const href = `/inbox/${encodeURIComponent(sender)}`;
+  const why = whyNoReply(sender, country);
+  if (!why)
+    return (
+      <Anchor component={Link} href={href} size="sm" aria-label={`Reply to ${sender}`}>
+        Reply
+      </Anchor>
+    );
+  return (
+    <Group gap="xs" wrap="wrap">
+      <Text size="sm" c="dimmed" data-testid="no-reply">
+        No reply: {why}
+      </Text>
+      <Anchor component={Link} href={href} size="sm" aria-label={`Open the thread with ${sender}`}>
+        Open the thread
+      </Anchor>
+    </Group>
   );
 }

@@ -7,6 +7,7 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { FormError, Load } from '../components/states';
 import { plural, when } from '../lib/format';
+import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { Deliveries } from './deliveries';
@@ -102,7 +103,7 @@ export function MessageDetail({ id }: { id: string }) {
                           : `To ${m.recipient}`}
                     </Text>
                     <span data-testid="message-status">
-                      <StatusBadge status={m.error_code === 'cancelled' ? 'cancelled' : m.status} />
+                      <StatusBadge status={messageState(m)} />
                     </span>
                   </Group>
                   {/* Cancellable while no phone has taken it. */}
@@ -120,7 +121,7 @@ export function MessageDetail({ id }: { id: string }) {
                     <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{messageContent(m)}</Text>
                   )}
                   {(m.error_code || m.error_message) && (
-                    <Text size="sm" c="var(--pg-danger)" data-testid="message-error">
+                    <Text size="sm" c={withdrawn(m) ? 'dimmed' : 'var(--pg-danger)'} data-testid="message-error">
                       {[m.error_code, m.error_message].filter(Boolean).join(': ')}
                     </Text>
                   )}

@@ -6,6 +6,7 @@ import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
 import { DataTable } from '../components/data-table';
 import { when } from '../lib/format';
+import { defaultCountry, notANumber, toE164 } from '../lib/numbers';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 
@@ -32,16 +33,26 @@ export function OptOuts() {
     () => ok(api.GET('/v1/opt-outs', { params: { query: { limit: 200 } } })).then((r) => r.data),
     [],
   );
+  const country = useLoad(() => defaultCountry(), []).data ?? null;
   const [number, setNumber] = useState('');
   const [added, setAdded] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+
+  const numberError =
+    error instanceof ApiFailure ? error.field('phone_number') : error instanceof Error ? error.message : undefined;
 
   async function add(event: FormEvent) {
     event.preventDefault();
     setError(null);
     setAdded(null);
+    // Read as the Send form reads recipients: a local number in the account's country is one.
+    const e164 = toE164(number, country);
+    if (!e164) {
+      setError(new Error(notANumber(number.trim(), country)));
+      return;
+    }
     try {
-      const { opt_out } = await ok(api.POST('/v1/opt-outs', { body: { phone_number: number } }));
+      const { opt_out } = await ok(api.POST('/v1/opt-outs', { body: { phone_number: e164 } }));
       setAdded(opt_out.phone_number);
       setNumber('');
       state.reload();
@@ -77,8 +88,9 @@ export function OptOuts() {
           <TextInput
             label="Number to add"
             placeholder="+14155550123"
+            description={country ? `Without + and a country code, a number is read as a ${country} number.` : undefined}
             value={number}
-            error={error instanceof ApiFailure ? error.field('phone_number') : undefined}
+            error={numberError && <span role="alert">{numberError}</span>}
             onChange={(e) => setNumber(e.currentTarget.value)}
           />
           <Button type="submit">Add to the list</Button>
@@ -89,7 +101,8 @@ export function OptOuts() {
           </Text>
         )}
       </Card>
-      <FormError error={error} />
+      {/* Once: beside the field when it is about the number, else here. */}
+      {!numberError && <FormError error={error} />}
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (

@@ -5,6 +5,7 @@ import { CopyValue } from '../components/copy-value';
 import { FormError } from '../components/states';
 import { plural, when } from '../lib/format';
 import { CODE_MINUTES, RECENT_MS, REFUSAL_WORDS } from '../lib/pairing-refusals';
+import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 
 const APP_RELEASES = 'https://github.com/capcom6/android-sms-gateway/releases';
@@ -75,7 +76,35 @@ function Refusals({ refusals, current }: { refusals: Schemas['PairingRefusal'][]
  * res/xml/cloud_server_preferences.xml, res/values/strings.xml and the home screen's first-start
  * dialog), polled until a phone uses it.
  */
-export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): void }) {
+/**
+ * When the plan's phone limit is reached, before a code is made: a new phone would be refused, and
+ * only a phone paired already (its app reinstalled) can use a code.
+ */
+function DeviceLimit({ pairedCount }: { pairedCount: number | undefined }) {
+  const me = useLoad(() => ok(api.GET('/v1/auth/me')), []);
+  const limits = me.data?.limits;
+  if (!limits || pairedCount === undefined || pairedCount < limits.device_limit) return null;
+  return (
+    <Alert color="yellow" title="Your plan’s phone limit is reached" data-testid="device-limit">
+      The {limits.plan_name} plan allows {plural(limits.device_limit, 'paired phone')}, and{' '}
+      {pairedCount === 1 ? '1 is' : `${pairedCount} are`} paired: a new phone is refused. Unpair a phone you no longer
+      use below, or change plan on{' '}
+      <Anchor component={Link} href="/account" inherit c="inherit" underline="always">
+        Account
+      </Anchor>
+      , then pair. A code still pairs a phone that is paired already again (after its app was reinstalled).
+    </Alert>
+  );
+}
+
+export function Pairing({
+  onPaired,
+  pairedCount,
+}: {
+  onPaired(device: Schemas['Device']): void;
+  /** Phones paired now, once known: the card says when the plan has room for no more. */
+  pairedCount?: number;
+}) {
   const [pairing, setPairing] = useState<Schemas['PairingCode'] | null>(null);
   const [paired, setPaired] = useState<Schemas['Device'] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -109,6 +138,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
         .sort((a, b) => Date.parse(b.last_attempt_at) - Date.parse(a.last_attempt_at))
         .slice(0, 3);
 
+  const currentRefusal = refusals.find((r) => r.pairing_code_id === pairing?.id);
   const expired = pairing ? new Date(pairing.expires_at).getTime() <= now : false;
   useEffect(() => {
     if (!pairing || paired || expired) return;
@@ -140,6 +170,7 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
         <Text fw={600} component="h2">
           Pair a phone
         </Text>
+        {!paired && <DeviceLimit pairedCount={pairedCount} />}
         {!pairing && (
           <Text size="sm" c="dimmed">
             Phones send through the SMSGate Android app (SMS Gateway for Android). Create a code: this card then shows
@@ -197,8 +228,10 @@ export function Pairing({ onPaired }: { onPaired(device: Schemas['Device']): voi
               {refusals.length === 0 && <IfTheAppCloses />}
             </List.Item>
             <List.Item>
-              <Text size="sm" c="dimmed" role="status">
-                Waiting for the phone… it appears here when it pairs.
+              <Text size="sm" c="dimmed" role="status" data-testid="pairing-wait">
+                {currentRefusal
+                  ? 'A phone tried this code and was refused: why and what to do are below. The code works until it expires.'
+                  : 'Waiting for the phone… it appears here when it pairs.'}
               </Text>
             </List.Item>
           </List>

@@ -52,7 +52,7 @@ export function Phones() {
 
   return (
     <Page title="Phones">
-      <Pairing onPaired={onPaired} />
+      <Pairing onPaired={onPaired} pairedCount={state.data?.length} />
       <FormError error={error} />
       <Load state={state}>
         {(devices) =>

@@ -20,7 +20,9 @@ import { Empty, FormError, Load } from '../components/states';
 import { count, localInputToIso, plural, timeZone } from '../lib/format';
 import type { Me } from '../lib/session';
 import { numbersFromCsv } from '../lib/csv';
+import { defaultCountry, notANumber } from '../lib/numbers';
 import { checkRecipients } from '../lib/recipients';
+import { chunks, SplitProgress } from '../components/split-send';
 import { Link, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { simLabel, simsOf } from '../lib/sims';
@@ -29,13 +31,13 @@ import { SendEstimate } from '../components/pace';
 export function Send() {
   // The account's usage is read afresh here: what is left today decides what this send may do.
   const state = useLoad(
-    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me'))]),
+    () => Promise.all([ok(api.GET('/v1/devices')).then((r) => r.data), ok(api.GET('/v1/auth/me')), defaultCountry()]),
     [],
   );
   return (
     <Page title="Send a text">
       <Load state={state}>
-        {([list, me]) =>
+        {([list, me, country]) =>
           list.length === 0 ? (
             <Empty title="No phone to send with">
               <Anchor component={Link} href="/phones">
@@ -44,7 +46,7 @@ export function Send() {
               first: texts go out through it.
             </Empty>
           ) : (
-            <SendForm devices={list} me={me} />
+            <SendForm devices={list} me={me} country={country} />
           )
         }
       </Load>
@@ -61,7 +63,7 @@ function allowance(me: Me) {
     : { left: month, words: `${plural(month, 'message')} left this month (${count(me.limits.monthly_limit)} a month)` };
 }
 
-function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
+function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: Me; country: string | null }) {
   const [to, setTo] = useState('');
   const [body, setBody] = useState('');
   const [deviceId, setDeviceId] = useState<string>('');
@@ -80,9 +82,9 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
     setImported(`${plural(numbers.length, 'number')} added from ${file.name}.`);
   }
 
-  const checks = useMemo(() => checkRecipients(to), [to]);
+  const checks = useMemo(() => checkRecipients(to, country), [to, country]);
   const valid = checks.filter((c) => c.e164 && c.duplicateOf === undefined);
-  const invalid = checks.filter((c) => c.error);
+  const invalid = checks.filter((c) => c.invalid);
   const duplicates = checks.filter((c) => c.duplicateOf !== undefined);
   const segments = countSegments(body);
   const chars = [...body].length;
@@ -90,12 +92,49 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
   const sims = device ? simsOf(device) : [];
   const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
   const plan = allowance(me);
+  const parts = chunks(valid, me.limits.batch_limit);
+  // A list over the plan's recipients per send can go as several sends; one over what is left today
+  // or this month cannot, split or not.
+  const overLeft = valid.length > plan.left;
   const tooMany =
     valid.length > me.limits.batch_limit
-      ? `A send may have at most ${plural(me.limits.batch_limit, 'recipient')} on the ${me.limits.plan_name} plan.`
-      : valid.length > plan.left
+      ? `The ${me.limits.plan_name} plan allows ${plural(me.limits.batch_limit, 'recipient')} a send, and this list has ${count(valid.length)}: ` +
+        (overLeft
+          ? `even as ${plural(parts.length, 'send')}, it is more than the plan has (${plan.words}).`
+          : `it can go as ${plural(parts.length, 'send')} of at most ${count(me.limits.batch_limit)}, one batch each.`) +
+        ' The plans on Account allow more.'
+      : overLeft
         ? `This send has ${plural(valid.length, 'recipient')}; the plan has ${plan.words}.`
         : null;
+  const canSplit = parts.length > 1 && !overLeft && invalid.length === 0 && body.length > 0 && !(scheduled && !at);
+  const [made, setMade] = useState<{ ids: string[]; planned: number; error: unknown } | null>(null);
+
+  /** The list as several sends the plan allows, one after another; stops at the first refused. */
+  async function sendInParts() {
+    setBusy(true);
+    setError(null);
+    const ids: string[] = [];
+    let refused: unknown = null;
+    for (const part of parts) {
+      try {
+        const sent = await ok(api.POST('/v1/messages', { body: { ...sendBody(), to: part.map((c) => c.e164!) } }));
+        ids.push(sent.batch.id);
+      } catch (e) {
+        refused = e;
+        break;
+      }
+    }
+    setBusy(false);
+    if (ids.length === 0) setError(refused);
+    else setMade({ ids, planned: parts.length, error: refused });
+  }
+
+  const sendBody = () => ({
+    body,
+    device_id: deviceId || null,
+    sim_subscription_id: sim ? Number(sim) : null,
+    scheduled_at: scheduled ? localInputToIso(at) : null,
+  });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -104,13 +143,7 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
     try {
       const sent = await ok(
         api.POST('/v1/messages', {
-          body: {
-            body,
-            to: valid.map((c) => c.e164!),
-            device_id: deviceId || null,
-            sim_subscription_id: sim ? Number(sim) : null,
-            scheduled_at: scheduled ? localInputToIso(at) : null,
-          },
+          body: { ...sendBody(), to: valid.map((c) => c.e164!) },
         }),
       );
       navigate(`/batches/${sent.batch.id}`);
@@ -121,6 +154,19 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
     }
   }
 
+  if (made)
+    return (
+      <SplitProgress
+        ids={made.ids}
+        planned={made.planned}
+        error={made.error}
+        onDone={() => {
+          setMade(null);
+          setTo('');
+        }}
+      />
+    );
+
   const blocked =
     tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
   return (
@@ -128,8 +174,8 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
       <Stack>
         <Textarea
           label="Recipients"
-          description="One or more numbers with their country code, separated by commas, spaces or new lines"
-          placeholder="+14155550123, +14155550124"
+          description={`One number a line, or numbers separated by commas; spaces, dashes and brackets inside a number are fine.${country ? ` Numbers without + and a country code are read as ${country} numbers.` : ' Write each with + and its country code.'}`}
+          placeholder={'+14155550123\n(415) 555-0124'}
           autosize
           minRows={2}
           value={to}
@@ -168,21 +214,42 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
                 <li key={i}>
                   <Badge
                     variant="light"
-                    color={c.error ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
-                    title={c.error ?? (c.duplicateOf !== undefined ? 'duplicate' : c.e164)}
+                    color={c.invalid ? 'red' : c.duplicateOf !== undefined ? 'orange' : 'teal'}
+                    title={c.invalid ? 'not a phone number' : c.duplicateOf !== undefined ? 'duplicate' : c.e164}
                   >
                     <span style={{ color: 'var(--pg-badge-text)', textTransform: 'none' }}>
                       {c.raw}
-                      {c.error ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
+                      {c.invalid ? ': invalid' : c.duplicateOf !== undefined ? ': duplicate' : ''}
                     </span>
                   </Badge>
                 </li>
               ))}
             </Group>
             {invalid.length > 0 && (
-              <Text size="xs" c="var(--pg-danger)" role="alert">
-                {invalid[0].raw} is {invalid[0].error}
+              <Text size="xs" c="var(--pg-danger)" role="alert" data-testid="recipient-error">
+                {notANumber(invalid[0].raw, country)}
+                {invalid.length > 1 &&
+                  ` ${plural(invalid.length - 1, 'other entry is', 'other entries are')} not a number either (marked invalid).`}
               </Text>
+            )}
+            {invalid.length > 0 && (
+              <Button
+                variant="default"
+                size="xs"
+                mt={4}
+                onClick={() =>
+                  setTo(
+                    checks
+                      .filter((c) => !c.invalid)
+                      .map((c) => c.raw)
+                      .join('\n'),
+                  )
+                }
+              >
+                {invalid.length === 1
+                  ? 'Remove the invalid entry'
+                  : `Remove the ${count(invalid.length)} invalid entries`}
+              </Button>
             )}
           </div>
         )}
@@ -261,6 +328,11 @@ function SendForm({ devices, me }: { devices: Schemas['Device'][]; me: Me }) {
           <Button type="submit" loading={busy} disabled={blocked}>
             {valid.length > 1 ? `Send to ${count(valid.length)} recipients` : 'Send'}
           </Button>
+          {parts.length > 1 && !overLeft && (
+            <Button variant="light" loading={busy} disabled={!canSplit} onClick={() => void sendInParts()}>
+              Send as {count(parts.length)} sends
+            </Button>
+          )}
         </Group>
       </Stack>
     </Card>

@@ -1,4 +1,4 @@
-import { Anchor, Button, Card, Group, Stack, Text, Textarea } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, Stack, Text, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { countSegments } from '../../../src/messages/segments';
 import { api, ok, type Schemas } from '../api/client';
@@ -6,6 +6,8 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
+import { defaultCountry, toE164, whyNoReply } from '../lib/numbers';
+import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { messageContent } from '../components/message-content';
@@ -16,12 +18,30 @@ async function conversation(number: string): Promise<Schemas['Message'][]> {
   return page.data.filter((m) => m.sender === number || m.recipient === number).reverse();
 }
 
+/** The thread, how numbers read, and the number's opt-out when it is on the list. */
+async function load(number: string) {
+  const [messages, country] = await Promise.all([conversation(number), defaultCountry()]);
+  const e164 = toE164(number, country);
+  const optOut = e164
+    ? (await ok(api.GET('/v1/opt-outs', { params: { query: { phone_number: e164, limit: 1 } } }))).data[0]
+    : undefined;
+  return { messages, country, optOut };
+}
+
+/** What happened to a text sent in the thread, and when: a failed one does not read "Sent". */
+function outcome(m: Schemas['Message']): string {
+  if (m.status === 'failed') return `${withdrawn(m) ? 'Not sent' : 'Failed'} ${when(m.failed_at ?? m.updated_at)}`;
+  if (m.sent_at) return `Sent ${when(m.sent_at)}`;
+  return `Waiting to be sent since ${when(m.created_at)}`;
+}
+
 /**
  * The thread with one number, from the Inbox's Reply: its texts both ways and a reply box. The
- * reply goes out through the phone that received the latest text from that number.
+ * reply goes out through the phone that received the latest text from that number. A number the
+ * API cannot send to gets no reply box, and one that opted out a warning.
  */
 export function Thread({ number }: { number: string }) {
-  const state = useLoad(() => conversation(number), [number], LIVE_MS);
+  const state = useLoad(() => load(number), [number], LIVE_MS);
   const [body, setBody] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -49,67 +69,105 @@ export function Thread({ number }: { number: string }) {
         Back to the Inbox
       </Anchor>
       <Load state={state}>
-        {(messages) => (
-          <Stack gap="sm" maw={720}>
-            {messages.length === 0 && <Empty title="No texts with this number yet" />}
-            <Stack
-              gap="xs"
-              component="ol"
-              aria-label="Conversation"
-              style={{ listStyle: 'none', padding: 0, margin: 0 }}
-            >
-              {messages.map((m) => {
-                const inbound = m.direction === 'inbound';
-                return (
-                  <Card
-                    component="li"
-                    key={m.id}
-                    withBorder
-                    padding="xs"
-                    data-testid="thread-message"
-                    data-direction={m.direction}
-                    maw="85%"
-                    ml={inbound ? 0 : 'auto'}
-                    bg={inbound ? undefined : 'var(--mantine-color-default-hover)'}
-                  >
-                    <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-                      {messageContent(m)}
-                    </Text>
-                    {(m.attachments?.length ?? 0) > 0 && (
-                      <Anchor component={Link} href={`/messages/${m.id}`} size="xs" data-testid="thread-attachments">
-                        {m.attachments!.length === 1 ? '1 attachment' : `${m.attachments!.length} attachments`}
-                      </Anchor>
-                    )}
-                    <Group gap="xs" justify="space-between" mt={4} wrap="wrap">
-                      <Anchor component={Link} href={`/messages/${m.id}`} size="xs">
-                        {inbound ? 'Received' : 'Sent'} {when(m.received_at ?? m.sent_at ?? m.created_at)}
-                      </Anchor>
-                      {!inbound && <StatusBadge status={m.status} />}
-                    </Group>
-                  </Card>
-                );
-              })}
-            </Stack>
-            <Card withBorder component="form" onSubmit={(e) => void reply(e, messages)} aria-label="Reply">
-              <Stack gap="xs">
-                <Textarea
-                  label={`Reply to ${number}`}
-                  autosize
-                  minRows={2}
-                  value={body}
-                  onChange={(e) => setBody(e.currentTarget.value)}
-                  description={`${[...body].length} characters · ${segments.segments} segment${segments.segments === 1 ? '' : 's'}`}
-                />
-                <FormError error={error} />
-                <Group>
-                  <Button type="submit" loading={busy} disabled={body.trim() === ''}>
-                    Send reply
-                  </Button>
-                </Group>
+        {({ messages, country, optOut }) => {
+          const why = whyNoReply(number, country);
+          return (
+            <Stack gap="sm" maw={720}>
+              {optOut && (
+                <Alert color="yellow" title="This number has opted out" data-testid="opted-out-warning">
+                  {optOut.source === 'inbound'
+                    ? `It texted STOP (or another opt-out word) ${when(optOut.created_at)}.`
+                    : `It was added to the opt-out list ${when(optOut.created_at)}.`}{' '}
+                  Replies are not sent to it until it texts START, or you take it off the{' '}
+                  <Anchor component={Link} href="/opt-outs" inherit c="inherit" underline="always">
+                    opt-out list
+                  </Anchor>
+                  .
+                </Alert>
+              )}
+              {messages.length === 0 && <Empty title="No texts with this number yet" />}
+              <Stack
+                gap="xs"
+                component="ol"
+                aria-label="Conversation"
+                style={{ listStyle: 'none', padding: 0, margin: 0 }}
+              >
+                {messages.map((m) => {
+                  const inbound = m.direction === 'inbound';
+                  return (
+                    <Card
+                      component="li"
+                      key={m.id}
+                      withBorder
+                      padding="xs"
+                      data-testid="thread-message"
+                      data-direction={m.direction}
+                      maw="85%"
+                      ml={inbound ? 0 : 'auto'}
+                      bg={inbound ? undefined : 'var(--mantine-color-default-hover)'}
+                    >
+                      <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+                        {messageContent(m)}
+                      </Text>
+                      {(m.attachments?.length ?? 0) > 0 && (
+                        <Anchor component={Link} href={`/messages/${m.id}`} size="xs" data-testid="thread-attachments">
+                          {m.attachments!.length === 1 ? '1 attachment' : `${m.attachments!.length} attachments`}
+                        </Anchor>
+                      )}
+                      <Group gap="xs" justify="space-between" mt={4} wrap="wrap">
+                        {/* In the text's colour, underlined: the anchor blue is too faint on a sent text's shade in dark mode. */}
+                        <Anchor
+                          component={Link}
+                          href={`/messages/${m.id}`}
+                          size="xs"
+                          c="var(--mantine-color-text)"
+                          underline="always"
+                        >
+                          {inbound ? `Received ${when(m.received_at ?? m.created_at)}` : outcome(m)}
+                        </Anchor>
+                        {!inbound && <StatusBadge status={messageState(m)} />}
+                      </Group>
+                      {!inbound && m.status === 'failed' && m.error_message && (
+                        <Text
+                          size="xs"
+                          mt={4}
+                          c={withdrawn(m) ? 'dimmed' : 'var(--pg-danger)'}
+                          data-testid="thread-error"
+                        >
+                          {m.error_message}
+                        </Text>
+                      )}
+                    </Card>
+                  );
+                })}
               </Stack>
-            </Card>
-          </Stack>
-        )}
+              {why ? (
+                <Text size="sm" c="dimmed" data-testid="no-reply">
+                  No reply: {why}
+                </Text>
+              ) : (
+                <Card withBorder component="form" onSubmit={(e) => void reply(e, messages)} aria-label="Reply">
+                  <Stack gap="xs">
+                    <Textarea
+                      label={`Reply to ${number}`}
+                      autosize
+                      minRows={2}
+                      value={body}
+                      onChange={(e) => setBody(e.currentTarget.value)}
+                      description={`${[...body].length} characters · ${segments.segments} segment${segments.segments === 1 ? '' : 's'}`}
+                    />
+                    <FormError error={error} />
+                    <Group>
+                      <Button type="submit" loading={busy} disabled={body.trim() === '' || Boolean(optOut)}>
+                        Send reply
+                      </Button>
+                    </Group>
+                  </Stack>
+                </Card>
+              )}
+            </Stack>
+          );
+        }}
       </Load>
     </Page>
   );
