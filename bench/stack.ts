@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startEmbeddedPostgres } from '../src/db/embedded';
+import { startEmbeddedPostgres } from '../src/dev/embedded';
 import type { Logger } from '../src/lib/logger';
 import { temporalCliPath } from '../temporal/paths';
 import { temporalCacheDir } from '../src/config';
