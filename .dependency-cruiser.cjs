@@ -5,6 +5,9 @@
 //   src/        → workflows/definitions (ids, signals, types), workflows/search-attributes (keys),
 //                 temporal/ (client, starter); never activities/
 //   temporal/   → anything (it boots the worker and bundles the workflows)
+//   src/dev/    → anything; nothing outside it imports it (the laptop's start command, the embedded
+//                 Postgres and the process helpers are not production code), except `npm run migrate`
+//                 requiring the embedded Postgres when there is no DATABASE_URL
 //
 // Cycles: a runtime cycle (every edge a value import) is an error. Cycles that close only through
 // `import type` are erased by the compiler and cannot misorder module initialisation; they are
@@ -70,6 +73,22 @@ module.exports = {
         '(workflows/search-attributes), never loads workflow code.',
       from: { path: '^src/' },
       to: { path: '^workflows/', pathNot: '^workflows/(definitions|search-attributes)\\.ts$' },
+    },
+    {
+      name: 'production-not-dev',
+      severity: 'error',
+      comment:
+        'src/dev/ is development only (npm start, npm run cluster, the embedded Postgres, process helpers): ' +
+        'the api, the worker, their services and temporal/ never load it.',
+      from: { path: '^(src|temporal|workflows|activities)/', pathNot: ['^src/dev/', '^src/db/migrate\\.ts$'] },
+      to: { path: '^src/dev/' },
+    },
+    {
+      name: 'migrate-dev-on-demand',
+      severity: 'error',
+      comment: 'npm run migrate loads the embedded Postgres only without DATABASE_URL: a require in that branch.',
+      from: { path: '^src/db/migrate\\.ts$' },
+      to: { path: '^src/dev/', dependencyTypesNot: ['type-only', 'type-import', 'require'] },
     },
     {
       name: 'activities-not-workflow-code',

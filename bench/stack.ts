@@ -11,7 +11,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startEmbeddedPostgres } from '../src/db/embedded';
+import { startEmbeddedPostgres } from '../src/dev/embedded';
+import { isAlive } from '../src/dev/processes';
 import type { Logger } from '../src/lib/logger';
 import { temporalCliPath } from '../temporal/paths';
 import { temporalCacheDir } from '../src/config';
@@ -105,15 +106,7 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-function alive(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const alive = (pid: number | undefined): boolean => pid !== undefined && isAlive(pid);
 
 const delay = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 

@@ -1,6 +1,13 @@
-// The worker's workflow bundle, built in a child process and kept on disk. Building it in the
-// worker's own process left webpack's heap resident for the process's whole life (about 80 MiB of
-// RSS at rest); loading a prebuilt bundle by path costs the worker nothing but the bundle.
+// The bundle cache: the fast path of the worker's workflow bundle. Its slow path, which it must
+// equal, is bundleWorkflows (./bundle.ts) run afresh in the worker's own process: a bundle this
+// cache hands out (built in a child process, or reused while none of its inputs changed) is the
+// same code, byte for byte; it is built again once an input, the bundler's options or the lock file
+// change.
+//
+// Why it exists: building in the worker's own process left webpack's heap resident for the
+// process's whole life (about 80 MiB of RSS at rest); loading a prebuilt bundle by path costs the
+// worker nothing but the bundle, and a start with nothing changed skips the build.
+// test/temporal/bundle-cache.test.ts compares the cached bundle with one built in-process.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {

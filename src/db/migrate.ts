@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { loadConfigOrExit } from '../config';
 import { createLogger } from '../lib/logger';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+import type { EmbeddedPostgres } from '../dev/embedded';
 import { migrate, openOrm } from './orm';
 
 async function main() {
@@ -13,6 +13,9 @@ async function main() {
   let embedded: EmbeddedPostgres | undefined;
   let url = config.databaseUrl;
   if (!url) {
+    // Development only, so required here: a migrate with DATABASE_URL (production) never loads src/dev.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only without DATABASE_URL
+    const { startEmbeddedPostgres } = require('../dev/embedded') as typeof import('../dev/embedded');
     embedded = await startEmbeddedPostgres({
       dir: path.join(config.dataDir, 'postgres'),
       port: config.embeddedPostgresPort,

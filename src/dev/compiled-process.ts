@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { dieWithParent, keepOutput } from '../lib/processes';
+import { dieWithParent, keepOutput } from './processes';
 import { projectRoot } from '../lib/root';
 
 export interface ServiceProcess {

@@ -6,12 +6,12 @@
 import path from 'node:path';
 import { loadConfigOrExit, type Config } from '../config';
 import { createContainer, type Container } from '../container';
-import { startEmbeddedPostgres, stopLeftoverPostgres } from '../db/embedded';
+import { startEmbeddedPostgres, stopLeftoverPostgres } from './embedded';
 import { listen } from '../server';
 import { asError, describeFailure, serversInWords } from '../lib/backoff';
 import { createLogger, type Logger } from '../lib/logger';
 import { startBanner } from './banner';
-import { InUseError, PortInUseError, portIsFree } from '../lib/processes';
+import { InUseError, PortInUseError, portIsFree } from './processes';
 import { onShutdown } from '../lib/shutdown';
 import { serveConfiguredMetrics } from '../metrics/metrics.server';
 import { connectWorkerClient, runWorker } from '../../temporal/worker';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../lib/logger';
-import { dieWithParent, keepOutput } from '../lib/processes';
+import { dieWithParent, keepOutput } from './processes';
 import { projectRoot } from '../lib/root';
 import { setUpNamespace } from '../../temporal/namespace';
 import { installScript, temporalServerPaths, temporalUiPath } from '../../temporal/paths';

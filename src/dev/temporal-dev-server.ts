@@ -5,7 +5,7 @@ import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
 import { asError } from '../lib/backoff';
-import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from '../lib/processes';
+import { commandLine, dieWithParent, findProcesses, InUseError, liveOwner, stopProcess } from './processes';
 import { installScript, temporalCliPath } from '../../temporal/paths';
 import { searchAttributeFlags } from '../../temporal/search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';

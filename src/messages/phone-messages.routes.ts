@@ -10,14 +10,8 @@ import { messageView, outboxRowView } from './messages.views';
 import type { OutcomesService, Report } from './outcomes.service';
 import type { InferType } from 'yup';
 import type { PhoneMessagesService } from './phone-messages.service';
-import {
-  deviceMessagesQuery,
-  inboundBody,
-  outboxQuery,
-  plainReports,
-  reportsBody,
-  statusBody,
-} from './phone-messages.schemas';
+import { deviceMessagesQuery, inboundBody, outboxQuery, reportsBody, statusBody } from './phone-messages.schemas';
+import { plainReports } from './plain-report-reader';
 
 export interface PhoneMessagesRoutesDeps {
   auth: Auth;

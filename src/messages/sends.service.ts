@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql, type Sql } from '../db/sql';
+import type { Sql } from '../db/sql';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { EmitInput, EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/metrics';
 import type { PlansService } from '../plans/plans.service';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { BatchStart } from './batch-starts';
-import { afterCommit, inOneStatement, transaction } from '../db/transaction';
+import { afterCommit, transaction } from '../db/transaction';
 import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
 import { conflict, validationFailed } from '../http/errors';
 import type { Batch, Priority } from './batch.entity';
@@ -17,12 +17,14 @@ import { RECIPIENTS_MAX, type SendBody } from './messages.schemas';
 import { sendsRepository, PRIORITY_RANK } from './sends.repository';
 import { messageView } from './messages.views';
 import { OPTED_OUT } from './transitions';
-import { paceOf, placement, placementSql, type Deadlines } from './outbox';
+import { paceOf, placement, type Deadlines } from './outbox';
+import { createOneStatementSend, fitsOneStatement } from './one-statement-send';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 import { distinctCiphertexts, encryptedPreview } from './encrypted';
 
-// POST /v1/messages: a send accepted, in one statement when it can be, else in one short transaction.
+// POST /v1/messages: a send accepted, in one statement when it can be (./one-statement-send.ts), else
+// in one short transaction (acceptInTransaction below, the path the one statement must equal).
 
 export interface SendsDeps {
   em: () => EntityManager;
@@ -165,7 +167,7 @@ export function createSendsService(deps: SendsDeps) {
   }
 
   /** After the commit: the send's workflow (a send final as it is made waits for nothing, not even its time). */
-  const startWorkflow = (batch: Batch) =>
+  const startWorkflow: (batch: Batch) => void = (batch: Batch) =>
     deps.starter.enqueue(deps.batchStarts, [
       {
         id: batch.id,
@@ -177,65 +179,6 @@ export function createSendsService(deps: SendsDeps) {
         settled: batch.status === 'failed',
       },
     ]);
-
-  /**
-   * The common send (not scheduled, no recipient suppressed, a phone without a send window) as one
-   * statement: two round trips in all with the phone's lookup, where the transaction takes six. Null
-   * when the phone or the suppression list is not as that needs (nothing written): the transaction
-   * then decides.
-   */
-  async function acceptInOneStatement(
-    userId: string,
-    input: SendBody,
-    device: SendingDevice,
-    numbers: string[],
-    messageIds: string[],
-  ): Promise<{ batch: Batch; messageIds: string[] } | null> {
-    const batch = newBatch(userId, input, device, numbers, 0);
-    const placed = placementSql(
-      {
-        sendableAt: batch.createdAt,
-        count: numbers.length,
-        pace: paceOf(device),
-        staleWindowMs: deps.staleWindowMs,
-        ttlSeconds: batch.ttlSeconds ?? null,
-      },
-      sql`q.ahead`,
-    );
-    const outcome = await inOneStatement(
-      em(),
-      () =>
-        sendsRepository.acceptSend(
-          em(),
-          {
-            batch,
-            messageIds,
-            recipients: numbers,
-            deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
-          },
-          {
-            lockDevice: devicesRepository.lockForSend(
-              device.id,
-              device,
-              deps.noneSuppressed(userId, input.encrypted ? [] : numbers),
-              batch.createdAt,
-            ),
-            admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
-            takePlaces: (locked, when) =>
-              devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
-            firstStaleAt: placed.firstStaleAt,
-            estimate: placed.estimate,
-          },
-        ),
-      (written) => {
-        if (written.device && written.admitted) startWorkflow(batch);
-      },
-    );
-    if (!outcome.device) return null;
-    if (!outcome.admitted) throw await deps.plans.refusal(userId, numbers.length);
-    batch.estimatedCompletionAt = outcome.estimatedCompletionAt;
-    return { batch, messageIds };
-  }
 
   /** Any send, in one short transaction (plan admission, the phone's outbox places, the batch and its messages). */
   async function acceptInTransaction(
@@ -285,6 +228,14 @@ export function createSendsService(deps: SendsDeps) {
     return { batch, messageIds };
   }
 
+  const oneStatementSend = createOneStatementSend({
+    em,
+    plans: deps.plans,
+    noneSuppressed: deps.noneSuppressed,
+    staleWindowMs: deps.staleWindowMs,
+    startWorkflow,
+  });
+
   return {
     /**
      * What POST /v1/messages checks of its raw body before anything is done per recipient (parsing,
@@ -301,7 +252,7 @@ export function createSendsService(deps: SendsDeps) {
 
     /**
      * POST /v1/messages: plan admission, the phone's outbox places, the batch and every message, as
-     * one statement when it can be (acceptInOneStatement), else one short transaction; its workflow
+     * one statement when it can be (./one-statement-send.ts), else one short transaction; its workflow
      * is started after the commit.
      */
     async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
@@ -312,11 +263,10 @@ export function createSendsService(deps: SendsDeps) {
       if (errors.length > 0) throw validationFailed(errors, invalidCount);
       const suppressedOf = (list: string[]) =>
         input.encrypted ? Promise.resolve(new Set<string>()) : deps.suppressed(userId, list);
-      const scheduledAt = input.scheduled_at ?? null;
-      // Not scheduled and not inside a larger transaction (an Idempotency-Key's): it may be written in
-      // one statement, which also checks the suppression list; else it is asked beside the phone.
+      // A send that may be written in one statement has the suppression list checked by that statement;
+      // else it is asked beside the phone.
       const inTransaction = em().isInTransaction();
-      const oneStatement = !scheduledAt && !inTransaction;
+      const oneStatement = fitsOneStatement(input, inTransaction);
       // Outside a transaction each read takes a connection of its own and they run side by side;
       // inside one they share its connection, which runs one statement at a time: one after another.
       const reads = [
@@ -335,10 +285,9 @@ export function createSendsService(deps: SendsDeps) {
         );
       }
       const messageIds = numbers.map(() => randomUUID());
-      const accepted =
-        oneStatement && !device.sendWindow
-          ? await acceptInOneStatement(userId, input, device, numbers, messageIds)
-          : null;
+      const accepted = fitsOneStatement(input, inTransaction, device)
+        ? await oneStatementSend.accept(newBatch(userId, input, device, numbers, 0), input, device, numbers, messageIds)
+        : null;
       const result =
         accepted ??
         (await acceptInTransaction(

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/dev/embedded';
 import { startTemporalDevServer, type DevServer } from '../../src/dev/temporal-dev-server';
 import { createLogger } from '../../src/lib/logger';
 import { SimulatedPhone } from '../../tools/phone/phone';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireConnection, releaseConnection } from '../../src/db/connection';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/dev/embedded';
 import { openOrm } from '../../src/db/orm';
 import { query, sql } from '../../src/db/sql';
 import { freePort } from '../support/net';
@@ -31,7 +31,7 @@ describe('Postgres over TLS (DATABASE_URL sslmode)', () => {
     writeFileSync(file('server.key'), server.key, { mode: 0o600 });
     chmodSync(dir, 0o755);
     if (process.getuid?.() === 0) {
-      // Postgres runs as the postgres user here (src/db/embedded.ts) and wants its key its own, 0600.
+      // Postgres runs as the postgres user here (src/dev/embedded.ts) and wants its key its own, 0600.
       const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
       chownSync(file('server.key'), id('-u'), id('-g'));
     }

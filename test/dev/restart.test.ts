@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commandLine, isAlive } from '../../src/lib/processes';
+import { commandLine, isAlive } from '../../src/dev/processes';
 import { SimulatedPhone } from '../../tools/phone/phone';
 import { PASSWORD, sessionCookie } from '../support/accounts';
 import { accepts, freePort } from '../support/net';

@@ -3,7 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/dev/embedded';
 import { migrate, openOrm } from '../../src/db/orm';
 import { errorHandler } from '../../src/http/error-handler';
 import { startTestApp, type TestApp } from '../support/app';

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProvidedContext } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/dev/embedded';
 import { migrate, openOrm } from '../../src/db/orm';
 import { bundleWorkflows } from '../../temporal/bundle';
 import { freePort } from './net';

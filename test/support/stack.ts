@@ -1,11 +1,11 @@
 // The service's own processes as an operator runs them in the split layout: `npm run migrate`, then
 // the api (`src/main.ts`) and the worker (`src/worker.ts`), each a child process with its output
 // kept. Shared by the chaos test (test/chaos) and the bench (bench/stack.ts); Postgres and the
-// Temporal dev server are started by their own modules (src/db/embedded.ts, src/dev/).
+// Temporal dev server are started by their own modules (src/dev/).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { dieWithParent, keepOutput } from '../../src/lib/processes';
+import { dieWithParent, keepOutput } from '../../src/dev/processes';
 
 export const root = path.resolve(__dirname, '..', '..');
 

@@ -11,9 +11,9 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, temporalCacheDir, type Config } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/dev/embedded';
 import { createLogger } from '../../src/lib/logger';
-import { dieWithParent, keepOutput } from '../../src/lib/processes';
+import { dieWithParent, keepOutput } from '../../src/dev/processes';
 import {
   CLUSTER_CONFIG_DIR,
   nodePorts,

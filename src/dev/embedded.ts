@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../lib/logger';
-import { commandLine, dieWithParent, InUseError, isAlive, liveOwner, stopProcess } from '../lib/processes';
+import { commandLine, dieWithParent, InUseError, isAlive, liveOwner, stopProcess } from './processes';
 
 export interface EmbeddedPostgres {
   url: string;
