@@ -83,6 +83,7 @@ create table batches (
   priority text not null default 'normal'::text,
   ttl_seconds integer,
   encrypted boolean not null default false,
+  data_port integer,
   constraint batches_pkey PRIMARY KEY (id),
   constraint batches_device_id_fkey FOREIGN KEY (device_id) REFERENCES devices(id),
   constraint batches_priority_check CHECK ((priority = ANY (ARRAY['normal'::text, 'high'::text]))),
@@ -225,6 +226,7 @@ create table messages (
   held_at timestamp with time zone,
   send_id uuid,
   encrypted boolean not null default false,
+  data_port integer,
   constraint messages_pkey PRIMARY KEY (id),
   constraint messages_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint messages_device_id_fkey FOREIGN KEY (device_id) REFERENCES devices(id),
@@ -243,6 +245,36 @@ CREATE INDEX messages_search_idx ON messages USING gin ((((((body || ' '::text) 
 CREATE UNIQUE INDEX messages_send_id_idx ON messages USING btree (send_id) WHERE (send_id IS NOT NULL);
 CREATE INDEX messages_stale_idx ON messages USING btree (batch_id, stale_at) WHERE (status = ANY (ARRAY['queued'::text, 'dispatched'::text]));
 CREATE INDEX messages_user_idx ON messages USING btree (user_id, created_at DESC, id DESC);
+CREATE INDEX messages_withdrawn_idx ON messages USING btree (batch_id, error_code) WHERE ((status = 'failed'::text) AND (error_code = ANY (ARRAY['cancelled'::text, 'opted_out'::text])));
+
+create table mms_attachments (
+  id uuid not null,
+  message_id uuid not null,
+  user_id uuid not null,
+  part_id bigint not null,
+  content_type text not null,
+  name text,
+  size bigint not null,
+  data bytea,
+  not_stored text,
+  created_at timestamp with time zone not null,
+  constraint mms_attachments_pkey PRIMARY KEY (id),
+  constraint mms_attachments_check CHECK (((data IS NULL) = (not_stored IS NOT NULL))),
+  constraint mms_attachments_message_id_fkey FOREIGN KEY (message_id) REFERENCES mms_messages(message_id) ON DELETE CASCADE,
+  constraint mms_attachments_message_id_part_id_key UNIQUE (message_id, part_id),
+  constraint mms_attachments_not_stored_check CHECK ((not_stored = ANY (ARRAY['over_quota'::text, 'no_data'::text, 'expired'::text])))
+);
+CREATE INDEX mms_attachments_expiry_idx ON mms_attachments USING btree (created_at) WHERE (data IS NOT NULL);
+CREATE INDEX mms_attachments_stored_idx ON mms_attachments USING btree (user_id) INCLUDE (size) WHERE (data IS NOT NULL);
+
+create table mms_messages (
+  message_id uuid not null,
+  user_id uuid not null,
+  subject text,
+  created_at timestamp with time zone not null,
+  constraint mms_messages_pkey PRIMARY KEY (message_id),
+  constraint mms_messages_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE
+);
 
 create table oauth_states (
   state_hash text not null,
