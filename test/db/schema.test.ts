@@ -21,6 +21,8 @@ const WITHOUT_ENTITY = [
   'smsgate_devices', // compat/smsgate/smsgate.repository: each SMSGate app's sealed signing key
   'smsgate_ids', // compat/smsgate/integrator.repository: ids SMSGate clients chose, and our rows they name
   'smsgate_accounts', // compat/smsgate/integrator.repository: each account's sealed SMSGate signing key
+  'mms_messages', // mms/mms.repository: a received MMS's subject
+  'mms_attachments', // mms/mms.repository: its parts, their bytes kept within the account's quota
 ];
 
 /** The kind of a column type, so that `text` and `varchar(255)`, `int4` and `int` compare equal. */

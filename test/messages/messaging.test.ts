@@ -85,8 +85,8 @@ describe('messaging: send, outbox, reports, staleness, inbound', () => {
 
     const fetched = await outbox(phone);
     expect(fetched.data).toEqual([
-      { id: first, batch_id: batch.id, body: 'Hi', to: '+14155550101', encrypted: false, sim_subscription_id: null },
-      { id: second, batch_id: batch.id, body: 'Hi', to: '+14155550102', encrypted: false, sim_subscription_id: null },
+      { id: first, batch_id: batch.id, body: 'Hi', to: '+14155550101', data: null, encrypted: false, sim_subscription_id: null },
+      { id: second, batch_id: batch.id, body: 'Hi', to: '+14155550102', data: null, encrypted: false, sim_subscription_id: null },
     ]);
     // Lost by the phone: handed out again until an outcome is reported.
     expect((await outbox(phone)).data.map((r: { id: string }) => r.id)).toEqual([first, second]);
