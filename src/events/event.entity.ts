@@ -17,6 +17,8 @@ export const EVENT_NAMES = [
   'mms.downloaded',
   'device.online',
   'device.offline',
+  // Extension: the SMSGate app (re)started on a phone (its app:started), with the SIMs it has now.
+  'device.app_started',
   'ping',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

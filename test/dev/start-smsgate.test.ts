@@ -98,7 +98,7 @@ describe('the SMSGate app against a fresh npm start', () => {
     const app = phone;
     app.start();
     await appRunsUntil(
-      () => app.webhooks().length === 4 && app.settings.ping.intervalSeconds !== null,
+      () => app.webhooks().length === 6 && app.settings.ping.intervalSeconds !== null,
       'pairing, settings and webhooks',
     );
     const deviceId = app.registration()!.id;

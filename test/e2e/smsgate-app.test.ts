@@ -80,7 +80,7 @@ describe('a real phone, end to end, through the SMSGate app', () => {
       smsLimit: null,
     });
     phone.start();
-    await time.runUntil(() => phone!.webhooks().length === 5 && phone!.settings.ping.intervalSeconds !== null, {
+    await time.runUntil(() => phone!.webhooks().length === 6 && phone!.settings.ping.intervalSeconds !== null, {
       within: MINUTE,
       what: 'pairing, settings and webhooks',
     });

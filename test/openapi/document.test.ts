@@ -155,6 +155,7 @@ describe('the OpenAPI document', () => {
     const hooks = doc.webhooks as Record<string, any>;
     expect(Object.keys(hooks).sort()).toEqual(
       [
+        'device.app_started',
         'device.offline',
         'device.online',
         'message.data_received',

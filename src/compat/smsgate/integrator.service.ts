@@ -19,6 +19,8 @@ import { integratorRepository as repo } from './integrator.repository';
 import type { SendMessageBody } from './integrator.schemas';
 import { ownPart, settingsChange } from './integrator.settings';
 import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
+import { simCardsOf } from './smsgate.views';
+import type { Sim } from '../../devices/device.entity';
 
 export interface IntegratorDeps {
   em: () => EntityManager;
@@ -36,12 +38,13 @@ export const unsupported = (message: string) => new ApiError(400, 'not_supported
 const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Their webhook events and ours; the others (app:started) are not ours to send. */
+/** Their webhook events and ours. */
 const OUR_EVENT: Record<string, EventName> = {
   'sms:received': 'message.received',
   'sms:data-received': 'message.data_received',
   'mms:received': 'mms.received',
   'mms:downloaded': 'mms.downloaded',
+  'app:started': 'device.app_started',
   'sms:sent': 'message.sent',
   'sms:delivered': 'message.delivered',
   'sms:failed': 'message.failed',
@@ -55,6 +58,8 @@ type MessageData = ReturnType<typeof messageView>;
 /** The payload of their event (client-go dto_webhooks.go Sms*Payload) from our event's message. */
 function payloadOf(event: Event, messageId: string): Record<string, unknown> {
   if (event.name === 'ping') return {};
+  // The app's AppStartedPayload: the SIMs the phone has now, as the app lists them.
+  if (event.name === 'device.app_started') return { simCards: simCardsOf((event.data as { sims?: Sim[] }).sims ?? []) };
   const m = event.data as MessageData;
   const base = {
     messageId,

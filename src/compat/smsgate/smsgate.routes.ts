@@ -11,6 +11,7 @@ import { ApiError, badRequest, forbidden, unauthenticated } from '../../http/err
 import { validate } from '../../http/validate';
 import { messageView } from '../../messages/messages.views';
 import {
+  appStartedPayload,
   mmsDownloadedPayload,
   mmsReceivedPayload,
   patchMessagesBody,
@@ -231,6 +232,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const url = hookUrl(device.id);
     const events = [
       ...(device.receiveEnabled ? ['sms:received', 'sms:data-received', 'mms:received', 'mms:downloaded'] : []),
+      'app:started',
       'system:ping',
     ];
     ctx.body = events.map((event) => webhookView(device, event, url));
@@ -313,6 +315,9 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
       const sender = payload.sender || payload.phoneNumber;
       if (!sender) throw badRequest('The mms:received payload names no sender.');
       await smsgate.mmsNotice(phone, { ...payload, sender });
+    } else if (envelope.event === 'app:started') {
+      const payload = await payloadOf(appStartedPayload);
+      await smsgate.appStarted(phone, { simCards: payload.simCards, userAgent: ctx.get('User-Agent') });
     } else if (envelope.event === 'system:ping') {
       const payload = await payloadOf(pingPayload);
       await smsgate.seen(phone, {

@@ -43,6 +43,9 @@ export type SimCard = yup.InferType<typeof simCard>;
 
 const simCards = () => yup.array(simCard).max(16);
 
+/** app:started (the app's AppStartedPayload.kt, emitted by OrchestratorService.kt at every start). */
+export const appStartedPayload = yup.object({ simCards: simCards().default([]) });
+
 /** The SIMs a send can select (their slot in range); the others, to be logged. */
 export function usableSims(cards: SimCard[] | null | undefined): { usable: SimCard[]; dropped: SimCard[] } {
   const usable: SimCard[] = [];

@@ -10,6 +10,7 @@ import type { SecretBox } from '../../lib/secret-box';
 import type { OutcomesService, Report } from '../../messages/outcomes.service';
 import type { PhoneMessagesService } from '../../messages/phone-messages.service';
 import { messageView } from '../../messages/messages.views';
+import { deviceView } from '../../devices/devices.views';
 import type { EventsService } from '../../events/events.service';
 import type { IncomingMms, MmsService } from '../../mms/mms.service';
 import { mmsNoticeView, type MmsNotice } from '../../mms/mms.views';
@@ -268,6 +269,22 @@ export function createSmsGateService(deps: SmsGateDeps) {
           }),
       );
       return result;
+    },
+
+    /**
+     * app:started: the app (re)started on the phone. Its SIMs as it reports them now are the phone's,
+     * and the account's subscribers are told (device.app_started; SMSGate's app:started).
+     */
+    async appStarted(phone: Phone, input: { simCards: SimCard[]; userAgent?: string }) {
+      const device = await seen(phone, input);
+      await transaction(em(), (tx) =>
+        deps.events.emit(tx, {
+          userId: phone.userId,
+          name: 'device.app_started',
+          data: deviceView(device),
+          deviceId: phone.deviceId,
+        }),
+      );
     },
 
     /**

@@ -19,7 +19,8 @@ export const simsFromCards = (cards: SimCard[]): Sim[] =>
     iccid: card.iccid ?? null,
   }));
 
-const simCardsOf = (sims: Sim[]) =>
+/** Our SIMs as the app lists its SimCard (its AppStartedPayload, client-go's Device). */
+export const simCardsOf = (sims: Sim[]) =>
   sims
     .filter((sim) => typeof sim.subscription_id === 'number')
     .map((sim) => ({

@@ -58,6 +58,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
       'sms:data-received',
       'mms:received',
       'mms:downloaded',
+      'app:started',
       'system:ping',
     ]);
     expect(phone.settings.messages.processingOrder).toBe('FIFO');
@@ -106,7 +107,7 @@ describe('the SMSGate app’s behaviour against the compat routes', () => {
     const { key, call } = await tenant(app);
     const { phone, time } = await installed(key);
     phone.start();
-    await time.runUntil(() => phone.webhooks().length === 5, { within: MINUTE, what: 'the webhooks synced' });
+    await time.runUntil(() => phone.webhooks().length === 6, { within: MINUTE, what: 'the webhooks synced' });
     const id = phone.registration()!.id;
     // The stream is down (the phone does not hear WebhooksUpdated) when receiving is turned off.
     await phone.stream.disconnect();

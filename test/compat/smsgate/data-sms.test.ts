@@ -239,6 +239,6 @@ describe('data SMS through the SMSGate app', () => {
     // Receiving turned off: the app is no longer given the webhook.
     expect((await call('PATCH', `/v1/devices/${deviceId}`, { receive_enabled: false })).status).toBe(200);
     const hooks = (await readJson(await phone.getWebhooks())) as { event: string }[];
-    expect(hooks.map((h) => h.event)).toEqual(['system:ping']);
+    expect(hooks.map((h) => h.event)).toEqual(['app:started', 'system:ping']);
   });
 });

@@ -408,6 +408,15 @@ export function mmsReceived(input: { transactionId: string; sender: string; rece
 }
 
 /**
+ * modules/orchestrator/OrchestratorService.kt start(): after its services start, the app emits
+ * app:started with webhooks/payload/AppStartedPayload.kt, the active SIMs as
+ * SubscriptionsHelper.getActiveSimCards lists them (localserver/domain/SimCard.kt).
+ */
+export function appStarted(simCards: { slotIndex: number; simNumber: number; carrierName?: string }[]) {
+  return { simCards };
+}
+
+/**
  * modules/webhooks/EventsReceiver.kt: on a PingEvent the app emits system:ping with
  * `mapOf("health" to HealthResponse(...))` (domain/HealthResponse.kt: status, checks, version, releaseId).
  */

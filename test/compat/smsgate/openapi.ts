@@ -400,7 +400,7 @@ function mobilePaths() {
             properties: {
               id: string({ maxLength: 100 }),
               webhookId: string({ maxLength: 100 }),
-              event: { enum: ['sms:received', 'sms:data-received', 'mms:downloaded', 'system:ping'] },
+              event: { enum: ['sms:received', 'sms:data-received', 'mms:received', 'mms:downloaded', 'app:started', 'system:ping'] },
               deviceId: string({ maxLength: 64 }),
               payload: { type: 'object' },
             },

@@ -149,6 +149,7 @@ describe('the SMSGate app as a phone', () => {
       { id: 'phone-gateway-sms-data-received', deviceId: registration.id, url: callback, event: 'sms:data-received' },
       { id: 'phone-gateway-mms-received', deviceId: registration.id, url: callback, event: 'mms:received' },
       { id: 'phone-gateway-mms-downloaded', deviceId: registration.id, url: callback, event: 'mms:downloaded' },
+      { id: 'phone-gateway-app-started', deviceId: registration.id, url: callback, event: 'app:started' },
       { id: 'phone-gateway-system-ping', deviceId: registration.id, url: callback, event: 'system:ping' },
     ]);
 
@@ -333,7 +334,7 @@ describe('the SMSGate app as a phone', () => {
     // wire PushWebhooksUpdated → app WebhooksUpdateWorker.kt: receiving off drops the text webhooks.
     await call('PATCH', `/v1/devices/${id}`, { receive_enabled: false });
     await expect.poll(() => count('WebhooksUpdated')).toBe(2);
-    expect((await webhooksOf(phone)).map((h) => h.event)).toEqual(['system:ping']);
+    expect((await webhooksOf(phone)).map((h) => h.event)).toEqual(['app:started', 'system:ping']);
     // A text still sent from a stale list is answered 2xx and dropped: a refusal would be retried 15
     // times by the app (WebhookQueueProcessorWorker.kt, WebhooksSettings.kt retry_count) for nothing.
     const dropped = async () =>
