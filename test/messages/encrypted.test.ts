@@ -70,10 +70,10 @@ describe('encrypted sends on /v1', () => {
     for (const event of events) expect(event.data).toMatchObject({ encrypted: true, body, recipient: to[0] });
 
     // Nowhere in the database is the text or the number readable; the ciphertext is where it belongs.
-    expect(await columnsHolding(app, text)).toEqual([]);
-    expect(await columnsHolding(app, number)).toEqual([]);
-    expect(await columnsHolding(app, body)).toEqual(expect.arrayContaining(['batches.body', 'messages.body']));
-    expect(await columnsHolding(app, to[0])).toContain('messages.recipient');
+    expect(await columnsHolding(app, text, account.userId)).toEqual([]);
+    expect(await columnsHolding(app, number, account.userId)).toEqual([]);
+    expect(await columnsHolding(app, body, account.userId)).toEqual(expect.arrayContaining(['batches.body', 'messages.body']));
+    expect(await columnsHolding(app, to[0], account.userId)).toContain('messages.recipient');
   });
 
   it('searches no ciphertext (q= and its index are for readable text)', async () => {

@@ -39,7 +39,7 @@ describe('SMSGate’s encrypted messages, from the integrator’s client to the 
   });
 
   it('npm client: ciphertext stored, read back and in the webhooks as given; the app decrypts and sends the text', async () => {
-    const { key } = await tenant(app);
+    const { key, account } = await tenant(app);
     const phone = await registeredApp(app, key);
     const client = integratorClient(app.url, key);
     await client.registerWebhook({ url: receiver.url, event: WebHookEventType.SmsSent });
@@ -95,14 +95,14 @@ describe('SMSGate’s encrypted messages, from the integrator’s client to the 
     expect(payloads.sort()).toEqual([...phoneNumbers].sort());
 
     // Not one text column of the database holds the text or a number.
-    expect(await columnsHolding(app, text)).toEqual([]);
-    for (const number of numbers) expect(await columnsHolding(app, number)).toEqual([]);
-    expect(await columnsHolding(app, message)).toEqual(expect.arrayContaining(['batches.body', 'messages.body']));
+    expect(await columnsHolding(app, text, account.userId)).toEqual([]);
+    for (const number of numbers) expect(await columnsHolding(app, number, account.userId)).toEqual([]);
+    expect(await columnsHolding(app, message, account.userId)).toEqual(expect.arrayContaining(['batches.body', 'messages.body']));
   });
 
   it('Python client: its Encryptor encrypts; we keep ciphertext; the app decrypts what it wrote', async () => {
     const python = (await run(path.join(here, 'install.sh'), [], { timeout: 170_000 })).stdout.trim();
-    const { key } = await tenant(app);
+    const { key, account } = await tenant(app);
     const phone = await registeredApp(app, key);
     const text = `Python secret ${Date.now() % 1_000_000}`;
     const number = '+14155550411';
@@ -121,7 +121,7 @@ describe('SMSGate’s encrypted messages, from the integrator’s client to the 
     expect(pending.isEncrypted).toBe(true);
     expect(pending.textMessage?.text).toMatch(/^\$aes-256-cbc\/pbkdf2-sha1\$i=75000\$/);
     expect(textToSend(pending, passphrase)).toEqual({ text, phoneNumbers: [number] });
-    expect(await columnsHolding(app, text)).toEqual([]);
-    expect(await columnsHolding(app, number)).toEqual([]);
+    expect(await columnsHolding(app, text, account.userId)).toEqual([]);
+    expect(await columnsHolding(app, number, account.userId)).toEqual([]);
   }, 240_000);
 });
