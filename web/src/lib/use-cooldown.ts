@@ -5,19 +5,22 @@ import { useEffect, useState } from 'react';
  * down every second; `start(seconds)` begins a new wait.
  */
 export function useCooldown(initialSeconds: number): { wait: number; start(seconds: number): void } {
-  const [until, setUntil] = useState(() => Date.now() + initialSeconds * 1000);
-  const [now, setNow] = useState(Date.now());
-  const wait = Math.max(0, Math.ceil((until - now) / 1000));
+  // One reading of the clock for both ends: two readings a millisecond apart made a wait of 60 s read 61.
+  const [span, setSpan] = useState(() => {
+    const at = Date.now();
+    return { now: at, until: at + initialSeconds * 1000 };
+  });
+  const wait = Math.max(0, Math.ceil((span.until - span.now) / 1000));
   useEffect(() => {
     if (wait === 0) return;
-    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    const timer = window.setInterval(() => setSpan((current) => ({ ...current, now: Date.now() })), 1000);
     return () => window.clearInterval(timer);
   }, [wait]);
   return {
     wait,
     start(seconds) {
-      setNow(Date.now());
-      setUntil(Date.now() + seconds * 1000);
+      const at = Date.now();
+      setSpan({ now: at, until: at + seconds * 1000 });
     },
   };
 }
