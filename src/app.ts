@@ -27,7 +27,7 @@ import { phoneRoutes } from './devices/phone.routes';
 import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
-import { MOBILE_API, smsgateRequests, smsgateRoutes } from './compat/smsgate/smsgate.routes';
+import { MOBILE_API, smsgateRequests, mobileRoutes } from './compat/smsgate/mobile.routes';
 import { integratorErrors, integratorRoutes } from './compat/smsgate/integrator.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
 import { httpMetrics } from './metrics/http-metrics';
@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): Koa {
     healthRoutes(deps),
     openapiRoutes({ publicUrl: config.publicUrl }),
     v1,
-    smsgateRoutes(deps),
+    mobileRoutes(deps),
     integratorRoutes(deps),
   ];
   // GET /metrics on the API port only for holders of METRICS_TOKEN (else it is METRICS_PORT's alone).

@@ -47,7 +47,9 @@ import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
-import { createSmsGateService } from './compat/smsgate/smsgate.service';
+import { createMobileService } from './compat/smsgate/mobile.service';
+import { createMobileStream } from './compat/smsgate/mobile.stream';
+import { createMobileWebhooks } from './compat/smsgate/mobile.webhooks';
 import { createMmsService } from './mms/mms.service';
 import { createStarter } from '../temporal/starter';
 
@@ -246,7 +248,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
   const smsgateInbox = createInboxService({ em, mms });
-  const smsgateMobile = createSmsGateService({
+  const smsgateMobile = createMobileService({
     em,
     clock,
     pairing,
@@ -257,6 +259,8 @@ export function buildServices(deps: ServiceDeps) {
     mms,
     events,
   });
+  const mobileStream = createMobileStream({ mobile: smsgateMobile, phoneChannel, streamCap });
+  const mobileWebhooks = createMobileWebhooks({ mobile: smsgateMobile, metrics: metrics.phone, logger });
   const failover = createFailoverService({ clock, events, staleWindowMs: config.staleWindowMs });
   const batchProgress = createBatchProgressService({
     em,
@@ -327,6 +331,8 @@ export function buildServices(deps: ServiceDeps) {
     smsgateIntegrator,
     smsgateInbox,
     smsgateMobile,
+    mobileStream,
+    mobileWebhooks,
     batchProgress,
     failover,
     reconciler,

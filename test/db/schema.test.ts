@@ -18,7 +18,7 @@ const WITHOUT_ENTITY = [
   'account_usage', // plans.repository: one guarded upsert per send
   'idempotency_keys', // idempotency.repository: stored answers, sealed like secrets
   'rate_limit_windows', // http/rate-limit.repository: fixed-window counters
-  'smsgate_devices', // compat/smsgate/smsgate.repository: each SMSGate app's sealed signing key
+  'smsgate_devices', // compat/smsgate/mobile.repository: each SMSGate app's sealed signing key
   'smsgate_ids', // compat/smsgate/integrator.repository: ids SMSGate clients chose, and our rows they name
   'smsgate_accounts', // compat/smsgate/integrator.repository: each account's sealed SMSGate signing key
   'mms_messages', // mms/mms.repository: a received MMS's subject

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { createKey, json } from '../support/accounts';
 import { readJson } from '../support/http';
-import { MOBILE_API } from '../../src/compat/smsgate/smsgate.routes';
+import { MOBILE_API } from '../../src/compat/smsgate/mobile.routes';
 import { accountWithKey, bearer, createPairingCode, pairPhone } from './helpers';
 
 const MINUTE = 60_000;

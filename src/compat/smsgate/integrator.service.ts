@@ -19,7 +19,7 @@ import { integratorRepository as repo } from './integrator.repository';
 import type { SendMessageBody } from './integrator.schemas';
 import { ownPart, settingsChange } from './integrator.settings';
 import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
-import { simCardsOf } from './smsgate.views';
+import { simCardsOf } from './mobile.views';
 import type { Sim } from '../../devices/device.entity';
 
 export interface IntegratorDeps {

@@ -9,7 +9,7 @@ import { createFakeApp, type FakeApp, type SimCard } from './fake-app';
 import { createAppTime } from './app-time';
 import { createSmsGateApp, type AppOptions } from './app-behaviour';
 
-/** The app's "API URL" path on this service (src/compat/smsgate/smsgate.routes.ts MOBILE_API). */
+/** The app's "API URL" path on this service (src/compat/smsgate/mobile.routes.ts MOBILE_API). */
 export const MOBILE_API = '/compat/smsgate/api/mobile/v1';
 
 /**

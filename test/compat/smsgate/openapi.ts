@@ -1,5 +1,5 @@
 import { PROCESSING_STATES, WEBHOOK_EVENTS } from '../../../src/compat/smsgate/integrator.schemas';
-import { PROCESSING_STATES as APP_PROCESSING_STATES } from '../../../src/compat/smsgate/smsgate.schemas';
+import { PROCESSING_STATES as APP_PROCESSING_STATES } from '../../../src/compat/smsgate/mobile.schemas';
 import { INTEGRATOR_API } from './integrator-client';
 import { MOBILE_API } from './helpers';
 

@@ -1,6 +1,6 @@
 import type { Device, Sim } from '../../devices/device.entity';
 import type { Message } from '../../messages/message.entity';
-import type { SimCard } from './smsgate.schemas';
+import type { SimCard } from './mobile.schemas';
 
 // Our resources in the shapes the SMSGate app reads. Each shape is the client-go wire type named
 // beside it; Go's `omitempty` fields are left out when empty, as their server would.

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../../db/sql';
 
 // The SQL of `smsgate_devices`: the key each SMSGate app signs its webhook calls with (sealed).
-export const smsgateRepository = {
+export const mobileRepository = {
   /** The phone's sealed key, created on first use; a concurrent first use keeps one. */
   async sealedKey(em: EntityManager, deviceId: string, sealIfNew: () => string, at: Date): Promise<string> {
     await query(

@@ -5,40 +5,29 @@ import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../lib/logger';
 import type { Services } from '../../services';
 import { eventStream } from '../../http/sse';
-import type { PhoneEvent } from '../../devices/phone-channel';
 import { callerOf } from '../../http/auth';
 import { ApiError, badRequest, forbidden, unauthenticated } from '../../http/errors';
 import { validate } from '../../http/validate';
 import { messageView } from '../../messages/messages.views';
 import {
-  appStartedPayload,
-  mmsDownloadedPayload,
-  mmsReceivedPayload,
   patchMessagesBody,
   pendingQuery,
-  pingPayload,
   registerBody,
-  smsDataReceivedPayload,
-  smsReceivedPayload,
-  APP_DATA_PORT,
   updateBody,
   usableSims,
   webhookEnvelope,
   type SimCard,
-} from './smsgate.schemas';
-import { smsgateRepository } from './smsgate.repository';
-import type { ReceivedText } from './smsgate.service';
+} from './mobile.schemas';
+import { mobileRepository } from './mobile.repository';
 import { basicAsKey } from './basic-auth';
-import { deviceView, pendingMessageView, settingsView, webhookView } from './smsgate.views';
+import { deviceView, pendingMessageView, settingsView, webhookView } from './mobile.views';
 
 /** Where the compat feature lives; the app's "API URL" is `<PUBLIC_URL>${MOBILE_API}`. */
 export const SMSGATE_PREFIX = '/compat/smsgate';
 export const MOBILE_API = `${SMSGATE_PREFIX}/api/mobile/v1`;
 
-export interface SmsGateRoutesDeps {
+export interface MobileRoutesDeps {
   services: Services;
-  orm: MikroORM;
-  logger: Logger;
   config: { publicUrl: string };
 }
 
@@ -83,7 +72,7 @@ export function smsgateRequests({
     if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
     const call = ctx.method === 'POST' ? WEBHOOK_CALL.exec(ctx.path) : null;
     const signed = /^[0-9a-f]{64}$/i.test(ctx.get('X-Signature')) && /^\d{1,12}$/.test(ctx.get('X-Timestamp'));
-    if (call && signed && (await smsgateRepository.keyOfPaired(orm.em.fork(), call[1]))) return large(ctx, next);
+    if (call && signed && (await mobileRepository.keyOfPaired(orm.em.fork(), call[1]))) return large(ctx, next);
     return next();
   };
   return async (ctx, next) => {
@@ -112,20 +101,14 @@ function phoneOf(ctx: Context) {
   return { userId: caller.userId, deviceId: caller.deviceId };
 }
 
-/** The push events the app acts on (client-go domain_upstream.go PushEventType); receive_enabled decides whether the sms:received webhook is listed. */
-const THEIR_EVENTS: Record<PhoneEvent, string> = {
-  outbox: 'MessageEnqueued',
-  settings: 'SettingsUpdated',
-  receiving: 'WebhooksUpdated',
-};
 
 /**
  * The SMSGate Android app's mobile API (android-sms-gateway/server, internal/sms-gateway/handlers/
  * mobile.go and the controllers it mounts), so that app can pair with us as its private server; plus
  * the endpoint its webhooks call back. Everything runs through our services.
  */
-export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDeps): Router {
-  const { auth, devices, pairing, phoneChannel, metrics, streamCap, smsgateMobile: smsgate } = services;
+export function mobileRoutes({ services, config }: MobileRoutesDeps): Router {
+  const { auth, devices, pairing, mobileStream, mobileWebhooks, smsgateMobile: smsgate } = services;
   const hookUrl = (deviceId: string) => `${config.publicUrl}${SMSGATE_PREFIX}/webhooks/${deviceId}`;
 
   const router = new Router({ prefix: SMSGATE_PREFIX });
@@ -245,34 +228,7 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
   });
 
   router.get('/api/mobile/v1/events', auth.device(), async (ctx) => {
-    const phone = phoneOf(ctx);
-    // Opening the stream is the phone's contact; what we write on it afterwards is not. A keepalive
-    // only proves that our write reached a socket buffer: a phone gone without closing (out of
-    // coverage, battery out, a tunnel that keeps its side open) is written to for as long as TCP
-    // keeps retrying, about 15 minutes (longer behind a proxy, whose socket is the one we see), so
-    // counting keepalives kept such a phone online 45-60 minutes. What keeps it online is what it
-    // sends: its pings (every heartbeat interval, from the app's start after the settings import:
-    // docs/phones.md), its pulls (every 15 minutes) and its stream connections.
-    await smsgate.seen(phone, { userAgent: ctx.get('User-Agent') });
-    const sse = eventStream(ctx);
-    sse.onClose(streamCap.admit(phone));
-    // Their sse/service.go: `event: <type>\ndata: <json of the event data>\n\n`; these events carry
-    // no data (events.go NewMessageEnqueuedEvent(nil)…), which Go writes as `null`.
-    const tell = (event: string) => sse.write(`event: ${event}\ndata: null\n\n`);
-    const unregister = await phoneChannel.open(phone.deviceId, {
-      send: (event) => tell(THEIR_EVENTS[event]),
-      keepAlive: () => sse.write(':keepalive\n\n'),
-      end: () => sse.end(),
-    });
-    sse.onClose(unregister);
-    // The app's settings and webhooks workers run once at its start, usually before its registration
-    // has finished; finding it unregistered they succeed empty-handed and wait 24 hours (GatewayService.kt
-    // start, SettingsUpdateWorker.kt, WebhooksUpdateWorker.kt). The stream opens once registered
-    // (gateway/EventsReceiver.kt DeviceRegisteredEvent), and the app pulls its messages on opening
-    // (SSEForegroundService.kt onConnected): these two run the other workers at once.
-    tell(THEIR_EVENTS.settings);
-    tell(THEIR_EVENTS.receiving);
-    sse.start();
+    await mobileStream.open(phoneOf(ctx), eventStream(ctx), ctx.get('User-Agent'));
   });
 
   // The webhooks the app is given call back here, signed with the key from its settings.
@@ -284,66 +240,13 @@ export function smsgateRoutes({ services, orm, logger, config }: SmsGateRoutesDe
     const phone = await smsgate.verify(deviceId, raw, ctx.get('X-Signature'), ctx.get('X-Timestamp'));
     const { body: envelope } = await validate(ctx, { body: webhookEnvelope });
     if (envelope.deviceId !== deviceId) throw forbidden('forbidden', 'The event is for another phone.');
-
-    const payloadOf = async <T>(schema: { validate(value: unknown, options: object): Promise<T> }) => {
-      try {
-        return await schema.validate(envelope.payload, { abortEarly: false, stripUnknown: true });
-      } catch {
-        throw badRequest(`The ${envelope.event} payload is not one the app sends.`);
-      }
-    };
-
-    let text: ReceivedText | null = null;
-    if (envelope.event === 'sms:received') {
-      const payload = await payloadOf(smsReceivedPayload);
-      const sender = payload.sender || payload.phoneNumber;
-      if (!sender) throw badRequest('The sms:received payload names no sender.');
-      text = { ...payload, sender, body: payload.message };
-    } else if (envelope.event === 'sms:data-received') {
-      const payload = await payloadOf(smsDataReceivedPayload);
-      const sender = payload.sender || payload.phoneNumber;
-      if (!sender) throw badRequest('The sms:data-received payload names no sender.');
-      text = { ...payload, sender, body: payload.data, dataPort: APP_DATA_PORT };
-    } else if (envelope.event === 'mms:downloaded') {
-      const payload = await payloadOf(mmsDownloadedPayload);
-      const sender = payload.sender || payload.phoneNumber;
-      if (!sender) throw badRequest('The mms:downloaded payload names no sender.');
-      const body = [payload.subject, payload.body].filter((part) => part && part.trim()).join('\n');
-      text = { ...payload, sender, body, mms: { subject: payload.subject ?? null, attachments: payload.attachments } };
-    } else if (envelope.event === 'mms:received') {
-      const payload = await payloadOf(mmsReceivedPayload);
-      const sender = payload.sender || payload.phoneNumber;
-      if (!sender) throw badRequest('The mms:received payload names no sender.');
-      await smsgate.mmsNotice(phone, { ...payload, sender });
-    } else if (envelope.event === 'app:started') {
-      const payload = await payloadOf(appStartedPayload);
-      await smsgate.appStarted(phone, { simCards: payload.simCards, userAgent: ctx.get('User-Agent') });
-    } else if (envelope.event === 'system:ping') {
-      const payload = await payloadOf(pingPayload);
-      await smsgate.seen(phone, {
-        userAgent: ctx.get('User-Agent'),
-        ...(payload.health ? { telemetry: { smsgate_health: payload.health } } : {}),
-      });
-    }
-    if (!text) {
+    const kept = await mobileWebhooks.handle(phone, { ...envelope, userAgent: ctx.get('User-Agent') });
+    if (!kept) {
       ctx.status = 204;
       return;
     }
-    try {
-      const { inserted, message } = await smsgate.receive(phone, envelope.event, text);
-      ctx.status = inserted ? 201 : 200;
-      ctx.body = { inserted, message: messageView(message) };
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === 'receive_disabled')) throw error;
-      // Receiving was turned off after the app last synced its webhooks: the text is not wanted. A
-      // refusal would only be retried 15 times (WebhooksSettings.kt retry_count), then dropped there.
-      metrics.phone.inbound.inc({ result: 'receive_disabled' });
-      logger.info(
-        { deviceId, event: envelope.event },
-        'smsgate: a received text dropped: receiving is turned off for this phone',
-      );
-      ctx.status = 204;
-    }
+    ctx.status = kept.inserted ? 201 : 200;
+    ctx.body = { inserted: kept.inserted, message: messageView(kept.message) };
   });
 
   return router;

@@ -14,9 +14,9 @@ import { deviceView } from '../../devices/devices.views';
 import type { EventsService } from '../../events/events.service';
 import type { IncomingMms, MmsService } from '../../mms/mms.service';
 import { mmsNoticeView, type MmsNotice } from '../../mms/mms.views';
-import { phoneTime, type PatchMessagesBody, type ProcessingState, type SimCard } from './smsgate.schemas';
-import { smsgateRepository } from './smsgate.repository';
-import { simsFromCards } from './smsgate.views';
+import { phoneTime, type PatchMessagesBody, type ProcessingState, type SimCard } from './mobile.schemas';
+import { mobileRepository } from './mobile.repository';
+import { simsFromCards } from './mobile.views';
 
 /** How far a webhook's X-Timestamp may be from our clock (the interface's rule for our own receivers). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -80,12 +80,12 @@ function errorCodeOf(error: string | null | undefined): string | null {
  * our outcome reports, its webhook calls are our inbound path and heartbeats. No rule lives here
  * that the native phone endpoints do not share.
  */
-export function createSmsGateService(deps: SmsGateDeps) {
+export function createMobileService(deps: SmsGateDeps) {
   const { em, clock, devices, outcomes } = deps;
 
   /** The key the phone signs its webhook calls with, created with the phone's first settings. */
   async function signingKey(deviceId: string): Promise<string> {
-    const sealed = await smsgateRepository.sealedKey(
+    const sealed = await mobileRepository.sealedKey(
       em(),
       deviceId,
       () => deps.secretBox.seal(randomToken(24)),
@@ -134,7 +134,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
       );
       const phone = { userId: device.userId, deviceId: device.id };
       // Before its signing key: the key's row is what says the phone was registered already.
-      await smsgateRepository.startAtCapacity(em(), device.id, ANDROID_SMS_LIMIT);
+      await mobileRepository.startAtCapacity(em(), device.id, ANDROID_SMS_LIMIT);
       const registered =
         input.simCards && input.simCards.length > 0
           ? await devices.heartbeat(phone.userId, phone.deviceId, { sims: simsFromCards(input.simCards) })
@@ -169,7 +169,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
      */
     async patchStates(phone: Phone, items: PatchMessagesBody) {
       const ids = items.map((item) => item.id.toLowerCase()).filter((id) => UUID.test(id));
-      const owned = await smsgateRepository.ownedOf(em(), phone.deviceId, [...new Set(ids)]);
+      const owned = await mobileRepository.ownedOf(em(), phone.deviceId, [...new Set(ids)]);
       const unknown = items.filter((item) => !owned.has(item.id.toLowerCase())).length;
       const reports: Report[] = [];
       for (const item of items) {
@@ -218,7 +218,7 @@ export function createSmsGateService(deps: SmsGateDeps) {
      * timestamp are all the same 401.
      */
     async verify(deviceId: string, raw: string, signature: string, timestamp: string): Promise<Phone> {
-      const row = await smsgateRepository.keyOfPaired(em(), deviceId);
+      const row = await mobileRepository.keyOfPaired(em(), deviceId);
       const refused = unauthenticated('The webhook call is not signed with this phone’s signing key.');
       if (!row || !/^\d{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/i.test(signature)) throw refused;
       if (Math.abs(clock.now().getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) throw refused;
@@ -305,4 +305,4 @@ export function createSmsGateService(deps: SmsGateDeps) {
   };
 }
 
-export type SmsGateService = ReturnType<typeof createSmsGateService>;
+export type MobileService = ReturnType<typeof createMobileService>;
