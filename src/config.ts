@@ -3,65 +3,12 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import * as yup from 'yup';
 import { parseDuration, parseDurationList } from './lib/duration';
+import { bool, duration, flag, int, rate, url } from './config-fields';
 import { postgresSsl, PostgresTlsError } from './db/postgres-tls';
 import { productionProblems } from './production-settings';
 
 // The only module that reads process.env. Parsed once at start, frozen; a bad value stops the
 // process with one line that names the variable.
-
-const duration = (fallback: string) =>
-  yup
-    .string()
-    .default(fallback)
-    .test('duration', '${path} must be a duration such as 90s, 15m, 1h or 2d', (value) => {
-      try {
-        parseDuration(value ?? '');
-        return true;
-      } catch {
-        return false;
-      }
-    });
-
-/** true, false, 1 or 0; undefined when unset. */
-const flag = () =>
-  yup
-    .boolean()
-    .transform((value, original) =>
-      typeof original === 'string'
-        ? (({ true: true, '1': true, false: false, '0': false } as Record<string, boolean>)[original.toLowerCase()] ??
-          original)
-        : value,
-    )
-    .typeError('${path} must be true or false');
-
-const bool = (fallback: boolean) => flag().default(fallback);
-
-const url = (protocols: string[]) =>
-  yup.string().test('url', `\${path} must be a URL (${protocols.join(', ')})`, (value) => {
-    if (value === undefined) return true;
-    try {
-      return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-    } catch {
-      return false;
-    }
-  });
-
-const int = (fallback: number, min: number, max: number) =>
-  yup
-    .number()
-    .typeError('${path} must be a whole number')
-    .integer('${path} must be a whole number')
-    .min(min)
-    .max(max)
-    .default(fallback);
-
-const rate = (fallback: number) =>
-  yup
-    .number()
-    .typeError('${path} must be a positive number')
-    .positive('${path} must be a positive number')
-    .max(1_000_000)
-    .default(fallback);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
