@@ -27,6 +27,9 @@ export interface Withdrawn {
   optedOutCount: number;
 }
 
+/** A batch as the API shows it: with how many of its failed messages were withdrawn, not lost. */
+export type ShownBatch = Batch & Withdrawn;
+
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 
 export const batchesRepository = {

@@ -7,7 +7,7 @@ import type { Message } from './message.entity';
 import type { DailyStatsQuery, EstimateQuery, ListMessagesQuery } from './messages.schemas';
 import { paceOf, placement } from './outbox';
 import { messagesRepository } from './messages.repository';
-import { batchesRepository, type Withdrawn } from './batches.repository';
+import { batchesRepository, type ShownBatch } from './batches.repository';
 import { reportsRepository } from './reports.repository';
 import type { OutcomesService } from './outcomes.service';
 import { createSendsService, type SendsDeps } from './sends.service';
@@ -19,8 +19,6 @@ export interface MessagesDeps extends SendsDeps {
   outcomes: Pick<OutcomesService, 'failQueued'>;
 }
 
-/** A batch as the API shows it: with how many of its failed messages were withdrawn, not lost. */
-export type ShownBatch = Batch & Withdrawn;
 
 export function createMessagesService(deps: MessagesDeps) {
   const { em, clock } = deps;

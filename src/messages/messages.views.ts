@@ -1,4 +1,4 @@
-import type { ShownBatch } from './messages.service';
+import type { ShownBatch } from './batches.repository';
 import type { Message } from './message.entity';
 import { iso } from '../lib/iso';
 import { countSegments } from './segments';
