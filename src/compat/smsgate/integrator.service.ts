@@ -15,7 +15,7 @@ import { messageView } from '../../messages/messages.views';
 import { mmsPayloadOf } from './integrator.mms';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import type { Target } from '../../webhooks/webhooks.repository';
-import { integratorRepository as repo } from './integrator.repository';
+import { integratorRepository as repo, type BatchFilter } from './integrator.repository';
 import type { SendMessageBody } from './integrator.schemas';
 import { ownPart, settingsChange } from './integrator.settings';
 import { logEntryView, messageStateView, settingsView, webhookView } from './integrator.views';
@@ -222,16 +222,7 @@ export function createIntegratorService(deps: IntegratorDeps) {
 
     async list(
       userId: string,
-      query: {
-        from?: Date;
-        to?: Date;
-        state?: string;
-        deviceId?: string;
-        limit: number;
-        offset: number;
-        includeContent: boolean;
-        sort: string;
-      },
+      query: Omit<BatchFilter, 'userId' | 'order'> & { includeContent: boolean; sort: string },
     ) {
       const { ids, total } = await repo.batches(em(), {
         userId,
