@@ -45,6 +45,7 @@ import { createReconcilerService, type Sweep } from './reconciler/reconciler.ser
 import { createDeliveryQueueService } from './webhooks/delivery-queue.service';
 import { deliveryStarts } from './webhooks/delivery-starts';
 import { createWebhooksService } from './webhooks/webhooks.service';
+import { createIntegratorWebhooks } from './compat/smsgate/integrator.webhooks';
 import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
 import { createMobileService } from './compat/smsgate/mobile.service';
@@ -246,7 +247,17 @@ export function buildServices(deps: ServiceDeps) {
     logger,
     onPacedOut: push.enabled ? pacedWakes.watch : undefined,
   });
-  const smsgateIntegrator = createIntegratorService({ em, clock, messages, devices, webhooks, events, secretBox });
+  const smsgateWebhooks = createIntegratorWebhooks({ em, clock, devices, webhooks, secretBox });
+  const smsgateIntegrator = createIntegratorService({
+    em,
+    clock,
+    messages,
+    devices,
+    webhooks,
+    events,
+    secretBox,
+    integratorWebhooks: smsgateWebhooks,
+  });
   const smsgateInbox = createInboxService({ em, mms });
   const smsgateMobile = createMobileService({
     em,
@@ -275,7 +286,7 @@ export function buildServices(deps: ServiceDeps) {
   events.subscribe(optOuts.applyKeywords); // an inbound STOP or START changes the opt-out list
   devices.onStopped(outcomes.failQueuedForStopped); // a disabled or unpaired phone: its queue fails
   presence.onOffline(async (tx, device) => void (await failover.reroute(tx, device))); // failover
-  webhooks.writeBodies('smsgate', smsgateIntegrator.writeBody); // SMSGate-format webhook bodies
+  webhooks.writeBodies('smsgate', smsgateWebhooks.writeBody); // SMSGate-format webhook bodies
   apiKeys.onRevoked(tokens.endWithKey); // a revoked key's tokens are revoked with it
 
   const reconciler = createReconcilerService({
@@ -329,6 +340,7 @@ export function buildServices(deps: ServiceDeps) {
     phoneMessages,
     mms,
     smsgateIntegrator,
+    smsgateWebhooks,
     smsgateInbox,
     smsgateMobile,
     mobileStream,

@@ -88,7 +88,7 @@ const notServed = (message: string) => () => {
  * controllers it mounts) on our services, so its published clients work by changing the base URL.
  */
 export function integratorRoutes({ services, orm, temporal }: { services: Services } & HealthDeps): Router {
-  const { auth, idempotency, smsgateIntegrator: integrator } = services;
+  const { auth, idempotency, smsgateIntegrator: integrator, smsgateWebhooks } = services;
   const router = new Router({ prefix: INTEGRATOR_API });
   const as = (scope: Scope): Middleware[] => [
     async (ctx, next) => {
@@ -201,15 +201,15 @@ export function integratorRoutes({ services, orm, temporal }: { services: Servic
   }
 
   router.get('/webhooks', ...as('webhooks'), async (ctx) => {
-    ctx.body = await integrator.listWebhooks(userOf(ctx));
+    ctx.body = await smsgateWebhooks.list(userOf(ctx));
   });
   router.post('/webhooks', ...as('webhooks'), async (ctx) => {
     const { body } = await validate(ctx, { body: webhookBody });
     ctx.status = 201;
-    ctx.body = await integrator.registerWebhook(userOf(ctx), body);
+    ctx.body = await smsgateWebhooks.register(userOf(ctx), body);
   });
   router.delete('/webhooks/:id', ...as('webhooks'), async (ctx) => {
-    await integrator.removeWebhook(userOf(ctx), ctx.params.id);
+    await smsgateWebhooks.remove(userOf(ctx), ctx.params.id);
     ctx.status = 204;
   });
 

@@ -1,6 +1,10 @@
 import * as yup from '../../lib/yup';
 import { booleanQuery, int, text, timestamp } from '../../lib/fields';
 import { base64Data } from '../../messages/messages.schemas';
+import { ApiError } from '../../http/errors';
+
+/** What their API has and this server does not do: 400 not_supported, named. */
+export const unsupported = (message: string) => new ApiError(400, 'not_supported', message);
 
 // The wire shapes of SMSGate's integrator API (its server's internal/sms-gateway/handlers/*/3rdparty.go,
 // with the types and validator tags of client-go smsgateway/domain_*.go and requests_*.go).
