@@ -14,8 +14,8 @@ import { Client, Connection } from '@temporalio/client';
 import { startEmbeddedPostgres } from '../src/dev/embedded';
 import { isAlive } from '../src/dev/processes';
 import type { Logger } from '../src/lib/logger';
-import { temporalCliPath } from '../temporal/paths';
-import { temporalCacheDir } from '../src/config';
+import { loadConfig, temporalCacheDir } from '../src/config';
+import { startTemporalDevServer } from '../src/dev/temporal-dev-server';
 import { startCluster } from '../src/dev/cluster';
 import { nodePorts, portsForNodes } from '../src/dev/temporal-cluster';
 import { createLogger } from '../src/lib/logger';
@@ -23,11 +23,9 @@ import { freePort, freePortRun } from '../test/support/net';
 import {
   apiReady,
   baseEnv,
-  checkRunning,
   ENTRY,
   runMigrate,
   spawnChild,
-  until,
   workerPolling,
   type Child,
 } from '../test/support/stack';
@@ -196,59 +194,33 @@ export async function startPostgres(log: PostgresLog, settings: string[] = []) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The Temporal dev server, as `npm start` runs it (sqlite file, Web UI), with a client for the bench.
+// The Temporal dev server, started as `npm start` starts it (src/dev/temporal-dev-server.ts), with a client.
 
 export async function startTemporal() {
-  const cli = temporalCliPath();
-  if (!cli) throw new Error('the Temporal CLI is not installed: run `bash temporal/install.sh cli` first');
-  const dir = tempDir('bench-temporal-');
-  const port = await freePort();
-  const address = `127.0.0.1:${port}`;
   // Its Prometheus metrics: what the server did (RPCs, persistence operations) per request kind.
   const metricsPort = await freePort();
-  const server = startProcess(
-    'temporal',
-    cli,
-    [
-      'server',
-      'start-dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--ui-port',
-      String(await freePort()),
-      '--namespace',
-      'default',
-      '--db-filename',
-      path.join(dir, 'dev-server.db'),
-      '--log-level',
-      'warn',
-      '--metrics-port',
-      String(metricsPort),
-      // More dev-server flags for an experiment (space-separated), e.g. `--sqlite-pragma journal_mode=wal`.
-      ...(process.env.BENCH_TEMPORAL_ARGS?.split(' ').filter(Boolean) ?? []),
-    ],
-    { PATH: process.env.PATH, HOME: process.env.HOME },
-  );
-  const connection = await until('the Temporal dev server', 60_000, async () => {
-    checkRunning([server]);
-    const c = await Connection.connect({ address, connectTimeout: 1000 }).catch(() => undefined);
-    const answered = await c?.workflowService.getSystemInfo({}).then(
-      () => true,
-      () => false,
-    );
-    if (answered) return c;
-    await c?.close();
-    return undefined;
+  const config = loadConfig({
+    DATA_DIR: tempDir('bench-temporal-'),
+    TEMPORAL_DEV_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
   });
+  const server = await startTemporalDevServer(config, createLogger('warn'), [
+    '--metrics-port',
+    String(metricsPort),
+    // More dev-server flags for an experiment (space-separated), e.g. `--dynamic-config-value k=v`.
+    ...(process.env.BENCH_TEMPORAL_ARGS?.split(' ').filter(Boolean) ?? []),
+  ]);
+  onCleanup('stop the Temporal dev server', () => server.stop());
+  const pid = server.pid;
+  if (!pid) throw new Error('the Temporal dev server runs without a process of its own (no Go to build the CLI)');
+  const connection = await Connection.connect({ address: server.address });
   onCleanup('close the Temporal client', () => connection.close());
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
   return {
-    address,
+    address: server.address,
     client,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
-    component: { name: 'temporal', root: () => server.process.pid } satisfies Component,
+    component: { name: 'temporal', root: () => pid } satisfies Component,
   };
 }
 

@@ -17,7 +17,6 @@
 //   npm run bench:workflow-floor [-- --workflows=N] [--server=dev|cluster]
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -65,8 +64,8 @@ async function startDev(): Promise<Server> {
   });
   const server = await startTemporalDevServer(config, logger);
   onCleanup('stop the dev server', () => server.stop());
-  const pid = findTemporal(process.pid);
-  if (!pid) throw new Error('the dev server process was not found among this process’s children');
+  const pid = server.pid;
+  if (!pid) throw new Error('the dev server runs without a process of its own (no Go to build the CLI)');
   return { address: server.address, components: [{ name: 'temporal', root: () => pid }] };
 }
 
@@ -90,31 +89,6 @@ async function startClusterServers(): Promise<Server> {
   return { address, components };
 }
 
-/** The `temporal` process somewhere below `root`. */
-function findTemporal(root: number): number | undefined {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const below = (pid: number): boolean => {
-    for (let p = parentOf.get(pid); p; p = parentOf.get(p)) if (p === root) return true;
-    return false;
-  };
-  for (const pid of parentOf.keys()) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'temporal' && below(pid)) return pid;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
 
 const self: Component = { name: 'client+worker', root: () => process.pid, alone: true };
 

@@ -13,6 +13,8 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 export interface DevServer {
   address: string;
   uiUrl: string;
+  /** The server process's id (none where the SDK runs it). */
+  pid?: number;
   /** Settles when the server process has exited, stopped or not; the value says how. */
   exited: Promise<string>;
   stop(): Promise<void>;
@@ -81,7 +83,12 @@ export async function stopLeftoverDevServer(config: Config, logger: Logger): Pro
  * It runs in its own process group (a Ctrl-C reaches only us, and we stop it after the worker) and
  * records its pid under DATA_DIR so the next start can find it if we die without stopping it.
  */
-export async function startTemporalDevServer(config: Config, logger: Logger): Promise<DevServer> {
+export async function startTemporalDevServer(
+  config: Config,
+  logger: Logger,
+  /** More CLI flags: the benchmarks' metrics port and experiments. */
+  extraArgs: string[] = [],
+): Promise<DevServer> {
   const { devPort, uiPort, namespace } = config.temporal;
   const address = `127.0.0.1:${devPort}`;
   const uiUrl = `http://127.0.0.1:${uiPort}`;
@@ -130,6 +137,7 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
       // The attributes operators filter workflows by (docs/workflows.md, "Finding workflows"). The CLI registers
       // them with a new data folder only; the worker adds them to an older one at its start.
       ...searchAttributeFlags(),
+      ...extraArgs,
     ],
     'SIGTERM',
   );
@@ -175,6 +183,7 @@ export async function startTemporalDevServer(config: Config, logger: Logger): Pr
   return {
     address,
     uiUrl,
+    pid: child.pid,
     exited,
     async stop() {
       stopping = true;
