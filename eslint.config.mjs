@@ -62,6 +62,94 @@ const workflowBoundary = {
   },
 };
 
+/**
+ * One way to reach the database (docs/architecture.md, "Only repositories touch the database"): a
+ * statement or an ORM call lives in a `*.repository.ts` (or in src/db/, which builds the tools), and
+ * `transaction()` from src/db/transaction.ts is the only way to open a transaction, so that every
+ * transaction can carry `afterCommit` work. Everything else holds an EntityManager only to pass it on:
+ * `fork()` and `isInTransaction()` are the methods it may call, and it may import the tools' types.
+ * The EntityManager is recognised by its type, whatever the variable is called.
+ */
+const EM_METHODS_ANYWHERE = new Set(['fork', 'isInTransaction']);
+const OPENS_A_TRANSACTION = new Set(['transactional', 'begin', 'commit', 'rollback']);
+/** Modules whose values are the data-access tools; `names` null: every value it exports. */
+const DATA_ACCESS_MODULES = [
+  { from: /(^|\/)db\/(sql|read|read-compiler)$/, names: null },
+  { from: /(^|\/)http\/pagination$/, names: new Set(['findPage']) },
+];
+/** What @mikro-orm exports that runs no query: the request's context and the errors a handler maps. */
+const ORM_VALUES_ANYWHERE = new Set(['RequestContext', 'NotFoundError', 'UniqueConstraintViolationException']);
+
+const ONLY_REPOSITORIES =
+  "Only repositories touch SQL or the ORM: move this into the feature's *.repository.ts as a function named for what it does, and pass it the EntityManager.";
+const ONLY_TRANSACTION = 'Open a transaction with transaction(em, async (tx) => …) from src/db/transaction.ts, so afterCommit works in it.';
+
+function isEntityManager(type) {
+  if (type.isUnionOrIntersection()) return type.types.some(isEntityManager);
+  const symbol = type.getSymbol() ?? type.aliasSymbol;
+  return (
+    !!symbol &&
+    /EntityManager$/.test(symbol.getName()) &&
+    (symbol.getDeclarations() ?? []).some((d) => d.getSourceFile().fileName.includes('/@mikro-orm/'))
+  );
+}
+
+function calledOnEntityManager(context, call) {
+  if (call.callee.type !== 'MemberExpression' || call.callee.property.type !== 'Identifier') return null;
+  const services = context.sourceCode.parserServices;
+  const type = services.getTypeAtLocation(call.callee.object);
+  return isEntityManager(type) ? call.callee.property.name : null;
+}
+
+const dataAccess = {
+  rules: {
+    'only-repositories': {
+      meta: { type: 'problem', schema: [], messages: { only: ONLY_REPOSITORIES } },
+      create(context) {
+        return {
+          ImportDeclaration(node) {
+            if (node.importKind === 'type') return;
+            const from = node.source.value;
+            const values = node.specifiers.filter((s) => s.importKind !== 'type');
+            const refused = (name) =>
+              from.startsWith('@mikro-orm/')
+                ? !ORM_VALUES_ANYWHERE.has(name)
+                : DATA_ACCESS_MODULES.some(
+                    (m) => m.from.test(from) && (m.names === null || name === '*' || m.names.has(name)),
+                  );
+            for (const specifier of values) {
+              const name =
+                specifier.type === 'ImportSpecifier' ? (specifier.imported.name ?? specifier.imported.value) : '*';
+              if (refused(name)) context.report({ node: specifier, messageId: 'only' });
+            }
+          },
+          CallExpression(node) {
+            const method = calledOnEntityManager(context, node);
+            if (method && !EM_METHODS_ANYWHERE.has(method) && !OPENS_A_TRANSACTION.has(method))
+              context.report({ node, messageId: 'only' });
+          },
+        };
+      },
+    },
+    'one-transaction': {
+      meta: { type: 'problem', schema: [], messages: { only: ONLY_TRANSACTION } },
+      create(context) {
+        return {
+          CallExpression(node) {
+            const callee = node.callee;
+            if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') return;
+            const name = callee.property.name;
+            if (name === 'transactional' || (OPENS_A_TRANSACTION.has(name) && calledOnEntityManager(context, node)))
+              context.report({ node, messageId: 'only' });
+          },
+        };
+      },
+    },
+  },
+};
+
+const PRODUCTION = ['src/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'temporal/**/*.ts'];
+
 export default defineConfig(
   {
     ignores: [
@@ -141,4 +229,25 @@ export default defineConfig(
     },
   },
   workflowBoundary,
+  {
+    files: PRODUCTION,
+    ignores: ['src/db/transaction.ts'],
+    plugins: { 'data-access': dataAccess },
+    rules: { 'data-access/one-transaction': 'error' },
+  },
+  {
+    files: PRODUCTION,
+    ignores: [
+      // The tools themselves, the entity definitions the ORM reads, and the repositories.
+      'src/db/**',
+      'src/entities.ts',
+      '**/*.entity.ts',
+      '**/*.repository.ts',
+      // findPage, the keyset page every list runs, is a repositories' tool that lives beside the
+      // cursor it reads; only repositories may import it.
+      'src/http/pagination.ts',
+    ],
+    plugins: { 'data-access': dataAccess },
+    rules: { 'data-access/only-repositories': 'error' },
+  },
 );

@@ -10,9 +10,9 @@ import { invalidCode, type EmailCodesService } from './email-codes.service';
 import type { Mailer } from './mailer';
 import { hashPassword, verifyPassword } from './passwords';
 import type { SessionOrigin, SessionsService } from './sessions.service';
-import { Session } from './session.entity';
-import { User } from './user.entity';
+import type { User } from './user.entity';
 import { accountsRepository } from './accounts.repository';
+import { sessionsRepository } from './sessions.repository';
 
 export interface AccountsDeps {
   em: () => EntityManager;
@@ -45,8 +45,8 @@ export function createAccountsService(deps: AccountsDeps) {
   async function findByEmail(email: string): Promise<User | null> {
     const normal = normalizeEmail(email);
     const legacy = email.trim().toLowerCase();
-    if (legacy === normal) return em().findOne(User, { email: normal });
-    const found = await em().find(User, { email: { $in: [normal, legacy] } });
+    if (legacy === normal) return accountsRepository.userByEmail(em(), normal);
+    const found = await accountsRepository.usersByEmails(em(), [normal, legacy]);
     return found.find((user) => user.email === normal) ?? found[0] ?? null;
   }
   // Mails sent after the answer; shutdown (and a test) waits for them rather than dropping them.
@@ -57,12 +57,8 @@ export function createAccountsService(deps: AccountsDeps) {
 
   /** Whether the account has a session (live or not) started from that network (networkOf). */
   async function signedInFrom(userId: string, network: string): Promise<boolean> {
-    const sessions = await em().find(
-      Session,
-      { userId, ip: { $ne: null } },
-      { fields: ['ip'], orderBy: { createdAt: 'desc' }, limit: 200 },
-    );
-    return sessions.some((session) => session.ip && networkOf(session.ip) === network);
+    const ips = await sessionsRepository.recentIps(em(), userId, 200);
+    return ips.some((ip) => networkOf(ip) === network);
   }
 
   async function mailCode(user: User, purpose: 'verify' | 'reset'): Promise<void> {
@@ -86,7 +82,7 @@ export function createAccountsService(deps: AccountsDeps) {
     async mailsSent(): Promise<void> {
       while (mailsInFlight.size > 0) await Promise.all(mailsInFlight);
     },
-    getUser: (id: string) => em().findOneOrFail(User, { id }),
+    getUser: (id: string) => accountsRepository.getUser(em(), id),
 
     async register(
       input: { email: string; password: string; name?: string | null; turnstileToken?: string | null },
@@ -97,7 +93,7 @@ export function createAccountsService(deps: AccountsDeps) {
       const email = normalizeEmail(input.email);
       if (await findByEmail(input.email)) throw conflict('email_taken', 'An account with this email already exists.');
       const now = clock.now();
-      const user = em().create(User, {
+      const data = {
         email,
         name: input.name ?? null,
         passwordHash: await hashPassword(input.password),
@@ -106,9 +102,10 @@ export function createAccountsService(deps: AccountsDeps) {
         createdAt: now,
         updatedAt: now,
         lastLoginAt: now,
-      });
+      };
+      let user: User;
       try {
-        await em().flush();
+        user = await accountsRepository.insertUser(em(), data);
       } catch (error) {
         // Two registrations of one address racing: the unique index decides.
         if ((error as { code?: string }).code === '23505')
@@ -142,8 +139,7 @@ export function createAccountsService(deps: AccountsDeps) {
         await limiter.hit(accountFailures, LIMITS.loginFailuresPerAccount).catch(() => undefined);
         throw invalidCredentials();
       }
-      user.lastLoginAt = clock.now();
-      await em().flush();
+      await accountsRepository.updateUser(em(), user, { lastLoginAt: clock.now() });
       const { token } = await sessions.create(user.id, origin);
       return { user, token };
     },
@@ -152,8 +148,7 @@ export function createAccountsService(deps: AccountsDeps) {
       if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
         throw validationFailed([{ field: 'body.current_password', message: 'current_password is wrong' }]);
       }
-      user.passwordHash = await hashPassword(input.newPassword);
-      await em().flush();
+      await accountsRepository.updateUser(em(), user, { passwordHash: await hashPassword(input.newPassword) });
       await sessions.revokeAll(user.id, keepSessionId);
     },
 
@@ -171,8 +166,7 @@ export function createAccountsService(deps: AccountsDeps) {
     },
 
     async updateProfile(user: User, input: { name?: string | null }) {
-      if (input.name !== undefined) user.name = input.name;
-      await em().flush();
+      await accountsRepository.updateUser(em(), user, input.name !== undefined ? { name: input.name } : {});
       return user;
     },
 
@@ -182,8 +176,7 @@ export function createAccountsService(deps: AccountsDeps) {
       await limiter.hit(`code:ip:${networkOf(origin.ip)}`, LIMITS.codeChecksPerIp);
       if (user.emailVerifiedAt) return user;
       await codes.consume(user.id, 'verify', code);
-      user.emailVerifiedAt = clock.now();
-      await em().flush();
+      await accountsRepository.updateUser(em(), user, { emailVerifiedAt: clock.now() });
       return user;
     },
 
@@ -207,10 +200,11 @@ export function createAccountsService(deps: AccountsDeps) {
       const user = await findByEmail(input.email);
       if (!user) throw invalidCode();
       await codes.consume(user.id, 'reset', input.code);
-      user.passwordHash = await hashPassword(input.newPassword);
-      // Whoever can read the mailbox owns the address.
-      user.emailVerifiedAt ??= clock.now();
-      await em().flush();
+      await accountsRepository.updateUser(em(), user, {
+        passwordHash: await hashPassword(input.newPassword),
+        // Whoever can read the mailbox owns the address.
+        emailVerifiedAt: user.emailVerifiedAt ?? clock.now(),
+      });
       await sessions.revokeAll(user.id);
     },
 

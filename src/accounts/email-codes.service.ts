@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { randomDigits, safeEqual, sha256 } from '../lib/crypto';
-import { accountsRepository } from './accounts.repository';
-import { EmailCode } from './email-code.entity';
+import { emailCodesRepository } from './email-codes.repository';
 
 export const CODE_TTL_MS = 10 * 60_000;
 export const CODE_MAX_ATTEMPTS = 5;
@@ -25,40 +24,33 @@ export function createEmailCodesService({ em, clock }: { em: () => EntityManager
      */
     async issue(userId: string, purpose: CodePurpose): Promise<string | null> {
       const now = clock.now();
-      const latest = await em().findOne(EmailCode, { userId, purpose }, { orderBy: { createdAt: 'desc' } });
+      const latest = await emailCodesRepository.latest(em(), userId, purpose);
       if (latest && now.getTime() - latest.createdAt.getTime() < RESEND_INTERVAL_MS) return null;
-      await em().nativeUpdate(EmailCode, { userId, purpose, consumedAt: null }, { consumedAt: now });
       const code = randomDigits(6);
-      em().create(EmailCode, {
-        userId,
-        purpose,
-        codeHash: hashCode(userId, purpose, code),
-        expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-        createdAt: now,
-      });
-      await em().flush();
+      await emailCodesRepository.replace(
+        em(),
+        {
+          userId,
+          purpose,
+          codeHash: hashCode(userId, purpose, code),
+          expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+          createdAt: now,
+        },
+        now,
+      );
       return code;
     },
 
     /** Burns the code on success; counts a wrong try (the fifth burns it). Throws invalid_code. */
     async consume(userId: string, purpose: CodePurpose, code: string): Promise<void> {
       const now = clock.now();
-      const current = await em().findOne(
-        EmailCode,
-        { userId, purpose, consumedAt: null, expiresAt: { $gt: now }, attempts: { $lt: CODE_MAX_ATTEMPTS } },
-        { orderBy: { createdAt: 'desc' } },
-      );
+      const current = await emailCodesRepository.usable(em(), userId, purpose, now, CODE_MAX_ATTEMPTS);
       if (!current) throw invalidCode();
       if (!safeEqual(current.codeHash, hashCode(userId, purpose, code))) {
-        await accountsRepository.countWrongCode(em(), current.id);
+        await emailCodesRepository.countWrongCode(em(), current.id);
         throw invalidCode();
       }
-      const burned = await em().nativeUpdate(
-        EmailCode,
-        { id: current.id, consumedAt: null, attempts: { $lt: CODE_MAX_ATTEMPTS } },
-        { consumedAt: now },
-      );
-      if (burned === 0) throw invalidCode();
+      if (!(await emailCodesRepository.burn(em(), current.id, now, CODE_MAX_ATTEMPTS))) throw invalidCode();
     },
   };
 }

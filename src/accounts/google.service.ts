@@ -3,9 +3,11 @@ import type { Configuration, IDToken } from 'openid-client' with { 'resolution-m
 import type { Clock } from '../lib/clock';
 import { safeEqual, sha256 } from '../lib/crypto';
 import { normalizeEmail } from '../lib/fields';
-import { OAuthState } from './oauth-state.entity';
+import { accountsRepository } from './accounts.repository';
+import type { OAuthState } from './oauth-state.entity';
+import { oauthStatesRepository } from './oauth-states.repository';
 import type { SessionOrigin, SessionsService } from './sessions.service';
-import { User } from './user.entity';
+import type { User } from './user.entity';
 
 type OpenIdClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' } });
 
@@ -59,8 +61,8 @@ export function createGoogleService(deps: GoogleDeps) {
   /** Single use: of two callbacks racing with one state, only one deletes the row. */
   async function consumeState(state: string): Promise<OAuthState> {
     const stateHash = sha256(state);
-    const saved = await em().findOne(OAuthState, { stateHash });
-    const deleted = saved ? await em().nativeDelete(OAuthState, { stateHash }) : 0;
+    const saved = await oauthStatesRepository.byHash(em(), stateHash);
+    const deleted = saved ? await oauthStatesRepository.delete(em(), stateHash) : 0;
     if (!saved || deleted !== 1) throw new GoogleSignInError('unknown or already used state');
     if (saved.expiresAt <= clock.now()) throw new GoogleSignInError('expired state');
     return saved;
@@ -68,7 +70,7 @@ export function createGoogleService(deps: GoogleDeps) {
 
   async function userFor(claims: IDToken): Promise<User> {
     const now = clock.now();
-    const known = await em().findOne(User, { googleSub: claims.sub });
+    const known = await accountsRepository.userByGoogleSub(em(), claims.sub);
     if (known) return known;
 
     const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
@@ -77,7 +79,7 @@ export function createGoogleService(deps: GoogleDeps) {
     const name = typeof claims.name === 'string' ? claims.name : null;
     const picture = typeof claims.picture === 'string' ? claims.picture : null;
 
-    const existing = await em().findOne(User, { email });
+    const existing = await accountsRepository.userByEmail(em(), email);
     if (existing) {
       // Linking on an address Google has not verified would hand the account to whoever typed it.
       if (!verified) throw new GoogleSignInError('unverified email matches an existing account');
@@ -88,7 +90,7 @@ export function createGoogleService(deps: GoogleDeps) {
       existing.name ??= name;
       return existing;
     }
-    return em().create(User, {
+    return accountsRepository.addUser(em(), {
       email,
       name,
       avatarUrl: picture,
@@ -114,15 +116,17 @@ export function createGoogleService(deps: GoogleDeps) {
       const codeVerifier = client.randomPKCECodeVerifier();
       const now = clock.now();
       // Abandoned sign-ins are swept here rather than by a job.
-      await em().nativeDelete(OAuthState, { expiresAt: { $lte: now } });
-      em().create(OAuthState, {
-        stateHash: sha256(state),
-        nonce,
-        codeVerifier,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + GOOGLE_STATE_TTL_MS),
-      });
-      await em().flush();
+      await oauthStatesRepository.replaceExpired(
+        em(),
+        {
+          stateHash: sha256(state),
+          nonce,
+          codeVerifier,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + GOOGLE_STATE_TTL_MS),
+        },
+        now,
+      );
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: deps.redirectUri,
         scope: 'openid email profile',
@@ -157,8 +161,8 @@ export function createGoogleService(deps: GoogleDeps) {
       const claims = tokens.claims();
       if (!claims) throw new GoogleSignInError('no ID token');
       const user = await userFor(claims);
-      user.lastLoginAt = clock.now();
-      await em().flush();
+      // Also writes a new account or a link userFor made.
+      await accountsRepository.updateUser(em(), user, { lastLoginAt: clock.now() });
       const { token } = await sessions.create(user.id, origin);
       return { user, token };
     },

@@ -2,8 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { randomToken, sha256 } from '../lib/crypto';
-import { Session } from './session.entity';
-import { User } from './user.entity';
+import { accountsRepository } from './accounts.repository';
+import type { Session } from './session.entity';
+import { sessionsRepository } from './sessions.repository';
+import type { User } from './user.entity';
 import type { SessionCaller } from '../http/auth';
 
 declare module '../http/auth' {
@@ -25,19 +27,18 @@ export interface SessionOrigin {
 }
 
 export function createSessionsService({ em, clock }: { em: () => EntityManager; clock: Clock }) {
-  const live = (now: Date) => ({ revokedAt: null, expiresAt: { $gt: now }, absoluteExpiresAt: { $gt: now } });
-
   /** The live session behind a cookie value, slid forward (30 days idle, 180 at most), with its user. */
   async function resolve(token: string): Promise<{ session: Session; user: User } | null> {
     const now = clock.now();
-    const session = await em().findOne(Session, { tokenHash: sha256(token), ...live(now) });
+    const session = await sessionsRepository.liveByTokenHash(em(), sha256(token), now);
     if (!session) return null;
-    const user = await em().findOne(User, { id: session.userId });
+    const user = await accountsRepository.findUser(em(), session.userId);
     if (!user) return null;
     if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-      session.lastSeenAt = now;
-      session.expiresAt = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
-      await em().flush();
+      await sessionsRepository.update(em(), session, {
+        lastSeenAt: now,
+        expiresAt: new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime())),
+      });
     }
     return { session, user };
   }
@@ -47,7 +48,7 @@ export function createSessionsService({ em, clock }: { em: () => EntityManager; 
     async create(userId: string, origin: SessionOrigin): Promise<{ session: Session; token: string }> {
       const now = clock.now();
       const token = randomToken(32);
-      const session = em().create(Session, {
+      const session = await sessionsRepository.insert(em(), {
         userId,
         tokenHash: sha256(token),
         ip: origin.ip ?? null,
@@ -57,7 +58,6 @@ export function createSessionsService({ em, clock }: { em: () => EntityManager; 
         expiresAt: new Date(now.getTime() + SESSION_IDLE_MS),
         absoluteExpiresAt: new Date(now.getTime() + SESSION_MAX_MS),
       });
-      await em().flush();
       return { session, token };
     },
 
@@ -70,23 +70,17 @@ export function createSessionsService({ em, clock }: { em: () => EntityManager; 
     resolve,
 
     /** Live sessions, most recently used first. */
-    list: (userId: string) =>
-      em().find(Session, { userId, ...live(clock.now()) }, { orderBy: { lastSeenAt: 'desc', id: 'desc' } }),
+    list: (userId: string) => sessionsRepository.listLive(em(), userId, clock.now()),
 
     async revoke(userId: string, id: string): Promise<void> {
-      const session = await em().findOne(Session, { id, userId, ...live(clock.now()) });
+      const session = await sessionsRepository.liveOfUser(em(), userId, id, clock.now());
       if (!session) throw notFound('session');
-      session.revokedAt = clock.now();
-      await em().flush();
+      await sessionsRepository.update(em(), session, { revokedAt: clock.now() });
     },
 
     /** Ends every live session of the account except `keepId` (all of them without it). */
     async revokeAll(userId: string, keepId?: string): Promise<void> {
-      await em().nativeUpdate(
-        Session,
-        { userId, revokedAt: null, ...(keepId ? { id: { $ne: keepId } } : {}) },
-        { revokedAt: clock.now() },
-      );
+      await sessionsRepository.revokeAll(em(), userId, clock.now(), keepId);
     },
   };
 }

@@ -1,8 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Scope } from './api-key.entity';
+import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
+import { ApiKey, type Scope } from './api-key.entity';
 import { query, sql } from '../db/sql';
 
-// The SQL of `api_keys` on the hot path: the lookup of every request and the batched usage counts.
+// The account's API keys (`api_keys`), and the SQL of the hot path: the lookup of every request and
+// the batched usage counts.
 
 export interface KeyUse {
   id: string;
@@ -19,6 +20,34 @@ export interface UsableKey {
 }
 
 export const apiKeysRepository = {
+  /** The account's key, or null: another account's key is not found. */
+  ownedKey: (em: EntityManager, userId: string, id: string) => em.findOne(ApiKey, { id, userId }),
+
+  async insert(em: EntityManager, data: RequiredEntityData<ApiKey>): Promise<ApiKey> {
+    const apiKey = em.create(ApiKey, data);
+    await em.flush();
+    return apiKey;
+  },
+
+  /** The account's keys, newest first; revoked ones only with `includeRevoked`. */
+  list: (em: EntityManager, userId: string, includeRevoked: boolean) =>
+    em.find(
+      ApiKey,
+      { userId, ...(includeRevoked ? {} : { revokedAt: null }) },
+      { orderBy: { createdAt: 'desc', id: 'desc' } },
+    ),
+
+  /** Sets `changes` on the loaded key and writes them. */
+  async update(em: EntityManager, key: ApiKey, changes: Partial<Pick<ApiKey, 'name' | 'revokedAt'>>): Promise<void> {
+    Object.assign(key, changes);
+    await em.flush();
+  },
+
+  async delete(em: EntityManager, key: ApiKey): Promise<void> {
+    em.remove(key);
+    await em.flush();
+  },
+
   /** The usable key with this hash at `now`: revoked and expired keys are not found. */
   async usableByHash(em: EntityManager, keyHash: string, now: Date): Promise<UsableKey | null> {
     // Timestamps come back from a raw query as text.

@@ -3,7 +3,7 @@ import { notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { randomBase62, sha256 } from '../lib/crypto';
 import type { Logger } from '../lib/logger';
-import { ApiKey, SCOPES, type Scope } from './api-key.entity';
+import { SCOPES, type ApiKey, type Scope } from './api-key.entity';
 import { apiKeysRepository, type UsableKey } from './api-keys.repository';
 import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
 
@@ -28,7 +28,7 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
   const revokedHooks: KeyRevokedHook[] = [];
 
   async function owned(userId: string, id: string): Promise<ApiKey> {
-    const key = await em().findOne(ApiKey, { id, userId });
+    const key = await apiKeysRepository.ownedKey(em(), userId, id);
     if (!key) throw notFound('API key');
     return key;
   }
@@ -37,7 +37,7 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
     /** The full key is returned here once; only its SHA-256 is stored. */
     async create(userId: string, input: CreateKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
       const key = KEY_PREFIX + randomBase62(KEY_RANDOM_CHARS);
-      const apiKey = em().create(ApiKey, {
+      const apiKey = await apiKeysRepository.insert(em(), {
         userId,
         name: input.name,
         prefix: key.slice(0, PREFIX_CHARS),
@@ -46,35 +46,26 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
         expiresAt: input.expiresAt ?? null,
         createdAt: clock.now(),
       });
-      await em().flush();
       return { apiKey, key };
     },
 
-    list: (userId: string, includeRevoked: boolean) =>
-      em().find(
-        ApiKey,
-        { userId, ...(includeRevoked ? {} : { revokedAt: null }) },
-        { orderBy: { createdAt: 'desc', id: 'desc' } },
-      ),
+    list: (userId: string, includeRevoked: boolean) => apiKeysRepository.list(em(), userId, includeRevoked),
 
     async rename(userId: string, id: string, name: string): Promise<void> {
-      const key = await owned(userId, id);
-      key.name = name;
-      await em().flush();
+      await apiKeysRepository.update(em(), await owned(userId, id), { name });
     },
 
     async remove(userId: string, id: string): Promise<void> {
-      em().remove(await owned(userId, id));
-      await em().flush();
+      await apiKeysRepository.delete(em(), await owned(userId, id));
       cache.forget(id);
     },
 
     async revoke(userId: string, id: string): Promise<void> {
       const key = await owned(userId, id);
-      key.revokedAt ??= clock.now();
-      await em().flush();
+      const revokedAt = key.revokedAt ?? clock.now();
+      await apiKeysRepository.update(em(), key, { revokedAt });
       // Deleting a key deletes its tokens (the table's cascade); revoking one runs the hooks.
-      for (const hook of revokedHooks) await hook(em(), id, key.revokedAt);
+      for (const hook of revokedHooks) await hook(em(), id, revokedAt);
       cache.forget(id);
     },
 

@@ -1,13 +1,13 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { createCredentialCache, type ChangeFeed } from '../lib/credential-cache';
 import { DEVICES_CHANNEL } from './phone-channel';
-import { readRows } from '../db/read';
 import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import { notFound, unauthenticated } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { sha256 } from '../lib/crypto';
-import { Device, type ProcessingOrder, type SimSelection } from './device.entity';
+import type { Device, ProcessingOrder, SimSelection } from './device.entity';
+import { deviceRowsRepository } from './device-rows.repository';
 import { devicesRepository } from './devices.repository';
 import type { Liveness } from './liveness';
 import type { Push } from './push';
@@ -72,11 +72,7 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
 
   /** A live (paired) phone of the account, locked for the transaction; anything else is 404. */
   async function lockOwned(tx: EntityManager, userId: string, id: string): Promise<Device> {
-    const device = await tx.findOne(
-      Device,
-      { id, userId, unpairedAt: null },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const device = await deviceRowsRepository.lockPaired(tx, userId, id);
     if (!device) throw notFound('device');
     return device;
   }
@@ -106,7 +102,7 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
         intervalChanged = patch.heartbeatIntervalMinutes !== device.heartbeatIntervalMinutes;
         device.heartbeatIntervalMinutes = patch.heartbeatIntervalMinutes;
       }
-      await tx.flush();
+      await deviceRowsRepository.writeChanges(tx);
       if (wasEnabled && !device.enabled) for (const hook of stoppedHooks) await hook(tx, device, 'disabled');
       return device;
     });
@@ -122,7 +118,7 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
       device.unpairedAt = clock.now();
       device.tokenHash = null;
       device.isDefault = false;
-      await tx.flush();
+      await deviceRowsRepository.writeChanges(tx);
       for (const hook of stoppedHooks) await hook(tx, device, 'unpaired');
     });
     tokens.forget(id);
@@ -135,16 +131,10 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
     },
 
     /** Paired phones, the default one first, then newest. */
-    list: (userId: string) =>
-      readRows(
-        em(),
-        Device,
-        { userId, unpairedAt: null },
-        { orderBy: { isDefault: 'desc', createdAt: 'desc', id: 'desc' } },
-      ),
+    list: (userId: string) => deviceRowsRepository.listPaired(em(), userId),
 
     async get(userId: string, id: string): Promise<Device> {
-      const device = await em().findOne(Device, { id, userId, unpairedAt: null });
+      const device = await deviceRowsRepository.paired(em(), userId, id);
       if (!device) throw notFound('device');
       return device;
     },
@@ -154,12 +144,12 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
 
     /** Exactly one default per account: the others are cleared in the same transaction. */
     async setDefault(userId: string, id: string): Promise<Device> {
-      return em().transactional(async (tx) => {
+      return transaction(em(), async (tx) => {
         await devicesRepository.lockAllOf(tx, userId);
         const device = await lockOwned(tx, userId, id);
         await devicesRepository.clearDefaultExcept(tx, userId, id, clock.now());
         device.isDefault = true;
-        await tx.flush();
+        await deviceRowsRepository.writeChanges(tx);
         return device;
       });
     },
@@ -186,11 +176,7 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
     async heartbeat(userId: string, id: string, input: HeartbeatInput): Promise<Device> {
       let cameBack = false;
       const device = await transaction(em(), async (tx) => {
-        const device = await tx.findOne(
-          Device,
-          { id, userId, unpairedAt: null },
-          { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-        );
+        const device = await deviceRowsRepository.lockPaired(tx, userId, id);
         // Unpaired between authentication and here: the token is no longer valid.
         if (!device) throw unauthenticated();
         if (input.appVersionCode !== undefined) device.appVersionCode = input.appVersionCode;
@@ -207,7 +193,7 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
         device.lastHeartbeatAt = clock.now();
         cameBack = !device.online;
         device.online = true;
-        await tx.flush();
+        await deviceRowsRepository.writeChanges(tx);
         if (cameBack) {
           await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id });
         }
@@ -219,12 +205,12 @@ export function createDevicesService({ em, clock, events, liveness, push, feed }
 
     /** A new token from the phone: whatever FCM said about the old one no longer applies. */
     async setPushToken(userId: string, id: string, token: string): Promise<void> {
-      await em().transactional(async (tx) => {
+      await transaction(em(), async (tx) => {
         const device = await lockOwned(tx, userId, id);
         device.pushToken = token;
         device.pushTokenInvalidReason = null;
         device.pushTokenInvalidatedAt = null;
-        await tx.flush();
+        await deviceRowsRepository.writeChanges(tx);
       });
     },
   };

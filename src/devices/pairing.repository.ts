@@ -1,11 +1,24 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
 import { findPage, type Page } from '../http/pagination';
-import { PairingRefusal, type PairingRefusalReason } from './device.entity';
+import { PairingCode, PairingRefusal, type PairingRefusalReason } from './device.entity';
 
 // The SQL of `pairing_codes`: a code is consumed by one guarded UPDATE, so it is single use under concurrency.
 
 export const pairingRepository = {
+  async insertCode(em: EntityManager, data: RequiredEntityData<PairingCode>): Promise<PairingCode> {
+    const code = em.create(PairingCode, data);
+    await em.flush();
+    return code;
+  },
+
+  /** The account's code, or null: another account's code is not found. */
+  ownedCode: (em: EntityManager, userId: string, id: string) => em.findOne(PairingCode, { id, userId }),
+
+  async hasCode(em: EntityManager, userId: string, id: string): Promise<boolean> {
+    return (await em.count(PairingCode, { id, userId })) > 0;
+  },
+
   /** Consumes a live code; returns its row, or nothing for an unknown, used or expired code. */
   async consume(tx: EntityManager, codeHash: string, now: Date): Promise<{ id: string; userId: string } | undefined> {
     const [row] = await query<{ id: string; userId: string }>(

@@ -8,7 +8,8 @@ import { LIMITS, networkOf, type RateLimiter } from '../http/rate-limit';
 import type { Clock } from '../lib/clock';
 import { randomFrom, randomToken, sha256 } from '../lib/crypto';
 import type { PlansService } from '../plans/plans.service';
-import { Device, PairingCode, type PairingRefusalReason } from './device.entity';
+import type { Device, PairingCode, PairingRefusalReason } from './device.entity';
+import { deviceRowsRepository } from './device-rows.repository';
 import type { Liveness } from './liveness';
 import { deviceView } from './devices.views';
 import { pairingRepository } from './pairing.repository';
@@ -84,15 +85,11 @@ export function createPairingService(deps: PairingDeps) {
 
   /** Finds or creates the phone for a hardware key; the plan limit applies only when one more phone goes live. */
   async function deviceFor(tx: EntityManager, userId: string, input: PairInput, now: Date) {
-    const live = await tx.findOne(Device, { userId, hardwareKey: input.hardwareKey, unpairedAt: null });
+    const live = await deviceRowsRepository.pairedByHardwareKey(tx, userId, input.hardwareKey);
     if (live) return { device: live, cameBack: !live.online };
-    await plans.admitOneMore(tx, userId, 'devices', () => tx.count(Device, { userId, unpairedAt: null }));
-    const isDefault = (await tx.count(Device, { userId, isDefault: true, unpairedAt: null })) === 0;
-    const previous = await tx.findOne(
-      Device,
-      { userId, hardwareKey: input.hardwareKey, unpairedAt: { $ne: null } },
-      { orderBy: { unpairedAt: 'desc' } },
-    );
+    await plans.admitOneMore(tx, userId, 'devices', () => deviceRowsRepository.countPaired(tx, userId));
+    const isDefault = (await deviceRowsRepository.countPairedDefaults(tx, userId)) === 0;
+    const previous = await deviceRowsRepository.lastUnpairedByHardwareKey(tx, userId, input.hardwareKey);
     if (previous) {
       // Re-paired: the same row, so its message history and counters carry on.
       previous.unpairedAt = null;
@@ -101,7 +98,7 @@ export function createPairingService(deps: PairingDeps) {
       return { device: previous, cameBack: false };
     }
     const name = [input.manufacturer ?? input.brand, input.model].filter(Boolean).join(' ') || 'Phone';
-    const device = tx.create(Device, {
+    const device = deviceRowsRepository.add(tx, {
       userId,
       name: name.slice(0, 100),
       hardwareKey: input.hardwareKey,
@@ -122,28 +119,27 @@ export function createPairingService(deps: PairingDeps) {
       for (let draw = 0; draw < 5 && (await pairingRepository.selectorTaken(em(), hashSelector(plain), now)); draw++) {
         plain = randomFrom(CODE_ALPHABET, CODE_LENGTH);
       }
-      const code = em().create(PairingCode, {
+      const code = await pairingRepository.insertCode(em(), {
         userId,
         codeHash: hashCode(plain),
         selectorHash: hashSelector(plain),
         expiresAt: new Date(now.getTime() + ttlMs),
         createdAt: now,
       });
-      await em().flush();
       const pairUrl = `phonegateway://pair?${new URLSearchParams({ code: plain, server: deps.publicUrl })}`;
       return { code, plain, pairUrl };
     },
 
     async codeStatus(userId: string, id: string): Promise<{ code: PairingCode; device: Device | null }> {
-      const code = await em().findOne(PairingCode, { id, userId });
+      const code = await pairingRepository.ownedCode(em(), userId, id);
       if (!code) throw notFound('pairing code');
-      const device = code.deviceId ? await em().findOne(Device, { id: code.deviceId, unpairedAt: null }) : null;
+      const device = code.deviceId ? await deviceRowsRepository.pairedById(em(), code.deviceId) : null;
       return { code, device };
     },
 
     /** Refused attempts with the account's codes; another account's code is 404. */
     async refusals(userId: string, filter: { pairingCodeId?: string; cursor?: string; limit: number }) {
-      if (filter.pairingCodeId && !(await em().count(PairingCode, { id: filter.pairingCodeId, userId }))) {
+      if (filter.pairingCodeId && !(await pairingRepository.hasCode(em(), userId, filter.pairingCodeId))) {
         throw notFound('pairing code');
       }
       return pairingRepository.listRefusals(em(), userId, filter);
@@ -243,7 +239,7 @@ export function createPairingService(deps: PairingDeps) {
           device.tokenHash = sha256(token);
           device.online = true;
           device.lastHeartbeatAt = now;
-          await tx.flush();
+          await deviceRowsRepository.writeChanges(tx);
           await pairingRepository.linkDevice(tx, code.id, device.id);
           if (cameBack) {
             await events.emit(tx, { userId, name: 'device.online', data: deviceView(device), deviceId: device.id });

@@ -3,7 +3,7 @@ import type { Event } from '../events/event.entity';
 import { transaction } from '../db/transaction';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
-import { Device } from './device.entity';
+import { deviceRowsRepository } from './device-rows.repository';
 import { devicesRepository } from './devices.repository';
 import { deviceView } from './devices.views';
 
@@ -42,7 +42,7 @@ export function createPresenceService({
     deviceId: string,
     name: 'device.online' | 'device.offline',
   ): Promise<Event> {
-    const device = await tx.findOneOrFail(Device, { id: deviceId }, { refresh: true });
+    const device = await deviceRowsRepository.freshOrFail(tx, deviceId);
     return events.emit(tx, { userId: device.userId, name, data: deviceView(device), deviceId });
   }
 
@@ -66,7 +66,7 @@ export function createPresenceService({
           for (const hook of offlineHooks) await hook(tx, { id: input.deviceId, userId: event.userId });
           return { status: 'offline' };
         }
-        const device = await tx.findOne(Device, { id: input.deviceId }, { refresh: true });
+        const device = await deviceRowsRepository.fresh(tx, input.deviceId);
         if (!device || device.unpairedAt) return { status: 'gone' };
         if (!device.online) return { status: 'offline' };
         return {

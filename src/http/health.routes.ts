@@ -1,7 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
-import { query, sql } from '../db/sql';
+import { healthRepository } from './health.repository';
 import { searchAttributesProblem } from '../../temporal/search-attributes';
 
 export interface HealthDeps {
@@ -67,7 +67,7 @@ async function temporalProblem(temporal: Client, now = Date.now()): Promise<stri
  */
 export async function readiness({ orm, temporal }: HealthDeps) {
   const [postgres, temporalStatus] = await Promise.all([
-    check(async () => void (await query(orm.em.fork(), sql`select 1`))),
+    check(() => healthRepository.ping(orm.em.fork())),
     check(() => temporalProblem(temporal)),
   ]);
   return { ready: postgres === 'ok' && temporalStatus === 'ok', checks: { postgres, temporal: temporalStatus } };

@@ -1,11 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql } from '../db/sql';
+import { Message } from './message.entity';
 import type { Deadlines } from './outbox';
 import { unevenOf } from './sends.repository';
 
 // Failover: an offline phone's outboxd messages move to another phone.
 
 export const failoverRepository = {
+  /** The messages as they are now, not as this EntityManager last saw them (rerouted, for their events). */
+  freshMessages: (tx: EntityManager, ids: string[]) => tx.find(Message, { id: { $in: ids } }, { refresh: true }),
+
   /** Locks an offline phone's outboxd messages of released batches; how many, and how many high priority. */
   async lockReroutable(tx: EntityManager, fromId: string): Promise<{ total: number; high: number }> {
     const rows = await query<{ priority: number }>(

@@ -3,7 +3,6 @@ import { accountsRepository } from '../accounts/accounts.repository';
 import { devicesRepository } from '../devices/devices.repository';
 import type { EventsService } from '../events/events.service';
 import type { Clock } from '../lib/clock';
-import { Message } from './message.entity';
 import { failoverRepository } from './failover.repository';
 import { messageView } from './messages.views';
 import { paceOf, placement } from './outbox';
@@ -48,7 +47,7 @@ export function createFailoverService(deps: FailoverDeps) {
     });
     await devicesRepository.settle(tx, [{ deviceId: device.id, left: waiting.total, leftHigh: waiting.high, sent: 0 }]);
     if (ids.length === 0) return ids;
-    const messages = await tx.find(Message, { id: { $in: ids } }, { refresh: true });
+    const messages = await failoverRepository.freshMessages(tx, ids);
     await deps.events.emitMany(
       tx,
       messages.map((message) => ({

@@ -9,14 +9,14 @@
 // the statement is prepared, so each connection parses and plans it once (docs/performance.md, "A
 // common send is one statement"). test/messages/one-statement-send.test.ts runs both on the same sends.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql, type Sql } from '../db/sql';
+import type { Sql } from '../db/sql';
 import { inOneStatement } from '../db/transaction';
 import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
 import type { PlansService } from '../plans/plans.service';
 import type { Batch } from './batch.entity';
 import type { SendBody } from './messages.schemas';
-import { paceOf, placementSql } from './outbox';
-import { sendsRepository } from './sends.repository';
+import { paceOf } from './outbox';
+import { placementInSend, sendsRepository } from './sends.repository';
 
 export interface OneStatementSendDeps {
   em: () => EntityManager;
@@ -52,16 +52,13 @@ export function createOneStatementSend(deps: OneStatementSendDeps) {
       messageIds: string[],
     ): Promise<{ batch: Batch; messageIds: string[] } | null> {
       const { userId } = batch;
-      const placed = placementSql(
-        {
-          sendableAt: batch.createdAt,
-          count: numbers.length,
-          pace: paceOf(device),
-          staleWindowMs: deps.staleWindowMs,
-          ttlSeconds: batch.ttlSeconds ?? null,
-        },
-        sql`q.ahead`,
-      );
+      const placed = placementInSend({
+        sendableAt: batch.createdAt,
+        count: numbers.length,
+        pace: paceOf(device),
+        staleWindowMs: deps.staleWindowMs,
+        ttlSeconds: batch.ttlSeconds ?? null,
+      });
       const outcome = await inOneStatement(
         em(),
         () =>

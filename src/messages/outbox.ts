@@ -10,7 +10,6 @@
 // counts only the high-priority messages ahead of it. A send's ttl_seconds caps its deadlines.
 
 import type { PacingRow } from '../devices/devices.repository';
-import { sql, type Sql } from '../db/sql';
 import { windowedTimes, type SendWindow } from '../devices/send-window';
 
 // What a phone needs per message beyond the delay it is told to keep: our estimate of send time.
@@ -116,26 +115,5 @@ export function placement(input: PlacementInput): Deadlines & { estimate: Date }
     staleAts,
     ttlAt,
     estimate: new Date(Math.round(done)),
-  };
-}
-
-/**
- * placement() for a send that takes its places in the same statement that writes it, on a phone
- * without a send window: the first stale deadline and the estimate as SQL of `ahead` (an SQL
- * expression), by the same float arithmetic as placement(), so the same instants to the millisecond
- * (test/messages/outbox-sql.test.ts compares the two).
- */
-export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
-  if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
-  if (input.resumeAt && input.resumeAt > input.sendableAt) throw new Error('a paused phone is placed by placement()');
-  const perMessageSeconds = secondsPerMessage(input.pace);
-  const start = input.sendableAt.getTime();
-  return {
-    perMessageSeconds,
-    ttlAt: input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null,
-    // new Date(start + staleWindowMs + ahead × perMessageSeconds × 1000): a Date truncates to the ms.
-    firstStaleAt: sql`to_timestamp(trunc(${start + input.staleWindowMs}::float8 + (${ahead})::float8 * ${perMessageSeconds}::float8 * 1000) / 1000)`,
-    // new Date(start + Math.round((ahead + count) × perMessageSeconds × 1000)).
-    estimate: sql`to_timestamp((${start}::float8 + floor(((${ahead}) + ${input.count}::int)::float8 * ${perMessageSeconds}::float8 * 1000 + 0.5)) / 1000)`,
   };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql, toDate, type Sql } from '../db/sql';
 import type { Batch, Priority } from './batch.entity';
-import type { Deadlines } from './outbox';
+import { secondsPerMessage, type Deadlines, type PlacementInput } from './outbox';
 import { OPTED_OUT } from './transitions';
 
 // Writing a send: its batch and every message, in one statement.
@@ -140,3 +140,27 @@ export const sendsRepository = {
     return { device: row.device, admitted: row.admitted, estimatedCompletionAt: toDate(row.estimatedCompletionAt) };
   },
 };
+
+/**
+ * placement() (./outbox.ts) for a send that takes its places in the same statement that writes it, on a phone
+ * without a send window: the first stale deadline and the estimate as SQL of `ahead` (an SQL
+ * expression), by the same float arithmetic as placement(), so the same instants to the millisecond
+ * (test/messages/outbox-sql.test.ts compares the two).
+ */
+export function placementSql(input: Omit<PlacementInput, 'ahead'>, ahead: Sql) {
+  if (input.pace.window) throw new Error('a phone with a send window is placed by placement()');
+  if (input.resumeAt && input.resumeAt > input.sendableAt) throw new Error('a paused phone is placed by placement()');
+  const perMessageSeconds = secondsPerMessage(input.pace);
+  const start = input.sendableAt.getTime();
+  return {
+    perMessageSeconds,
+    ttlAt: input.ttlSeconds != null ? new Date(start + input.ttlSeconds * 1000) : null,
+    // new Date(start + staleWindowMs + ahead × perMessageSeconds × 1000): a Date truncates to the ms.
+    firstStaleAt: sql`to_timestamp(trunc(${start + input.staleWindowMs}::float8 + (${ahead})::float8 * ${perMessageSeconds}::float8 * 1000) / 1000)`,
+    // new Date(start + Math.round((ahead + count) × perMessageSeconds × 1000)).
+    estimate: sql`to_timestamp((${start}::float8 + floor(((${ahead}) + ${input.count}::int)::float8 * ${perMessageSeconds}::float8 * 1000 + 0.5)) / 1000)`,
+  };
+}
+
+/** placementSql() of the messages acceptSend writes: its statement's queue says how many are ahead (`q.ahead`). */
+export const placementInSend = (input: Omit<PlacementInput, 'ahead'>) => placementSql(input, sql`q.ahead`);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, sql, type Sql } from '../db/sql';
+import { Plan } from './plan.entity';
 
 // The SQL of plans and account_usage. Counts are per UTC day and month; a row whose day or month is
 // past counts as zero for the current one, so a new day needs no reset job.
@@ -31,6 +32,12 @@ const limitOf = (userId: string, column: 'daily_limit' | 'monthly_limit') =>
   sql`(select p.${sql.identifier(column)} from users u join plans p on p.id = u.plan_id where u.id = ${userId})`;
 
 export const plansRepository = {
+  /** The plan; fails (NotFoundError) when there is none. */
+  plan: (em: EntityManager, id: string) => em.findOneOrFail(Plan, { id }),
+
+  /** The active plans, in the catalogue's order. */
+  activePlans: (em: EntityManager) => em.find(Plan, { active: true }, { orderBy: { sortOrder: 'asc' } }),
+
   /** The account's plan id; undefined for an unknown account. */
   async planIdOf(em: EntityManager, userId: string): Promise<string | undefined> {
     const [row] = await query<{ planId: string }>(em, sql`select plan_id from users where id = ${userId}`);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound, planLimit } from '../http/errors';
 import type { Sql } from '../db/sql';
 import type { Clock } from '../lib/clock';
-import { Plan } from './plan.entity';
+import type { Plan } from './plan.entity';
 import { plansRepository, type PlanLimits, type Usage } from './plans.repository';
 
 export type { Usage };
@@ -22,7 +22,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
   async function planOf(userId: string): Promise<Plan> {
     const planId = await plansRepository.planIdOf(em(), userId);
     if (planId === undefined) throw notFound('account');
-    return em().findOneOrFail(Plan, { id: planId });
+    return plansRepository.plan(em(), planId);
   }
 
   async function usage(userId: string, at = clock.now()): Promise<Usage> {
@@ -51,7 +51,7 @@ export function createPlansService({ em, clock }: PlansDeps) {
     lockAccount: plansRepository.lockAccount,
 
     /** Public catalogue: active plans, cheapest first. */
-    list: () => em().find(Plan, { active: true }, { orderBy: { sortOrder: 'asc' } }),
+    list: () => plansRepository.activePlans(em()),
 
     /**
      * Admits `count` outbound messages against the batch, daily and monthly limits and counts them,

@@ -8,6 +8,7 @@ import type { DeliveryStatusValue } from '../../workflows/search-attributes';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secret-box';
+import { transaction } from '../db/transaction';
 import { statusClass, type Metrics } from '../metrics/metrics';
 import { contextOf } from '../traces/tracing';
 import { ABANDONED, answered2xx, pauseIfFailing, refused, signedHeaders } from './attempt-rules';
@@ -148,7 +149,7 @@ export function createDeliveryQueueService(deps: DeliveryQueueDeps) {
 
   /** Records a batch of attempts; returns each recorded one's outcome (another execution's are left out). */
   async function record(webhookId: string, url: string, sent: Sent[]): Promise<Recorded[]> {
-    return deps.em().transactional(async (tx) => {
+    return transaction(deps.em(), async (tx) => {
       // Serialises the records of one webhook's attempts with its pause, disable and delete.
       const webhook = await attemptsRepository.lockWebhook(tx, webhookId);
       const now = deps.clock.now();

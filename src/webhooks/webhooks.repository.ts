@@ -1,6 +1,6 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { EventName } from '../events/event.entity';
-import type { WebhookFormat } from './webhook.entity';
+import { Webhook, type WebhookFormat } from './webhook.entity';
 import { createdWithin, findPage, type Page } from '../http/pagination';
 import { WebhookDelivery, type DeliveryStatus } from './delivery.entity';
 import { query, sql } from '../db/sql';
@@ -43,7 +43,43 @@ export interface DeliveryFilter {
   limit: number;
 }
 
+/** What the webhooks service may change on a loaded webhook. */
+export type WebhookChanges = Partial<
+  Pick<Webhook, 'url' | 'events' | 'name' | 'deviceId' | 'enabled' | 'disabledReason' | 'updatedAt' | 'deletedAt'>
+>;
+
 export const webhooksRepository = {
+  /** The account's webhook unless deleted, or null. */
+  ownedWebhook: (em: EntityManager, userId: string, id: string) => em.findOne(Webhook, { id, userId, deletedAt: null }),
+
+  /** The account's webhooks but the deleted ones, oldest first. */
+  listWebhooks: (em: EntityManager, userId: string) =>
+    em.find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+
+  countWebhooks: (tx: EntityManager, userId: string) => tx.count(Webhook, { userId, deletedAt: null }),
+
+  async insertWebhook(tx: EntityManager, data: RequiredEntityData<Webhook>): Promise<Webhook> {
+    const webhook = tx.create(Webhook, data);
+    await tx.flush();
+    return webhook;
+  },
+
+  /** Sets `changes` on the loaded webhook and writes them. */
+  async updateWebhook(tx: EntityManager, webhook: Webhook, changes: WebhookChanges): Promise<void> {
+    Object.assign(webhook, changes);
+    await tx.flush();
+  },
+
+  /** The account's delivery, or null: another account's is not found. */
+  findDelivery: (em: EntityManager, userId: string, id: string) => em.findOne(WebhookDelivery, { id, userId }),
+
+  /** The account's delivery; fails (NotFoundError) when there is none. */
+  getDelivery: (em: EntityManager, userId: string, id: string) => em.findOneOrFail(WebhookDelivery, { id, userId }),
+
+  /** The delivery of an event to a webhook; fails (NotFoundError) when there is none. */
+  deliveryOfEvent: (em: EntityManager, eventId: string, webhookId: string) =>
+    em.findOneOrFail(WebhookDelivery, { eventId, webhookId }),
+
   /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
   listDeliveries(em: EntityManager, userId: string, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
     const where: FilterQuery<WebhookDelivery> = { userId, ...createdWithin(filter.from, filter.to) };

@@ -10,13 +10,19 @@ import { conflict, notFound, validationFailed } from '../http/errors';
 import type { Page } from '../http/pagination';
 import type { Clock } from '../lib/clock';
 import type { PlansService } from '../plans/plans.service';
-import { WebhookDelivery } from './delivery.entity';
+import type { WebhookDelivery } from './delivery.entity';
 import { urlProblem } from './outbound';
 import { newSecret } from './signature';
-import { Webhook, type WebhookFormat } from './webhook.entity';
+import type { Webhook, WebhookFormat } from './webhook.entity';
 import type { SecretBox } from '../lib/secret-box';
 import { activeTraceParent } from '../traces/tracing';
-import { webhooksRepository, type DeliveryFilter, type NewDelivery, type Target } from './webhooks.repository';
+import {
+  webhooksRepository,
+  type DeliveryFilter,
+  type NewDelivery,
+  type Target,
+  type WebhookChanges,
+} from './webhooks.repository';
 
 export interface WebhooksDeps {
   em: () => EntityManager;
@@ -69,7 +75,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   };
 
   async function owned(userId: string, id: string, tx = em()): Promise<Webhook> {
-    const webhook = await tx.findOne(Webhook, { id, userId, deletedAt: null });
+    const webhook = await webhooksRepository.ownedWebhook(tx, userId, id);
     if (!webhook) throw notFound('webhook');
     return webhook;
   }
@@ -114,7 +120,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     };
     // An explicit test ping reaches its webhook even while it is disabled; events reach enabled ones.
     for (const { event, input } of explicit)
-      for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!)) await add(event, target);
+      for (const target of await webhooksRepository.liveOne(tx, event.userId, input.webhookId!))
+        await add(event, target);
     if (broadcast.length > 0) {
       const receivers = await webhooksRepository.receiversOf(
         tx,
@@ -138,8 +145,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       writers.set(format, writer);
     },
 
-    list: (userId: string) =>
-      em().find(Webhook, { userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+    list: (userId: string) => webhooksRepository.listWebhooks(em(), userId),
 
     get: (userId: string, id: string) => owned(userId, id),
 
@@ -147,11 +153,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async create(userId: string, input: CreateWebhookInput): Promise<{ webhook: Webhook; secret: string }> {
       await assertUsableUrl(input.url);
       const secret = input.secret ?? newSecret();
-      const webhook = await em().transactional(async (tx) => {
-        await deps.plans.admitOneMore(tx, userId, 'webhooks', () => tx.count(Webhook, { userId, deletedAt: null }));
+      const webhook = await transaction(em(), async (tx) => {
+        await deps.plans.admitOneMore(tx, userId, 'webhooks', () => webhooksRepository.countWebhooks(tx, userId));
         await assertOwnPhone(tx, userId, input.deviceId);
         const now = clock.now();
-        const created = tx.create(Webhook, {
+        const created = await webhooksRepository.insertWebhook(tx, {
           userId,
           url: input.url,
           name: input.name ?? null,
@@ -162,7 +168,6 @@ export function createWebhooksService(deps: WebhooksDeps) {
           createdAt: now,
           updatedAt: now,
         });
-        await tx.flush();
         await webhooksRepository.storeSecret(tx, created.id, 1, deps.secretBox.seal(secret), now);
         return created;
       });
@@ -171,38 +176,35 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     async update(userId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
       if (input.url !== undefined) await assertUsableUrl(input.url);
-      return em().transactional(async (tx) => {
+      return transaction(em(), async (tx) => {
         const webhook = await owned(userId, id, tx);
-        if (input.url !== undefined) webhook.url = input.url;
-        if (input.events !== undefined) webhook.events = [...new Set(input.events)];
-        if (input.name !== undefined) webhook.name = input.name;
+        const changes: WebhookChanges = {};
+        if (input.url !== undefined) changes.url = input.url;
+        if (input.events !== undefined) changes.events = [...new Set(input.events)];
+        if (input.name !== undefined) changes.name = input.name;
         if (input.deviceId !== undefined) {
           await assertOwnPhone(tx, userId, input.deviceId);
-          webhook.deviceId = input.deviceId;
+          changes.deviceId = input.deviceId;
         }
         if (input.enabled === true) {
           // Clears an automatic pause; what was missed meanwhile is not replayed.
-          webhook.enabled = true;
-          webhook.disabledReason = null;
+          changes.enabled = true;
+          changes.disabledReason = null;
         } else if (input.enabled === false && webhook.enabled) {
-          webhook.enabled = false;
+          changes.enabled = false;
           await webhooksRepository.abandonOpen(tx, webhook.id, ABANDONED.disabled, clock.now());
         }
-        webhook.updatedAt = clock.now();
-        await tx.flush();
+        await webhooksRepository.updateWebhook(tx, webhook, { ...changes, updatedAt: clock.now() });
         return webhook;
       });
     },
 
     /** Soft delete: the delivery log keeps the webhook's deliveries; open ones end now. */
     async remove(userId: string, id: string): Promise<void> {
-      await em().transactional(async (tx) => {
+      await transaction(em(), async (tx) => {
         const webhook = await owned(userId, id, tx);
         const now = clock.now();
-        webhook.deletedAt = now;
-        webhook.enabled = false;
-        webhook.updatedAt = now;
-        await tx.flush();
+        await webhooksRepository.updateWebhook(tx, webhook, { deletedAt: now, enabled: false, updatedAt: now });
         await webhooksRepository.abandonOpen(tx, webhook.id, ABANDONED.deleted, now);
       });
     },
@@ -213,7 +215,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
      */
     async rotateSecret(userId: string, id: string, given?: string): Promise<string> {
       const secret = given ?? newSecret();
-      await em().transactional(async (tx) => {
+      await transaction(em(), async (tx) => {
         const webhook = await owned(userId, id, tx);
         const version = await webhooksRepository.nextSecretVersion(tx, webhook.id, clock.now());
         await webhooksRepository.storeSecret(tx, webhook.id, version, deps.secretBox.seal(secret), clock.now());
@@ -232,7 +234,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           webhookId: webhook.id,
         });
       });
-      return em().fork().findOneOrFail(WebhookDelivery, { eventId: event.id, webhookId: id });
+      return webhooksRepository.deliveryOfEvent(em().fork(), event.id, id);
     },
 
     /** The delivery log: newest first, across every webhook of the account, deleted ones included. */
@@ -240,7 +242,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       webhooksRepository.listDeliveries(em(), userId, filter),
 
     async getDelivery(userId: string, id: string): Promise<WebhookDelivery> {
-      const delivery = await em().findOne(WebhookDelivery, { id, userId });
+      const delivery = await webhooksRepository.findDelivery(em(), userId, id);
       if (!delivery) throw notFound('delivery');
       return delivery;
     },
@@ -253,7 +255,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async redeliver(userId: string, deliveryId: string): Promise<WebhookDelivery> {
       const id = randomUUID();
       await transaction(em(), async (tx) => {
-        const original = await tx.findOne(WebhookDelivery, { id: deliveryId, userId });
+        const original = await webhooksRepository.findDelivery(tx, userId, deliveryId);
         if (!original) throw notFound('delivery');
         // Locked so that a delete or disable committing meanwhile is seen, or waits for this.
         const webhook = await webhooksRepository.lockForRedelivery(tx, userId, original.webhookId);
@@ -279,7 +281,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         ]);
         afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id, userId, webhookId: webhook.id }]));
       });
-      return em().findOneOrFail(WebhookDelivery, { id, userId });
+      return webhooksRepository.getDelivery(em(), userId, id);
     },
   };
 }

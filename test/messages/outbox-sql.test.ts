@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { query, sql } from '../../src/db/sql';
 import { openOrm } from '../../src/db/orm';
-import { NO_PACE, placement, placementSql, type Pace } from '../../src/messages/outbox';
+import { NO_PACE, placement, type Pace } from '../../src/messages/outbox';
+import { placementSql } from '../../src/messages/sends.repository';
 import { testConfig } from '../support/config';
 
 // A send written in one statement places itself there: its first stale deadline and its estimate are
