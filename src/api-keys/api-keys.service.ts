@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { transaction } from '../db/transaction';
 import { notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import { randomBase62, sha256 } from '../lib/crypto';
@@ -61,11 +62,15 @@ export function createApiKeysService({ em, clock, feed }: { em: () => EntityMana
     },
 
     async revoke(userId: string, id: string): Promise<void> {
-      const key = await owned(userId, id);
-      const revokedAt = key.revokedAt ?? clock.now();
-      await apiKeysRepository.update(em(), key, { revokedAt });
-      // Deleting a key deletes its tokens (the table's cascade); revoking one runs the hooks.
-      for (const hook of revokedHooks) await hook(em(), id, revokedAt);
+      // The key and what ends with it in one unit of work: never a revoked key whose tokens still work.
+      await transaction(em(), async (tx) => {
+        const key = await apiKeysRepository.ownedKey(tx, userId, id);
+        if (!key) throw notFound('API key');
+        const revokedAt = key.revokedAt ?? clock.now();
+        await apiKeysRepository.update(tx, key, { revokedAt });
+        // Deleting a key deletes its tokens (the table's cascade); revoking one runs the hooks.
+        for (const hook of revokedHooks) await hook(tx, id, revokedAt);
+      });
       cache.forget(id);
     },
 

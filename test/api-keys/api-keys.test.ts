@@ -118,6 +118,25 @@ describe('API keys', () => {
     expect(after.data.map((k: { id: string }) => k.id)).not.toContain(id);
   });
 
+  it('revokes a key and ends what its hooks end in one unit of work: a failing hook leaves the key usable', async () => {
+    const key = await createKey(app, account);
+    const { data } = await readJson(await app.fetch('/v1/api-keys', session()));
+    const id = data.find((k: { prefix: string }) => k.prefix === key.slice(0, 12)).id;
+    let failing = true;
+    app.services.apiKeys.onRevoked(async (_tx, keyId) => {
+      if (failing && keyId === id) throw new Error('the revocation’s other work failed');
+    });
+
+    await expect(app.services.apiKeys.revoke(account.userId, id)).rejects.toThrow('other work failed');
+    expect((await app.fetch('/v1/auth/me', { headers: { 'x-api-key': key } })).status).toBe(200);
+    const listed = await readJson(await app.fetch('/v1/api-keys', session()));
+    expect(listed.data.find((k: { id: string }) => k.id === id)).toMatchObject({ revoked_at: null });
+
+    failing = false;
+    await app.services.apiKeys.revoke(account.userId, id);
+    expect((await app.fetch('/v1/auth/me', { headers: { 'x-api-key': key } })).status).toBe(401);
+  });
+
   it('stops an expired key at its expiry', async () => {
     const expiresAt = new Date(clock.now().getTime() + 3_600_000);
     const res = await app.fetch(
