@@ -1,15 +1,20 @@
 import { connect, createServer } from 'node:net';
 
-/** A loopback port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+const handedOut = new Set<number>();
+
+/**
+ * A loopback port that was free a moment ago, from 10000-19999: below Linux's ephemeral range, where
+ * the kernel picks the local port of every outgoing connection (a port taken from there could be a
+ * client socket's before its server binds it), and apart from freePortRun's ports. Never the same
+ * port twice in one process.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 10_000);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 function canListen(port: number): Promise<boolean> {
