@@ -137,6 +137,7 @@ export function Deliveries({
                 },
                 {
                   label: 'Redelivery',
+                  wide: true,
                   cell: (d) => <RedeliveryLinks delivery={d} rows={rows} open={(id) => void openById(id)} />,
                 },
                 {

@@ -352,7 +352,7 @@ function WebhookForm({
             </Anchor>{' '}
             for checking the signature.
           </Text>
-          <FormError error={error} />
+          <FormError error={error} fields={['url', 'device_id', 'events']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
