@@ -464,15 +464,20 @@ create table webhook_deliveries (
   delivered_at timestamp with time zone,
   abandoned_at timestamp with time zone,
   trace_parent text,
+  redelivery_of uuid,
+  superseded_by uuid,
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
   constraint webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE,
+  constraint webhook_deliveries_redelivery_of_fkey FOREIGN KEY (redelivery_of) REFERENCES webhook_deliveries(id) ON DELETE SET NULL,
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'retrying'::text, 'delivered'::text, 'failed'::text]))),
+  constraint webhook_deliveries_superseded_by_fkey FOREIGN KEY (superseded_by) REFERENCES webhook_deliveries(id) ON DELETE SET NULL,
   constraint webhook_deliveries_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE,
   constraint webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON DELETE CASCADE
 );
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries USING btree (event_id);
 CREATE INDEX webhook_deliveries_open_idx ON webhook_deliveries USING btree (webhook_id) WHERE (status = ANY (ARRAY['pending'::text, 'retrying'::text]));
 CREATE INDEX webhook_deliveries_queue_idx ON webhook_deliveries USING btree (webhook_id, COALESCE(next_attempt_at, created_at), id) WHERE (status = ANY (ARRAY['pending'::text, 'retrying'::text]));
+CREATE INDEX webhook_deliveries_redelivery_idx ON webhook_deliveries USING btree (redelivery_of, status) WHERE (redelivery_of IS NOT NULL);
 CREATE INDEX webhook_deliveries_user_idx ON webhook_deliveries USING btree (user_id, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries USING btree (webhook_id, created_at DESC, id DESC);
 

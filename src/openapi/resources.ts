@@ -259,6 +259,21 @@ export const resources: Record<string, JsonSchema> = {
       next_attempt_at: nullable(ts),
       delivered_at: nullable(ts),
       abandoned_at: nullable(ts),
+      redelivery_of: {
+        ...nullable(id),
+        description: 'A manual redelivery: the delivery it repeats (the same event to the same webhook).',
+      },
+      redeliveries: {
+        type: 'array',
+        items: id,
+        description: 'The manual redeliveries of this delivery, oldest first.',
+      },
+      superseded_by: {
+        ...nullable(id),
+        description:
+          'The redelivery that reached the receiver while this delivery was still open: this one is then ' +
+          'delivered through it (delivered_at is when) and retries no more.',
+      },
     },
     'One webhook delivery and its attempts.',
   ),

@@ -26,6 +26,10 @@ export interface QueuedDelivery {
   format: WebhookFormat;
   /** The trace that queued it (tracing on). */
   traceParent: string | null;
+  /** A manual redelivery: the delivery it repeats. */
+  redeliveryOf: string | null;
+  /** A redelivery of a delivery still open: one attempt, the original keeps its own retries. */
+  repeatsOpen: boolean;
 }
 
 /** One attempt (when it started, how long it took) and what it leaves on its delivery. */
@@ -78,16 +82,27 @@ export const deliveryQueueRepository = {
     return row;
   },
 
-  /** The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say. */
+  /**
+   * The open deliveries due at `now`, oldest due first; a pending one is due whatever the clocks say.
+   * One that a redelivery waits to repeat is held: the receiver gets the event once from the two,
+   * and the original retries only if the redelivery fails.
+   */
   due(em: EntityManager, webhookId: string, now: Date, limit: number): Promise<QueuedDelivery[]> {
     return query<QueuedDelivery>(
       em,
-      sql`select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent, w.format
+      sql`select d.id, d.status, d.attempt_count, d.event, d.body, d.next_attempt_at, s.secret, d.trace_parent, w.format,
+              d.redelivery_of,
+              (d.redelivery_of is not null and exists (
+                select 1 from webhook_deliveries o where o.id = d.redelivery_of and o.status in ('pending', 'retrying')
+              )) as repeats_open
          from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id
          left join webhook_secrets s on s.webhook_id = d.webhook_id and s.version = d.secret_version
         where d.webhook_id = ${webhookId} and d.status in ('pending', 'retrying')
           and (d.status = 'pending' or d.next_attempt_at <= ${now})
+          and not exists (
+            select 1 from webhook_deliveries r where r.redelivery_of = d.id and r.status = 'pending'
+          )
         order by coalesce(d.next_attempt_at, d.created_at), d.id
         limit ${limit}`,
     );
@@ -132,6 +147,21 @@ export const deliveryQueueRepository = {
                  last_success_at = greatest(last_success_at, ${latest(ok)}),
                  last_failure_at = greatest(last_failure_at, ${latest(failed)})
            where id = ${webhookId}`,
+    );
+  },
+
+  /**
+   * The originals still open of these redeliveries, which reached the receiver: delivered through
+   * them, their own retries ended. A retried record finds them settled already.
+   */
+  async settleOriginals(tx: EntityManager, settled: Array<{ original: string; redelivery: string }>, at: Date) {
+    if (settled.length === 0) return;
+    await query(
+      tx,
+      sql`update webhook_deliveries d
+          set status = 'delivered', superseded_by = x.redelivery, delivered_at = ${at}, next_attempt_at = null
+         from json_to_recordset(${JSON.stringify(settled)}::json) as x (original uuid, redelivery uuid)
+        where d.id = x.original and d.status in ('pending', 'retrying')`,
     );
   },
 

@@ -195,7 +195,8 @@ export function createDeliveryQueueService(deps: DeliveryQueueDeps) {
         // A ping reaches a disabled webhook; anything else ends with it.
         const reachable = live && (webhook!.enabled || s.row.event === 'ping');
         const next = nextDue(s.row, s.attempt, s.startedAt);
-        const retry = reachable && !paused && !refused(a.httpStatus, a.attempt) && next !== null;
+        // A redelivery of a delivery still open is one attempt: the original keeps its retries.
+        const retry = reachable && !paused && !refused(a.httpStatus, a.attempt) && next !== null && !s.row.repeatsOpen;
         if (paused) a.error ??= ABANDONED.paused;
         a.status = retry ? 'retrying' : 'failed';
         a.nextAttemptAt = retry ? next : null;
@@ -204,6 +205,14 @@ export function createDeliveryQueueService(deps: DeliveryQueueDeps) {
         return { sent: s, outcome };
       });
       await deliveryQueueRepository.recordOnDeliveries(tx, mine);
+      await deliveryQueueRepository.settleOriginals(
+        tx,
+        mine.flatMap((a) => {
+          const original = bySent.get(a.deliveryId)!.row.redeliveryOf;
+          return a.ok && original ? [{ original, redelivery: a.deliveryId }] : [];
+        }),
+        now,
+      );
       return outcomes;
     });
   }

@@ -32,6 +32,10 @@ export const WebhookDelivery = defineEntity({
     abandonedAt: timestamp().nullable(),
     // The W3C traceparent of what queued it, with tracing on: its attempts' spans continue that trace.
     traceParent: p.text().nullable(),
+    // A manual redelivery: the delivery it repeats.
+    redeliveryOf: p.uuid().nullable(),
+    // The redelivery whose success ended this delivery's retries (it is then delivered through it).
+    supersededBy: p.uuid().nullable(),
   },
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;

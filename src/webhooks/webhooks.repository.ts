@@ -30,6 +30,8 @@ export interface NewDelivery {
   createdAt: Date;
   /** With tracing on, the trace that queued it. */
   traceParent?: string | null;
+  /** A manual redelivery: the delivery it repeats. */
+  redeliveryOf?: string | null;
 }
 
 export interface DeliveryFilter {
@@ -153,18 +155,34 @@ export const webhooksRepository = {
         secret_version: d.secretVersion,
         created_at: d.createdAt.toISOString(),
         trace_parent: d.traceParent ?? null,
+        redelivery_of: d.redeliveryOf ?? null,
       })),
     );
     await query(
       tx,
       sql`insert into webhook_deliveries (id, user_id, webhook_id, event_id, event, url, message_id, device_id, body,
-                                          secret_version, status, created_at, trace_parent)
+                                          secret_version, status, created_at, trace_parent, redelivery_of)
           select id, user_id, webhook_id, event_id, event, url, message_id, device_id, body, secret_version, 'pending',
-                 created_at, trace_parent
+                 created_at, trace_parent, redelivery_of
             from json_to_recordset(${rows}::json)
               as x (id uuid, user_id uuid, webhook_id uuid, event_id uuid, event text, url text, message_id uuid,
-                    device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text)`,
+                    device_id uuid, body text, secret_version int, created_at timestamptz, trace_parent text,
+                    redelivery_of uuid)`,
     );
+  },
+
+  /** The redeliveries of each of these deliveries of the account, oldest first. */
+  async redeliveriesOf(em: EntityManager, userId: string, ids: string[]): Promise<Map<string, string[]>> {
+    const byOriginal = new Map<string, string[]>();
+    if (ids.length === 0) return byOriginal;
+    const rows = await query<{ id: string; redeliveryOf: string }>(
+      em,
+      sql`select id, redelivery_of from webhook_deliveries
+           where user_id = ${userId} and redelivery_of = any(${ids}::uuid[])
+           order by created_at, id`,
+    );
+    for (const row of rows) byOriginal.set(row.redeliveryOf, [...(byOriginal.get(row.redeliveryOf) ?? []), row.id]);
+    return byOriginal;
   },
 
   /** Ends every open delivery of a webhook but `except`: failed, abandoned_at set, not retried. */

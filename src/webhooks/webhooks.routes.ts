@@ -36,12 +36,16 @@ export function webhooksRoutes({
       cursor: query.cursor,
       limit: query.limit,
     });
-    ctx.body = pageBody(page, deliveryView);
+    const redeliveries = await webhooks.redeliveriesOf(callerOf(ctx).userId, page.items);
+    ctx.body = pageBody(page, (d) => deliveryView(d, redeliveries.get(d.id)));
   });
 
   router.get('/deliveries/:id', scope, async (ctx) => {
     const { params } = await validate(ctx, { params: pathId() });
-    ctx.body = { delivery: deliveryView(await webhooks.getDelivery(callerOf(ctx).userId, params.id)) };
+    const { userId } = callerOf(ctx);
+    const delivery = await webhooks.getDelivery(userId, params.id);
+    const redeliveries = await webhooks.redeliveriesOf(userId, [delivery]);
+    ctx.body = { delivery: deliveryView(delivery, redeliveries.get(delivery.id)) };
   });
 
   // Any delivery, whatever its status: a new delivery of the same event to the same webhook.

@@ -247,10 +247,21 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return delivery;
     },
 
+    /** The redeliveries of each of these deliveries (the log links both ways). */
+    redeliveriesOf: (userId: string, deliveries: WebhookDelivery[]) =>
+      webhooksRepository.redeliveriesOf(
+        em(),
+        userId,
+        deliveries.map((d) => d.id),
+      ),
+
     /**
      * Sends a delivery again, whatever became of it (delivered, failed, abandoned while its webhook
      * was paused): a new delivery of the same event (same body) to the same webhook, at its current
      * URL and signed with its current secret, through the normal path (row, workflow, attempts, log).
+     * Of a delivery still open (retrying), it is one attempt, made before the original's next: if it
+     * succeeds, the original is delivered through it and retries no more; if it fails, the original
+     * keeps its retries.
      */
     async redeliver(userId: string, deliveryId: string): Promise<WebhookDelivery> {
       const id = randomUUID();
@@ -277,6 +288,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
             secretVersion: webhook.secretVersion,
             createdAt: clock.now(),
             traceParent: activeTraceParent(),
+            redeliveryOf: original.id,
           },
         ]);
         afterCommit(tx, () => deps.starter.enqueue(deps.deliveryStarts, [{ id, userId, webhookId: webhook.id }]));

@@ -2,7 +2,6 @@ import type { WebhookDelivery } from './delivery.entity';
 import type { Webhook } from './webhook.entity';
 import { iso } from '../lib/iso';
 
-
 /** The only serialiser of webhooks: the signing secret is never part of it. */
 export const webhookView = (webhook: Webhook) => ({
   id: webhook.id,
@@ -21,7 +20,8 @@ export const webhookView = (webhook: Webhook) => ({
   updated_at: webhook.updatedAt.toISOString(),
 });
 
-export const deliveryView = (delivery: WebhookDelivery) => ({
+/** `redeliveries`: the deliveries that repeat this one, oldest first (webhooks.redeliveriesOf). */
+export const deliveryView = (delivery: WebhookDelivery, redeliveries: string[] = []) => ({
   id: delivery.id,
   webhook_id: delivery.webhookId,
   url: delivery.url,
@@ -40,4 +40,7 @@ export const deliveryView = (delivery: WebhookDelivery) => ({
   next_attempt_at: iso(delivery.nextAttemptAt),
   delivered_at: iso(delivery.deliveredAt),
   abandoned_at: iso(delivery.abandonedAt),
+  redelivery_of: delivery.redeliveryOf ?? null,
+  redeliveries,
+  superseded_by: delivery.supersededBy ?? null,
 });

@@ -191,7 +191,7 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     await page.getByRole('button', { name: 'Cancel the send' }).click();
     await page
       .getByRole('dialog', { name: 'Cancel this send?' })
-      .getByRole('button', { name: 'Cancel the send' })
+      .getByRole('button', { name: 'Cancel send' })
       .click();
     await expect
       .poll(async () => (await scene.call('GET', `/v1/batches/${held.batch.id}`)).messages[0])

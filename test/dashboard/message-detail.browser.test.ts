@@ -132,12 +132,12 @@ describe('the message detail screen', () => {
     await shown(page.getByTestId('batch-status').getByText('scheduled'));
     await page.getByRole('button', { name: 'Cancel the send' }).click();
     const ask = page.getByRole('dialog', { name: 'Cancel this send?' });
-    await ask.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await ask.getByRole('button', { name: 'Keep sending' }).click();
     // The dialog keeps its name while it fades out: wait until it is gone before the page's button.
     await ask.waitFor({ state: 'detached' });
     expect((await call(`/v1/batches/${later.batch.id}`)).batch.status).toBe('scheduled');
     await page.getByRole('button', { name: 'Cancel the send' }).click();
-    await ask.getByRole('button', { name: 'Cancel the send' }).click();
+    await ask.getByRole('button', { name: 'Cancel send' }).click();
     await ask.waitFor({ state: 'detached' });
     await expect.poll(async () => (await call(`/v1/batches/${later.batch.id}`)).messages[0].status).toBe('failed');
     await shown(page.getByTestId('batch-status').getByText('cancelled'));
@@ -153,7 +153,7 @@ describe('the message detail screen', () => {
     await shown(page.getByTestId('message-status').getByText('queued'));
     await page.getByRole('button', { name: 'Cancel this message' }).click();
     const ask = page.getByRole('dialog', { name: 'Cancel this message?' });
-    await ask.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await ask.getByRole('button', { name: 'Keep sending' }).click();
     await ask.waitFor({ state: 'detached' });
     expect((await call(`/v1/messages/${first}`)).message.status).toBe('queued');
     await page.getByRole('button', { name: 'Cancel this message' }).click();

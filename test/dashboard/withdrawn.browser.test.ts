@@ -44,10 +44,7 @@ describe('cancelled and opted-out texts on the dashboard', () => {
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
     await page.goto(`/batches/${later.batch.id}`);
     await page.getByRole('button', { name: 'Cancel the send' }).click();
-    await page
-      .getByRole('dialog', { name: 'Cancel this send?' })
-      .getByRole('button', { name: 'Cancel the send' })
-      .click();
+    await page.getByRole('dialog', { name: 'Cancel this send?' }).getByRole('button', { name: 'Cancel send' }).click();
     await shown(page.getByTestId('batch-status').getByText('cancelled', { exact: true }));
     expect(await page.getByTestId('batch-counts').textContent()).toContain('0 failed · 0 unknown · 2 cancelled');
     expect(await page.getByTestId('batch-summary').textContent()).toBe('2 cancelled · 2 recipients');

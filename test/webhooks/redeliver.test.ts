@@ -15,6 +15,7 @@ import {
   emitEvent,
   expectSigned,
   resultOf,
+  rows,
   serverClock,
   verifyByHand,
   type Tenant,
@@ -31,6 +32,8 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
   const answers = new Map<string, number>();
   /** While set, a delivery's first request is answered 503 (it retries). */
   let failFirstTry = false;
+  /** While set, every request is answered 503. */
+  let down = false;
   const tried = new Set<string>();
 
   beforeAll(async () => {
@@ -44,11 +47,13 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     receiver = await startReceiver((request) => {
       const first = !tried.has(request.deliveryId);
       tried.add(request.deliveryId);
+      if (down) return { status: 503, body: 'down' };
       return { status: answers.get(request.deliveryId) ?? (failFirstTry && first ? 503 : 200), body: 'ok' };
     });
   });
   afterEach(() => {
     failFirstTry = false;
+    down = false;
   });
   afterAll(async () => {
     worker?.shutdown();
@@ -130,6 +135,94 @@ describe('POST /v1/webhooks/deliveries/{id}/redeliver', () => {
     expect(receiver.requests.filter((r) => r.deliveryId === again.id)).toHaveLength(2);
     expect(await deliveryRow(app, delivery.id)).toMatchObject({ status: 'failed', attempt_count: 3 });
     expect(webhook.id).toBe(again.webhook_id);
+  });
+
+  /** An event whose delivery failed its first attempt and waits for its retry. */
+  async function retrying(tenant: Tenant) {
+    const event = await emitEvent(app, tenant.userId);
+    const [delivery] = await deliveriesOf(app, event.id);
+    await expect.poll(async () => (await deliveryRow(app, delivery.id)).status).toBe('retrying');
+    return { event, delivery };
+  }
+
+  const requestsFor = (eventId: string) => receiver.requests.filter((r) => JSON.parse(r.raw).id === eventId);
+
+  it('ends the retries of a retrying delivery once its redelivery reaches the receiver', async () => {
+    const tenant = await createTenant(app);
+    const webhook = await createWebhook(tenant, receiver.url);
+    failFirstTry = true;
+    const { event, delivery } = await retrying(tenant);
+    // The original keeps failing on its own: only the redelivery can reach the receiver.
+    answers.set(delivery.id, 503);
+    failFirstTry = false;
+    expect(requestsFor(event.id)).toHaveLength(1);
+
+    const res = await redeliver(tenant, delivery.id);
+    expect(res.status).toBe(202);
+    const again = (await readJson(res)).delivery;
+    expect(again).toMatchObject({ redelivery_of: delivery.id, redeliveries: [], superseded_by: null });
+    expect(await resultOf(env, app, again.id)).toBe('delivered');
+
+    // The original is delivered through it: no next attempt, no longer open.
+    expect(await deliveryRow(app, delivery.id)).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      next_attempt_at: null,
+      superseded_by: again.id,
+    });
+    // Past every retry the original had left, and past a later event the same queue delivers:
+    // the receiver got this event twice (the first try and the redelivery), never a third time.
+    const schedule = app.config.webhooks.retryScheduleMs.reduce((sum, ms) => sum + ms, 0);
+    await env.sleep(schedule + 60_000);
+    const later = await emitEvent(app, tenant.userId);
+    const [next] = await deliveriesOf(app, later.id);
+    expect(await resultOf(env, app, next.id)).toBe('delivered');
+    expect(requestsFor(event.id).map((r) => r.deliveryId)).toEqual([delivery.id, again.id]);
+    expect(await rows(app, 'select * from webhook_attempts where delivery_id = ?', [delivery.id])).toHaveLength(1);
+
+    // The log links both ways.
+    const original = (await readJson(await tenant.call('GET', `/v1/webhooks/deliveries/${delivery.id}`))).delivery;
+    expect(original).toMatchObject({
+      status: 'delivered',
+      next_attempt_at: null,
+      redelivery_of: null,
+      redeliveries: [again.id],
+      superseded_by: again.id,
+    });
+    expect(original.delivered_at).not.toBeNull();
+    const log = await readJson(await tenant.call('GET', `/v1/webhooks/deliveries?webhook_id=${webhook.id}`));
+    expect(log.data.find((d: { id: string }) => d.id === again.id)).toMatchObject({
+      redelivery_of: delivery.id,
+      redeliveries: [],
+      status: 'delivered',
+    });
+    expect(log.data.find((d: { id: string }) => d.id === delivery.id).redeliveries).toEqual([again.id]);
+  });
+
+  it('keeps the original retrying when its redelivery fails, and tries the redelivery once', async () => {
+    const tenant = await createTenant(app);
+    await createWebhook(tenant, receiver.url);
+    down = true;
+    const { event, delivery } = await retrying(tenant);
+
+    const again = (await readJson(await redeliver(tenant, delivery.id))).delivery;
+    await expect.poll(async () => (await deliveryRow(app, again.id)).status).toBe('failed');
+    expect(await deliveryRow(app, again.id)).toMatchObject({
+      attempt_count: 1,
+      next_attempt_at: null,
+      http_status: 503,
+    });
+    // Held while the redelivery waited, the original made no attempt meanwhile and still retries.
+    expect(await deliveryRow(app, delivery.id)).toMatchObject({
+      status: 'retrying',
+      attempt_count: 1,
+      superseded_by: null,
+    });
+
+    down = false;
+    expect(await resultOf(env, app, delivery.id)).toBe('delivered');
+    expect(await deliveryRow(app, delivery.id)).toMatchObject({ attempt_count: 2, superseded_by: null });
+    expect(requestsFor(event.id).map((r) => r.deliveryId)).toEqual([delivery.id, again.id, delivery.id]);
   });
 
   it('redelivers what was abandoned while the webhook was paused, once it is enabled again', async () => {

@@ -47,8 +47,11 @@ const DELIVERY_FIELDS = [
   'message_id',
   'next_attempt_at',
   'payload',
+  'redeliveries',
+  'redelivery_of',
   'response_excerpt',
   'status',
+  'superseded_by',
   'url',
   'webhook_id',
 ];

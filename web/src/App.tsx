@@ -125,6 +125,10 @@ export function App() {
   if (auth.state === 'out') {
     return (
       <main style={{ maxWidth: 440, margin: '0 auto', padding: 16 }}>
+        {/* Signing in or up, a person sees which service it is for. */}
+        <Text component="p" fw={700} size="xl" mt="md" mb={0} data-testid="product-name">
+          Phone-Gateway
+        </Text>
         {publicScreen ? publicScreen() : <Loading />}
         <SignedInHook onSignedIn={refresh} />
       </main>

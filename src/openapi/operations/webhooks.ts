@@ -48,7 +48,10 @@ export const webhooksOperations: Operation[] = [
         description:
           'Any delivery, delivered or failed (also those abandoned while the webhook was paused): a new delivery ' +
           'of the same event (same body and event id) to the same webhook, with a new delivery id, signed with the ' +
-          "webhook's current secret, through the normal retry schedule and delivery log. " +
+          "webhook's current secret, through the normal retry schedule and delivery log. Its redelivery_of names " +
+          'the delivery it repeats. Of a delivery still open (retrying), it is one attempt made before the ' +
+          "original's next: if it succeeds, the original is delivered through it (superseded_by) and retries no " +
+          'more; if it fails, the original keeps its retries. ' +
           'Errors: webhook_deleted, webhook_disabled (409).',
       },
     ),

@@ -78,6 +78,14 @@ export class ApiFailure extends Error {
     const error = this.problem.errors?.find((e) => fieldName(e.field) === name || e.field === name);
     return error && plainFieldMessage(error.field, error.message);
   }
+  /** The refusal less the errors of `fields` (said beside their inputs); empty when nothing is left. */
+  except(fields: string[]): string {
+    if (!this.problem.errors?.length || fields.length === 0) return this.message;
+    return this.problem.errors
+      .filter((e) => !fields.some((name) => fieldName(e.field) === name || e.field === name))
+      .map((e) => plainFieldMessage(e.field, e.message))
+      .join(' ');
+  }
   get retryAfterSeconds(): number | undefined {
     const value = Number(this.response?.headers.get('Retry-After'));
     return Number.isFinite(value) && value > 0 ? value : undefined;

@@ -5,6 +5,8 @@ interface Ask {
   title: string;
   message: ReactNode;
   confirmLabel: string;
+  /** The button that changes nothing ("Cancel" unless the action is itself a cancel). */
+  cancelLabel?: string;
 }
 type Confirm = (ask: Ask) => Promise<boolean>;
 
@@ -38,7 +40,7 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
           <Text size="sm">{ask?.message}</Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => answer(false)}>
-              Cancel
+              {ask?.cancelLabel ?? 'Cancel'}
             </Button>
             <Button color="red.9" onClick={() => answer(true)} data-autofocus>
               {ask?.confirmLabel}

@@ -16,11 +16,12 @@ export function CopyValueButton({ label, value }: { label: string; value: string
 }
 
 /**
- * A value to type or paste elsewhere. A long URL wraps after a slash where it can, anywhere if it must,
- * so it never widens a small screen; the break opportunities add no characters to what is copied.
+ * A value to type or paste elsewhere. A long URL wraps after a slash (an encoded one too), a `?` or
+ * an `&` where it can, anywhere if it must, so it never widens a small screen; the break
+ * opportunities add no characters to what is copied.
  */
 export function CopyValue({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  const parts = value.split(/(?<=\/)/);
+  const parts = value.split(/(?<=\/|%2F|[?&])/i);
   return (
     <Group gap="xs" wrap="nowrap" align="center" maw="42rem">
       <Code fz="md" fw={600} data-testid={testId} style={{ overflowWrap: 'anywhere', flex: 1, minWidth: 0 }}>

@@ -13,6 +13,8 @@ export interface Column<T> {
    * `actions` as buttons at its foot (no label for these three); a plain field otherwise.
    */
   card?: 'title' | 'status' | 'actions';
+  /** A plain field that takes the card's whole width (a text, not a short value beside another). */
+  wide?: boolean;
   /** The table cell's widths, when its content needs them. */
   maw?: number;
   miw?: number;
@@ -66,7 +68,7 @@ export function DataTable<T>({ label, rows, rowKey, columns, minWidth, rowTestId
             {fields.length > 0 && (
               <dl className="data-card-fields">
                 {fields.map((c) => (
-                  <div key={c.label}>
+                  <div key={c.label} className={c.wide ? 'data-card-wide' : undefined}>
                     <Text component="dt" size="xs" c="dimmed">
                       {c.label}
                     </Text>

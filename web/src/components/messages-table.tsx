@@ -49,6 +49,7 @@ export function MessagesTable({ messages, label }: { messages: Schemas['Message'
         {
           label: 'Message',
           maw: 320,
+          wide: true,
           cell: (m) => (
             <>
               {m.encrypted ? (

@@ -16,6 +16,7 @@ const COLORS: Record<string, string> = {
   scheduled: 'violet',
   pending: 'gray',
   retrying: 'orange',
+  redelivered: 'teal',
   online: 'teal',
   offline: 'gray',
   paused: 'orange',

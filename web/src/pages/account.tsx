@@ -6,6 +6,7 @@ import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { FormError, Load } from '../components/states';
 import { ago, count, when } from '../lib/format';
+import { browserName, plainIp } from '../lib/user-agent';
 import { PASSWORD_HINT } from '../lib/password';
 import { useSession } from '../lib/session';
 import { useLoad } from '../lib/use-load';
@@ -272,13 +273,13 @@ function Sessions() {
                   card: 'title',
                   maw: 260,
                   cell: (s) => (
-                    <Text size="xs" truncate title={s.user_agent ?? ''}>
+                    <Text size="sm" title={s.user_agent ?? ''} data-testid="session-browser">
                       {s.current ? 'This browser · ' : ''}
-                      {s.user_agent ?? 'unknown'}
+                      {browserName(s.user_agent)}
                     </Text>
                   ),
                 },
-                { label: 'IP', cell: (s) => s.ip ?? '—' },
+                { label: 'IP', cell: (s) => <span data-testid="session-ip">{plainIp(s.ip)}</span> },
                 { label: 'Last seen', cell: (s) => <span title={when(s.last_seen_at)}>{ago(s.last_seen_at)}</span> },
                 {
                   label: 'Actions',

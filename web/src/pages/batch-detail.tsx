@@ -13,7 +13,7 @@ import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 import { EncryptedMark } from '../components/encrypted';
-import { messageContent } from '../components/message-content';
+import { dataLabel, messageContent } from '../components/message-content';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
@@ -25,8 +25,13 @@ export function BatchDetail({ id }: { id: string }) {
   async function cancel(batch: Schemas['Batch']) {
     const yes = await confirm({
       title: 'Cancel this send?',
-      message: `Its ${plural(batch.recipient_count, 'text')} not yet taken by a phone are not sent; texts already on a phone still go out.`,
-      confirmLabel: 'Cancel the send',
+      message:
+        batch.recipient_count === 1
+          ? 'Its text is not sent if no phone has taken it yet; once on a phone, it still goes out.'
+          : `Its ${plural(batch.recipient_count, 'text')} not yet taken by a phone are not sent; texts already on a phone still go out.`,
+      confirmLabel: 'Cancel send',
+      // Two buttons named "Cancel" would leave a person guessing which one stops the send.
+      cancelLabel: 'Keep sending',
     });
     if (!yes) return;
     setError(null);
@@ -38,11 +43,11 @@ export function BatchDetail({ id }: { id: string }) {
     }
   }
   return (
-    <Page title="Batch">
+    <Page title={state.data ? batchTitle(state.data.batch) : 'Batch'}>
       <Anchor component={Link} href="/batches" size="sm">
         ← All batches
       </Anchor>
-      <Load state={state}>
+      <Load state={state} missing="No batch has this id in this account. It may be a mistyped link.">
         {({ batch, messages }) => (
           <Stack>
             <Card withBorder>
@@ -61,7 +66,7 @@ export function BatchDetail({ id }: { id: string }) {
                 <BatchProgress batch={batch} />
                 {CANCELLABLE.includes(batch.status) && (
                   <Group>
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => void cancel(batch)}>
+                    <Button size="xs" variant="default" onClick={() => void cancel(batch)}>
                       Cancel the send
                     </Button>
                   </Group>
@@ -89,4 +94,14 @@ export function BatchDetail({ id }: { id: string }) {
       </Load>
     </Page>
   );
+}
+
+/** A batch's title says which send it is: its first words (or its kind) and how many it went to. */
+export function batchTitle(batch: Schemas['Batch']): string {
+  const to = `to ${plural(batch.recipient_count, 'recipient')}`;
+  if (batch.encrypted) return `Encrypted send ${to}`;
+  if (batch.data) return `${dataLabel(batch.data)}, ${to}`;
+  const words = batch.body.trim().split(/\s+/).filter(Boolean);
+  const start = words.slice(0, 6).join(' ');
+  return start ? `“${start}${words.length > 6 ? '…' : ''}” ${to}` : `Send ${to}`;
 }

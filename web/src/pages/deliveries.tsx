@@ -5,7 +5,7 @@ import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
-import { when } from '../lib/format';
+import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 
 /**
@@ -44,6 +44,18 @@ export function Deliveries({
     [webhookId, status, tick, messageId],
     LIVE_MS,
   );
+
+  /** Opens a delivery's details: from this page of the log, else fetched (a link may point past it). */
+  async function openById(id: string) {
+    const here = state.data?.find((d) => d.id === id);
+    if (here) return setOpen(here);
+    setError(null);
+    try {
+      setOpen((await ok(api.GET('/v1/webhooks/deliveries/{id}', { params: { path: { id } } }))).delivery);
+    } catch (e) {
+      setError(e);
+    }
+  }
 
   async function redeliver(delivery: Schemas['Delivery']) {
     setError(null);
@@ -112,7 +124,7 @@ export function Deliveries({
                   ),
                 },
                 { label: 'Event', card: 'title', cell: (d) => d.event },
-                { label: 'Status', card: 'status', cell: (d) => <StatusBadge status={d.status} /> },
+                { label: 'Status', card: 'status', cell: (d) => <StatusBadge status={shownStatus(d)} /> },
                 { label: 'Attempts', cell: (d) => d.attempt_count },
                 {
                   label: 'Answer',
@@ -122,6 +134,11 @@ export function Deliveries({
                       {deliveryAnswer(d)}
                     </Text>
                   ),
+                },
+                {
+                  label: 'Redelivery',
+                  wide: true,
+                  cell: (d) => <RedeliveryLinks delivery={d} rows={rows} open={(id) => void openById(id)} />,
                 },
                 {
                   label: 'Actions',
@@ -153,6 +170,12 @@ export function Deliveries({
             <Text size="sm" data-testid="delivery-summary">
               Answer: {deliveryAnswer(open)}
             </Text>
+            <RedeliveryLinks
+              delivery={open}
+              rows={state.data ?? []}
+              open={(id) => void openById(id)}
+              testId="delivery-detail-links"
+            />
             {open.error && plainDeliveryError(open.error) && (
               <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
                 As the connection reported it: {open.error}
@@ -166,6 +189,46 @@ export function Deliveries({
           </Stack>
         </Modal>
       )}
+    </Stack>
+  );
+}
+
+/** A delivery that a redelivery reached the receiver for is not retried: "redelivered", not failing. */
+export const shownStatus = (d: Schemas['Delivery']) => (d.superseded_by ? 'redelivered' : d.status);
+
+/**
+ * How a delivery and its redeliveries link: a redelivery names the delivery it repeats (and, when it
+ * failed while that one still retries, says so), an original names its redeliveries.
+ */
+function RedeliveryLinks({
+  delivery: d,
+  rows,
+  open,
+  testId = 'delivery-links',
+}: {
+  delivery: Schemas['Delivery'];
+  rows: Schemas['Delivery'][];
+  open: (id: string) => void;
+  testId?: string;
+}) {
+  const original = d.redelivery_of ? rows.find((r) => r.id === d.redelivery_of) : undefined;
+  if (!d.redelivery_of && d.redeliveries.length === 0) return <Text size="sm">—</Text>;
+  return (
+    <Stack gap={2} align="flex-start" data-testid={testId}>
+      {d.redelivery_of && (
+        <Button variant="subtle" size="compact-sm" onClick={() => open(d.redelivery_of!)}>
+          Redelivery of an earlier delivery
+        </Button>
+      )}
+      {d.status === 'failed' && original?.status === 'retrying' && (
+        <Text size="xs">This redelivery failed; the original keeps its retries ({ago(original.next_attempt_at)}).</Text>
+      )}
+      {d.superseded_by && <Text size="xs">Delivered by its redelivery, so it is not retried.</Text>}
+      {d.redeliveries.map((id, i) => (
+        <Button key={id} variant="subtle" size="compact-sm" onClick={() => open(id)}>
+          {d.redeliveries.length === 1 ? 'Open its redelivery' : `Open redelivery ${i + 1}`}
+        </Button>
+      ))}
     </Stack>
   );
 }

@@ -7,6 +7,24 @@ import { simLabel, simsOf } from '../lib/sims';
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /** An empty pace field is no pace (null). */
+/** The fields this form shows beside their inputs (their errors are said there, not again above). */
+const FIELDS = [
+  'name',
+  'send_delay_seconds',
+  'send_delay_jitter_seconds',
+  'max_sends_per_minute',
+  'max_sends_per_hour',
+  'max_sends_per_day',
+  'sending_capacity',
+  'sending_capacity_minutes',
+  'send_window.timezone',
+  'send_window.days',
+  'send_window.start',
+  'send_window.end',
+  'heartbeat_interval_minutes',
+  'sim_selection',
+  'processing_order',
+];
 const paceOf = (value: string | number) => (value === '' ? null : Number(value));
 
 /** Every setting of PATCH /v1/devices/{id}. */
@@ -240,7 +258,7 @@ export function DeviceSettings({
             onChange={(v) => setOrder(v ?? 'fifo')}
             allowDeselect={false}
           />
-          <FormError error={error} />
+          <FormError error={error} fields={FIELDS} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -237,10 +237,16 @@ export function Pairing({
           </List>
         )}
         {pairing && !paired && !expired && (
-          <Text size="xs" c="dimmed" data-testid="simulator">
-            No phone at hand? The simulator pairs with the same code:{' '}
-            <Code style={{ wordBreak: 'break-all' }}>npm run phone -- --pair-url &apos;{pairing.pair_url}&apos;</Code>
-          </Text>
+          <Stack gap={4} data-testid="simulator">
+            <Text size="xs" c="dimmed">
+              No phone at hand? The simulator pairs with the same code, run in the repository folder:
+            </Text>
+            <CopyValue
+              label="simulator command"
+              value={`npm run phone -- --pair-url '${pairing.pair_url}'`}
+              testId="simulator-command"
+            />
+          </Stack>
         )}
         {pairing && !paired && expired && (
           <Alert color="orange" role="status">

@@ -240,15 +240,22 @@ function PingResult({ deliveryId }: { deliveryId: string }) {
     final ? undefined : 1000,
   );
   const d = state.data;
+  // A redelivery that reaches the receiver ends this ping's retries; one that fails leaves them.
+  const redelivered =
+    d && d.redeliveries.length > 0
+      ? ' Redelivered; until a redelivery reaches the receiver, this ping keeps its retries.'
+      : '';
   const text = !d
     ? 'Ping sent; waiting for the answer…'
-    : d.status === 'delivered'
-      ? `Ping delivered: the receiver answered ${deliveryAnswer(d)}.`
-      : d.status === 'retrying'
-        ? `Ping not accepted: ${sentence(deliveryAnswer(d))} Retrying ${d.next_attempt_at ? ago(d.next_attempt_at) : 'soon'}.`
-        : d.status === 'failed'
-          ? `Ping failed: ${sentence(deliveryAnswer(d))}`
-          : 'Ping sent; waiting for the answer…';
+    : d.superseded_by
+      ? 'Ping redelivered: the redelivery reached the receiver, so this ping is not retried.'
+      : d.status === 'delivered'
+        ? `Ping delivered: the receiver answered ${deliveryAnswer(d)}.`
+        : d.status === 'retrying'
+          ? `Ping not accepted: ${sentence(deliveryAnswer(d))}${redelivered} Retrying ${d.next_attempt_at ? ago(d.next_attempt_at) : 'soon'}.`
+          : d.status === 'failed'
+            ? `Ping failed: ${sentence(deliveryAnswer(d))}`
+            : 'Ping sent; waiting for the answer…';
   return (
     <Text
       size="sm"
@@ -322,7 +329,9 @@ function WebhookForm({
             data={[
               { value: '', label: 'All phones' },
               ...phones.map((d) => ({ value: d.id, label: d.name })),
-              ...(phone && !phones.some((d) => d.id === phone) ? [{ value: phone, label: 'A phone no longer paired' }] : []),
+              ...(phone && !phones.some((d) => d.id === phone)
+                ? [{ value: phone, label: 'A phone no longer paired' }]
+                : []),
             ]}
             value={phone}
             allowDeselect={false}
@@ -343,7 +352,7 @@ function WebhookForm({
             </Anchor>{' '}
             for checking the signature.
           </Text>
-          <FormError error={error} />
+          <FormError error={error} fields={['url', 'device_id', 'events']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

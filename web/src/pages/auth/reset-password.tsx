@@ -115,7 +115,7 @@ export function ResetPassword() {
                 />
               </>
             )}
-            <FormError error={error} />
+            <FormError error={error} fields={['email', 'code', 'new_password']} />
             <Group>
               <Button type="submit" loading={busy}>
                 {step === 'request' ? 'Email me a code' : 'Set the new password'}

@@ -66,7 +66,7 @@ export function SignUp() {
           aria-invalid={!!field('password')}
           onChange={(e) => setPassword(e.currentTarget.value)}
         />
-        <FormError error={error} />
+        <FormError error={error} fields={['name', 'email', 'password']} />
         <Button type="submit" loading={busy}>
           Sign up
         </Button>
