@@ -101,12 +101,18 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
       id: string;
       impact: string | null;
       help: string;
-      nodes: Array<{ target: unknown[] }>;
+      nodes: Array<{ target: unknown[]; failureSummary?: string }>;
     }>;
   });
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      // Where, and axe's reason (for contrast: both colours and the ratio), so a failure explains itself.
+      nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ').trim() ?? ''}`),
+    }));
 }
 
 /** The dashboard's build in web/dist, made afresh when web/ changed (npm start's prestart step). */

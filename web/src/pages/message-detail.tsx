@@ -62,6 +62,7 @@ export function MessageDetail({ id }: { id: string }) {
       title: 'Cancel this message?',
       message: `The text to ${message.recipient} is not sent; the rest of its send still goes out.`,
       confirmLabel: 'Cancel the message',
+      cancelLabel: 'Keep sending',
     });
     if (!yes) return;
     setError(null);
