@@ -197,6 +197,19 @@ create table idempotency_keys (
 );
 CREATE INDEX idempotency_keys_created_at_idx ON idempotency_keys USING btree (created_at);
 
+create table message_templates (
+  id uuid not null,
+  user_id uuid not null,
+  name text not null,
+  body text not null,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  constraint message_templates_pkey PRIMARY KEY (id),
+  constraint message_templates_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX message_templates_name_idx ON message_templates USING btree (user_id, name);
+CREATE INDEX message_templates_user_idx ON message_templates USING btree (user_id, created_at DESC, id DESC);
+
 create table messages (
   id uuid not null,
   user_id uuid not null,

@@ -179,6 +179,21 @@ export const resources: Record<string, JsonSchema> = {
     },
     "A number on the account's suppression list: sends to it are not made.",
   ),
+  Template: object(
+    {
+      id,
+      name: { ...str, description: 'Unique within the account.' },
+      body: { ...str, description: 'The text, its `{field}` placeholders as written.' },
+      fields: {
+        type: 'array',
+        items: str,
+        description: 'The fields its placeholders use, each once, in the order they first appear.',
+      },
+      created_at: ts,
+      updated_at: ts,
+    },
+    'A saved message text; send it with `variables` to fill its placeholders per recipient.',
+  ),
   OutboxRow: object(
     {
       id: { ...id, description: 'The message id.' },

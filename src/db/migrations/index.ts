@@ -29,6 +29,7 @@ import { Migration20261129010000EncryptedBodies } from './Migration2026112901000
 import { Migration20261129020000DataSms } from './Migration20261129020000DataSms';
 import { Migration20261129030000MmsAttachments } from './Migration20261129030000MmsAttachments';
 import { Migration20261129040000WithdrawnIndex } from './Migration20261129040000WithdrawnIndex';
+import { Migration20261129070000MessageTemplates } from './Migration20261129070000MessageTemplates';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -62,4 +63,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129020000DataSms', class: Migration20261129020000DataSms },
   { name: 'Migration20261129030000MmsAttachments', class: Migration20261129030000MmsAttachments },
   { name: 'Migration20261129040000WithdrawnIndex', class: Migration20261129040000WithdrawnIndex },
+  { name: 'Migration20261129070000MessageTemplates', class: Migration20261129070000MessageTemplates },
 ];

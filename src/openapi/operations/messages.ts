@@ -41,6 +41,9 @@ export const messagesOperations: Operation[] = [
           '(accept, or scheduled_at) if the stale window would keep them longer. `encrypted` true: `body` and each ' +
           "`to` entry are ciphertext the owner's phone decrypts (SMSGate's format, docs/sending.md); they are " +
           'stored and shown as given, not normalised, not checked against opt-outs, not searched, one segment each. ' +
+          '`variables` (one object per `to` entry) makes `body` a template: each message gets its own text with ' +
+          "the recipient's `{field}` values, and the batch keeps the template, its segments those of the longest " +
+          'text; a recipient lacking a field the template uses is a 422 naming its entry. ' +
           'Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
