@@ -44,13 +44,13 @@ export const unevenOf = (d: Pick<Deadlines, 'staleAts'> | null): number[] =>
 
 const BATCH_COLUMNS = sql`id, user_id, device_id, body, encrypted, data_port, status, recipient_count, recipient_preview, segments, encoding,
   sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at, estimated_completion_at, completed_at, error,
-  created_at, updated_at`;
+  retry_of, created_at, updated_at`;
 const batchValues = (batch: Batch, estimate: Sql) =>
   sql`${batch.id}::uuid, ${batch.userId}::uuid, ${batch.deviceId}::uuid, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, ${batch.status}::text,
       ${batch.recipientCount}::int, ${batch.recipientPreview}::text, ${batch.segments}::int, ${batch.encoding}::text,
       ${batch.simSubscriptionId}::int, ${batch.priority}::text, ${batch.ttlSeconds}::int, ${batch.failedCount}::int,
       ${batch.scheduledAt}::timestamptz, ${estimate}, ${batch.completedAt}::timestamptz, ${batch.error}::text,
-      ${batch.createdAt}::timestamptz, ${batch.updatedAt}::timestamptz`;
+      ${batch.retryOf ?? null}::uuid, ${batch.createdAt}::timestamptz, ${batch.updatedAt}::timestamptz`;
 
 /**
  * The INSERT of a send's messages (one row per recipient, each with its place and deadline), reading

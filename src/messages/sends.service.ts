@@ -50,6 +50,8 @@ const noDevice = (why: string) => conflict('no_device', why);
 export interface SendExtras {
   /** Each `to` entry's own text, as a personalised send has them (its body is then the template). */
   texts?: string[];
+  /** The batch whose failed texts this send retries. */
+  retryOf?: string;
 }
 
 /** A send's texts per recipient, when they differ: with their segments. */
@@ -141,6 +143,7 @@ export function createSendsService(deps: SendsDeps) {
     numbers: string[],
     optedOutCount: number,
     personal: Personal | null = null,
+    retryOf: string | null = null,
   ) {
     // Ciphertext says nothing of the text's length or alphabet: one segment each, encoding unknown. A
     // data SMS is one SMS, its bytes as given (the SMSGate app counts it one part too). Texts of
@@ -180,6 +183,7 @@ export function createSendsService(deps: SendsDeps) {
       error: null,
       cancelledAt: null,
       workflowStartedAt: null,
+      retryOf,
       createdAt: now,
       updatedAt: now,
     } satisfies Batch as Batch;
@@ -213,13 +217,14 @@ export function createSendsService(deps: SendsDeps) {
     messageIds: string[],
     suppressed: ReadonlySet<string>,
     personal: Personal | null,
+    retryOf: string | null,
   ): Promise<{ batch: Batch; messageIds: string[] }> {
     // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
     // not counted against the plan and holding no place in the phone's outbox.
     const optedOut = numbers.map((number) => suppressed.has(number));
     const optedOutCount = optedOut.filter(Boolean).length;
     const sendable = numbers.length - optedOutCount;
-    const batch = newBatch(userId, input, device, numbers, optedOutCount, personal);
+    const batch = newBatch(userId, input, device, numbers, optedOutCount, personal, retryOf);
     const now = batch.createdAt;
     const scheduledAt = batch.scheduledAt ?? null;
     await transaction(em(), async (tx) => {
@@ -294,13 +299,14 @@ export function createSendsService(deps: SendsDeps) {
       const perEntry = input.variables ? renderVariables(input.body ?? '', input.variables) : extras.texts;
       const texts = perEntry && textsOfNumbers(input.to, perEntry, numbers, deps.defaultCountry);
       const personal = texts ? { texts, segments: segmentsOfTexts(texts).perText } : null;
+      const retryOf = extras.retryOf ?? null;
       const suppressedOf = (list: string[]) =>
         input.encrypted ? Promise.resolve(new Set<string>()) : deps.suppressed(userId, list);
       // A send that may be written in one statement has the suppression list checked by that statement;
       // else it is asked beside the phone.
       const inTransaction = em().isInTransaction();
-      // Texts of their own are written by the transaction only.
-      const oneStatement = personal === null && fitsOneStatement(input, inTransaction);
+      // Texts of their own, and retries, are written by the transaction only.
+      const oneStatement = personal === null && retryOf === null && fitsOneStatement(input, inTransaction);
       // Outside a transaction each read takes a connection of its own and they run side by side;
       // inside one they share its connection, which runs one statement at a time: one after another.
       const reads = [
@@ -339,6 +345,7 @@ export function createSendsService(deps: SendsDeps) {
           messageIds,
           suppressed ?? (await suppressedOf(numbers)),
           personal,
+          retryOf,
         ));
       deps.metrics.accepted.inc();
       deps.metrics.recipients.inc(numbers.length);

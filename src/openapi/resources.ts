@@ -121,6 +121,11 @@ export const resources: Record<string, JsonSchema> = {
         description:
           'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
       },
+      retry_of: {
+        ...nullable(id),
+        description: 'The send whose failed texts this one retries (POST /v1/batches/{id}/retry-failed).',
+      },
+      retried_by: { ...nullable(id), description: "The send that retries this one's failed texts, once one does." },
       created_at: ts,
       updated_at: ts,
     },

@@ -62,6 +62,22 @@ export const messagesOperations: Operation[] = [
           'Errors: batch_finished (409) when every message already has its outcome.',
       },
     ),
+    op(
+      'POST /v1/batches/{id}/retry-failed',
+      send,
+      "Send a batch's failed texts again",
+      { 202: object({ batch: ref('Batch'), message_ids: { type: 'array', items: uuid } }) },
+      {
+        errors: [403, 409],
+        idempotent: true,
+        description:
+          'A new send (batch) of the texts that failed on their way, not those cancelled nor to opted-out numbers, ' +
+          'each with the text it had, from the same phone and SIM, with the same priority and ttl_seconds. Its ' +
+          '`retry_of` names the batch, whose `retried_by` names it. It counts against the plan as any send. A batch ' +
+          'is retried once. Errors: nothing_to_retry (409) when no text failed, already_retried (409), and those ' +
+          'of POST /v1/messages.',
+      },
+    ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),
     op(
       'GET /v1/messages/{id}/attachments/{attachment_id}',
