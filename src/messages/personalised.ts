@@ -1,5 +1,5 @@
 import { MAX_FIELD_ERRORS, validationFailed, type FieldError } from '../http/errors';
-import { missingFields, render, valuesOf } from '../templates/placeholders';
+import { missingFields, render, valuesOf } from './placeholders';
 import { BODY_MAX } from './messages.schemas';
 import { normalizeNumber } from './recipients';
 import { countSegments, type SegmentInfo } from './segments';

@@ -1,4 +1,4 @@
-import { fieldsOf } from './placeholders';
+import { fieldsOf } from '../messages/placeholders';
 import type { MessageTemplate } from './template.entity';
 
 /** The only serialiser of a saved template: with the fields its placeholders use. */

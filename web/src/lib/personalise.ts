@@ -1,11 +1,11 @@
 import { countSegments, type SegmentInfo } from '../../../src/messages/segments';
-import { fieldKey, fieldsOf, missingFields, render, valuesOf } from '../../../src/templates/placeholders';
+import { fieldKey, fieldsOf, missingFields, render, valuesOf } from '../../../src/messages/placeholders';
 import type { CsvFields } from './csv';
 import { toE164 } from './numbers';
 
 // A message written as a template over a CSV's columns: what each recipient gets, and what is wrong
 // before anything is sent (a field no column has, a row with an empty field). The API fills the
-// template the same way (src/templates/placeholders.ts), so the preview is what the phone sends.
+// template the same way (src/messages/placeholders.ts), so the preview is what the phone sends.
 
 export interface Personalised {
   /** The template's fields no column of the CSV has, as written in the text. */
