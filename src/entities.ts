@@ -13,8 +13,9 @@ import { Webhook, WebhookSecret } from './webhooks/webhook.entity';
 import { Batch } from './messages/batch.entity';
 import { Message } from './messages/message.entity';
 import { OptOut } from './opt-outs/opt-out.entity';
+import { MessageTemplate } from './templates/template.entity';
 import { AccessToken } from './tokens/access-token.entity';
 
 // Every entity of every feature, registered here so discovery needs no folder scan.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- entities of every row shape share one list
-export const entities: EntitySchema<any, any>[] = [Plan, User, Session, EmailCode, OAuthState, ApiKey, Event, Device, PairingCode, PairingRefusal, Webhook, WebhookSecret, WebhookDelivery, WebhookAttempt, Batch, Message, OptOut, AccessToken];
+export const entities: EntitySchema<any, any>[] = [Plan, User, Session, EmailCode, OAuthState, ApiKey, Event, Device, PairingCode, PairingRefusal, Webhook, WebhookSecret, WebhookDelivery, WebhookAttempt, Batch, Message, OptOut, AccessToken, MessageTemplate];

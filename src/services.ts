@@ -39,6 +39,7 @@ import { createFailoverService } from './messages/failover.service';
 import { createPhoneMessagesService } from './messages/phone-messages.service';
 import { outboxRepository } from './messages/outbox.repository';
 import { createOptOutsService } from './opt-outs/opt-outs.service';
+import { createTemplatesService } from './templates/templates.service';
 import { createTokensService } from './tokens/tokens.service';
 import { createPlansService } from './plans/plans.service';
 import { createReconcilerService, type Sweep } from './reconciler/reconciler.service';
@@ -213,6 +214,7 @@ export function buildServices(deps: ServiceDeps) {
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
   );
   const optOuts = createOptOutsService({ em, clock, defaultCountry: config.defaultCountry });
+  const templates = createTemplatesService({ em, clock });
   const messages = createMessagesService({
     em,
     clock,
@@ -336,6 +338,7 @@ export function buildServices(deps: ServiceDeps) {
     pairing,
     outcomes,
     optOuts,
+    templates,
     messages,
     phoneMessages,
     mms,

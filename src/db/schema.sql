@@ -84,13 +84,16 @@ create table batches (
   ttl_seconds integer,
   encrypted boolean not null default false,
   data_port integer,
+  retry_of uuid,
   constraint batches_pkey PRIMARY KEY (id),
   constraint batches_device_id_fkey FOREIGN KEY (device_id) REFERENCES devices(id),
   constraint batches_priority_check CHECK ((priority = ANY (ARRAY['normal'::text, 'high'::text]))),
+  constraint batches_retry_of_fkey FOREIGN KEY (retry_of) REFERENCES batches(id) ON DELETE SET NULL,
   constraint batches_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'queued'::text, 'sending'::text, 'completed'::text, 'failed'::text]))),
   constraint batches_ttl_seconds_check CHECK ((ttl_seconds > 0)),
   constraint batches_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 );
+CREATE UNIQUE INDEX batches_retry_of_idx ON batches USING btree (retry_of) WHERE (retry_of IS NOT NULL);
 CREATE INDEX batches_unstarted_idx ON batches USING btree (created_at) WHERE (workflow_started_at IS NULL);
 CREATE INDEX batches_user_idx ON batches USING btree (user_id, created_at DESC, id DESC);
 
@@ -196,6 +199,19 @@ create table idempotency_keys (
   constraint idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 );
 CREATE INDEX idempotency_keys_created_at_idx ON idempotency_keys USING btree (created_at);
+
+create table message_templates (
+  id uuid not null,
+  user_id uuid not null,
+  name text not null,
+  body text not null,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  constraint message_templates_pkey PRIMARY KEY (id),
+  constraint message_templates_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX message_templates_name_idx ON message_templates USING btree (user_id, name);
+CREATE INDEX message_templates_user_idx ON message_templates USING btree (user_id, created_at DESC, id DESC);
 
 create table messages (
   id uuid not null,

@@ -39,6 +39,8 @@ export const Batch = defineEntity({
     error: p.text().nullable(),
     cancelledAt: timestamp().nullable(),
     workflowStartedAt: timestamp().nullable(),
+    // The batch whose failed texts this send retries (POST /v1/batches/{id}/retry-failed).
+    retryOf: p.uuid().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

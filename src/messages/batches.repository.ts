@@ -27,8 +27,11 @@ export interface Withdrawn {
   optedOutCount: number;
 }
 
-/** A batch as the API shows it: with how many of its failed messages were withdrawn, not lost. */
-export type ShownBatch = Batch & Withdrawn;
+/**
+ * A batch as the API shows it: with how many of its failed messages were withdrawn, not lost, and
+ * the send that retries its failed texts, if one does.
+ */
+export type ShownBatch = Batch & Withdrawn & { retriedBy: string | null };
 
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 
@@ -52,6 +55,29 @@ export const batchesRepository = {
     );
     return new Map(rows.map(({ batchId, ...counts }) => [batchId, counts]));
   },
+
+  /** The sends that retry these batches' failed texts, by the batch each retries; none: no entry. */
+  async retriesOf(em: EntityManager, userId: string, batchIds: string[]): Promise<Map<string, string>> {
+    if (batchIds.length === 0) return new Map();
+    const rows = await query<{ id: string; retryOf: string }>(
+      em,
+      sql`select id, retry_of from batches where retry_of = any(${batchIds}::uuid[]) and user_id = ${userId}`,
+    );
+    return new Map(rows.map((row) => [row.retryOf, row.id]));
+  },
+
+  /**
+   * The batch's texts that failed on their way (not cancelled, not to an opted-out number), in the
+   * order they were given: what a retry sends again.
+   */
+  failedToRetry: (em: EntityManager, userId: string, batchId: string) =>
+    query<{ recipient: string; body: string }>(
+      em,
+      sql`select recipient, body from messages
+           where batch_id = ${batchId} and user_id = ${userId} and status = 'failed'
+             and coalesce(error_code, '') not in ('cancelled', 'opted_out')
+           order by position`,
+    ),
 
   /**
    * Marks the account's batch cancelled (the first time) unless it is final, locking it for the rest

@@ -83,6 +83,19 @@ export function messagesRoutes({
     ctx.body = { batch: batchView(await messages.cancel(callerOf(ctx).userId, params.id)) };
   });
 
+  router.post(
+    '/batches/:id/retry-failed',
+    countRefusals(metrics.sends.refused),
+    auth.scope('send'),
+    idempotency.key(),
+    async (ctx) => {
+      const { params } = await validate(ctx, { params: pathId() });
+      const { batch, messageIds } = await messages.retryFailed(callerOf(ctx).userId, params.id);
+      ctx.status = 202;
+      ctx.body = { batch: batchView(batch), message_ids: messageIds };
+    },
+  );
+
   router.get('/stats', auth.scope('read'), async (ctx) => {
     ctx.body = await messages.stats(callerOf(ctx).userId);
   });

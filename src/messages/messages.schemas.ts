@@ -17,6 +17,19 @@ export const TTL_MAX_SECONDS = 7 * 86_400;
  */
 export const RECIPIENTS_MAX = 10_000;
 
+/** A personalised send's fields per recipient: how many, and how long each value may be. */
+export const VARIABLE_FIELDS_MAX = 50;
+export const VARIABLE_VALUE_MAX = 500;
+
+const isVariablesRow = (row: unknown): row is Record<string, string> =>
+  typeof row === 'object' &&
+  row !== null &&
+  !Array.isArray(row) &&
+  Object.keys(row).length <= VARIABLE_FIELDS_MAX &&
+  Object.entries(row).every(
+    ([name, value]) => name.length <= 64 && typeof value === 'string' && value.length <= VARIABLE_VALUE_MAX,
+  );
+
 /** A plain send's recipients: numbers in any format libphonenumber reads. */
 const NUMBER_MAX = 64;
 
@@ -97,6 +110,32 @@ export const sendBody = yup.object({
       (value) => !value || value.getTime() <= Date.now() + SCHEDULE_HORIZON_MS,
     ),
   sim_subscription_id: int(0).nullable(),
+  // A personalised send: body is a template whose `{field}` placeholders are filled, for to[i], from
+  // variables[i] (./personalised.ts). One batch still: each message carries its own text.
+  variables: yup
+    .array(yup.mixed<Record<string, string>>().required())
+    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
+    .default(undefined)
+    .nullable()
+    .test({
+      name: 'variables',
+      params: { fieldsMax: VARIABLE_FIELDS_MAX, valueMax: VARIABLE_VALUE_MAX },
+      test(value) {
+        if (value == null) return true;
+        const send = this.parent as { to?: unknown; encrypted?: unknown; data?: unknown };
+        if (send.encrypted === true || send.data != null)
+          return this.createError({ message: '${path} cannot be combined with encrypted or data' });
+        if (Array.isArray(send.to) && send.to.length !== value.length)
+          return this.createError({ message: '${path} must have one entry for each entry of to' });
+        const bad = value.findIndex((row) => !isVariablesRow(row));
+        if (bad >= 0)
+          return this.createError({
+            path: `${this.path}[${bad}]`,
+            message: `\${path} must be an object of at most ${VARIABLE_FIELDS_MAX} fields, each text of at most ${VARIABLE_VALUE_MAX} characters`,
+          });
+        return true;
+      },
+    }),
   // Its messages lapse to unknown this long after they become sendable, unless sent by then.
   ttl_seconds: int(1, TTL_MAX_SECONDS).nullable(),
   priority: yup

@@ -11,6 +11,7 @@ import { batchesRepository, type ShownBatch } from './batches.repository';
 import { reportsRepository } from './reports.repository';
 import type { OutcomesService } from './outcomes.service';
 import { createSendsService, type SendsDeps } from './sends.service';
+import type { SendBody } from './messages.schemas';
 
 // The API's messages and batches: sending (sends.service.ts), cancelling, reading.
 
@@ -20,26 +21,78 @@ export interface MessagesDeps extends SendsDeps {
 }
 
 
+// Postgres' unique_violation: the batch has a retry already (batches_retry_of_idx).
+const UNIQUE_VIOLATION = '23505';
+const alreadyRetried = (by: string) =>
+  conflict('already_retried', `The failed texts of this send were retried already, by ${by}.`);
+
 export function createMessagesService(deps: MessagesDeps) {
   const { em, clock } = deps;
   const sends = createSendsService(deps);
 
   async function shown(userId: string, batches: Batch[]): Promise<ShownBatch[]> {
-    const withdrawn = await batchesRepository.withdrawnOf(
-      em(),
-      userId,
-      batches.map((b) => b.id),
-    );
-    return batches.map((b) => ({ ...b, ...(withdrawn.get(b.id) ?? { cancelledCount: 0, optedOutCount: 0 }) }));
+    const ids = batches.map((b) => b.id);
+    const [withdrawn, retries] = await Promise.all([
+      batchesRepository.withdrawnOf(em(), userId, ids),
+      batchesRepository.retriesOf(em(), userId, ids),
+    ]);
+    return batches.map((b) => ({
+      ...b,
+      ...(withdrawn.get(b.id) ?? { cancelledCount: 0, optedOutCount: 0 }),
+      retriedBy: retries.get(b.id) ?? null,
+    }));
+  }
+
+  /** As it is accepted, every failed message of a send is to a number that opted out. */
+  async function send(
+    userId: string,
+    input: Parameters<typeof sends.send>[1],
+    extras?: Parameters<typeof sends.send>[2],
+  ) {
+    const { batch, messageIds } = await sends.send(userId, input, extras);
+    const shownBatch: ShownBatch = { ...batch, cancelledCount: 0, optedOutCount: batch.failedCount, retriedBy: null };
+    return { batch: shownBatch, messageIds };
   }
 
   return {
     ...sends,
+    send,
 
-    /** As it is accepted, every failed message of a send is to a number that opted out. */
-    async send(userId: string, input: Parameters<typeof sends.send>[1]) {
-      const { batch, messageIds } = await sends.send(userId, input);
-      return { batch: { ...batch, cancelledCount: 0, optedOutCount: batch.failedCount } as ShownBatch, messageIds };
+    /**
+     * POST /v1/batches/{id}/retry-failed: a new send of the batch's failed texts (not the cancelled
+     * ones, nor those to opted-out numbers), each with the text it had, from the same phone and SIM
+     * with the same priority and ttl, linked to the batch. A batch is retried once (409 after).
+     */
+    async retryFailed(userId: string, id: string) {
+      const batch = await batchesRepository.getBatch(em(), userId, id);
+      if (!batch) throw notFound('batch');
+      const retried = (await batchesRepository.retriesOf(em(), userId, [id])).get(id);
+      if (retried) throw alreadyRetried(retried);
+      const failed = await batchesRepository.failedToRetry(em(), userId, id);
+      if (failed.length === 0) {
+        throw conflict(
+          'nothing_to_retry',
+          'The send has no failed texts to retry (cancelled texts and opted-out numbers are not retried).',
+        );
+      }
+      const input = {
+        ...(batch.dataPort != null ? { data: { base64: batch.body, port: batch.dataPort } } : { body: batch.body }),
+        encrypted: batch.encrypted,
+        to: failed.map((m) => m.recipient),
+        device_id: batch.deviceId,
+        sim_subscription_id: batch.simSubscriptionId ?? null,
+        priority: batch.priority,
+        ttl_seconds: batch.ttlSeconds ?? null,
+      } as SendBody;
+      // A personalised send's texts are its messages' own; any other's are its body.
+      const texts = failed.some((m) => m.body !== batch.body) ? failed.map((m) => m.body) : undefined;
+      try {
+        return await send(userId, input, { texts, retryOf: id });
+      } catch (error) {
+        // Another retry of it was accepted meanwhile.
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        throw alreadyRetried((await batchesRepository.retriesOf(em(), userId, [id])).get(id) ?? 'another send');
+      }
     },
 
     /**

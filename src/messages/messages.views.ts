@@ -33,6 +33,8 @@ export const batchView = (batch: ShownBatch) => ({
   completed_at: iso(batch.completedAt),
   error: batch.error ?? null,
   cancelled_at: iso(batch.cancelledAt),
+  retry_of: batch.retryOf ?? null,
+  retried_by: batch.retriedBy,
   created_at: batch.createdAt.toISOString(),
   updated_at: batch.updatedAt.toISOString(),
 });

@@ -14,6 +14,8 @@ export interface NewSend {
   optedOut?: boolean[];
   /** The sendable messages' stale deadlines, null while scheduled (they get theirs when released). */
   deadlines: Deadlines | null;
+  /** Per recipient, its own text and segments (a personalised send); else every message has the batch's. */
+  texts?: { texts: string[]; segments: number[] };
 }
 
 /** A send placed by the statement that writes it: its first stale deadline is SQL there. */
@@ -42,13 +44,13 @@ export const unevenOf = (d: Pick<Deadlines, 'staleAts'> | null): number[] =>
 
 const BATCH_COLUMNS = sql`id, user_id, device_id, body, encrypted, data_port, status, recipient_count, recipient_preview, segments, encoding,
   sim_subscription_id, priority, ttl_seconds, failed_count, scheduled_at, estimated_completion_at, completed_at, error,
-  created_at, updated_at`;
+  retry_of, created_at, updated_at`;
 const batchValues = (batch: Batch, estimate: Sql) =>
   sql`${batch.id}::uuid, ${batch.userId}::uuid, ${batch.deviceId}::uuid, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, ${batch.status}::text,
       ${batch.recipientCount}::int, ${batch.recipientPreview}::text, ${batch.segments}::int, ${batch.encoding}::text,
       ${batch.simSubscriptionId}::int, ${batch.priority}::text, ${batch.ttlSeconds}::int, ${batch.failedCount}::int,
       ${batch.scheduledAt}::timestamptz, ${estimate}, ${batch.completedAt}::timestamptz, ${batch.error}::text,
-      ${batch.createdAt}::timestamptz, ${batch.updatedAt}::timestamptz`;
+      ${batch.retryOf ?? null}::uuid, ${batch.createdAt}::timestamptz, ${batch.updatedAt}::timestamptz`;
 
 /**
  * The INSERT of a send's messages (one row per recipient, each with its place and deadline), reading
@@ -71,8 +73,8 @@ function messagesInsert(send: NewSend | PlacedSend, first: Sql, from: Sql = sql.
                              segments, position, priority, available_at, stale_at, failed_at, error_code,
                              error_message, created_at, updated_at)
        select r.id, ${batch.userId}::uuid, ${batch.id}::uuid, ${batch.deviceId}::uuid, 'outbound',
-              case when r.out then 'failed' else 'queued' end, ${batch.body}::text, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, r.recipient,
-              ${batch.simSubscriptionId}::int, ${batch.segments}::int,
+              case when r.out then 'failed' else 'queued' end, coalesce(r.text, ${batch.body}::text), ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, r.recipient,
+              ${batch.simSubscriptionId}::int, coalesce(r.segments, ${batch.segments}::int),
               (r.n - 1)::int, ${PRIORITY_RANK[batch.priority as Priority]}::int,
               case when r.out then null else ${batch.scheduledAt ? null : batch.createdAt}::timestamptz end,
               case when r.out then null else ${staleAt} end,
@@ -82,8 +84,8 @@ function messagesInsert(send: NewSend | PlacedSend, first: Sql, from: Sql = sql.
               ${batch.createdAt}::timestamptz, ${batch.updatedAt}::timestamptz
          from (select u.*, coalesce(u.slot = -1, false) as out
                  from unnest(${send.messageIds}::uuid[], ${send.recipients}::text[], ${places}::int[],
-                             ${uneven}::float8[])
-                      with ordinality as u (id, recipient, slot, at, n)) r${from}`;
+                             ${uneven}::float8[], ${send.texts?.texts ?? []}::text[], ${send.texts?.segments ?? []}::int[])
+                      with ordinality as u (id, recipient, slot, at, text, segments, n)) r${from}`;
 }
 
 /** What `acceptSend` needs beyond the send: the steps of other features, as SQL. */

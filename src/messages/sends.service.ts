@@ -22,6 +22,7 @@ import { createOneStatementSend, fitsOneStatement } from './one-statement-send';
 import { normalizeRecipients } from './recipients';
 import { countSegments } from './segments';
 import { distinctCiphertexts, encryptedPreview } from './encrypted';
+import { renderVariables, segmentsOfTexts, textsOfNumbers } from './personalised';
 
 // POST /v1/messages: a send accepted, in one statement when it can be (./one-statement-send.ts), else
 // in one short transaction (acceptInTransaction below, the path the one statement must equal).
@@ -44,6 +45,20 @@ export interface SendsDeps {
 }
 
 const noDevice = (why: string) => conflict('no_device', why);
+
+/** What a send made by the service itself adds to the request (a retry of a batch's failed texts). */
+export interface SendExtras {
+  /** Each `to` entry's own text, as a personalised send has them (its body is then the template). */
+  texts?: string[];
+  /** The batch whose failed texts this send retries. */
+  retryOf?: string;
+}
+
+/** A send's texts per recipient, when they differ: with their segments. */
+interface Personal {
+  texts: string[];
+  segments: number[];
+}
 
 /**
  * An unknown SIM falls back to the phone's preferred one (when the phone reported its SIMs). On a
@@ -73,6 +88,7 @@ export function createSendsService(deps: SendsDeps) {
     messageIds: string[],
     recipients: string[],
     optedOut: boolean[],
+    personal: Personal | null,
   ): Promise<void> {
     const events: EmitInput[] = [];
     optedOut.forEach((out, position) => {
@@ -84,13 +100,13 @@ export function createSendsService(deps: SendsDeps) {
         deviceId: batch.deviceId,
         direction: 'outbound',
         status: 'failed',
-        body: batch.body,
+        body: personal?.texts[position] ?? batch.body,
         encrypted: batch.encrypted,
         dataPort: batch.dataPort ?? null,
         recipient: recipients[position],
         sender: null,
         simSubscriptionId: batch.simSubscriptionId ?? null,
-        segments: batch.segments,
+        segments: personal?.segments[position] ?? batch.segments,
         position,
         fingerprint: null,
         priority: PRIORITY_RANK[batch.priority as Priority],
@@ -120,14 +136,25 @@ export function createSendsService(deps: SendsDeps) {
   }
 
   /** A send's batch as it is accepted now, `optedOutCount` of its recipients on the suppression list. */
-  function newBatch(userId: string, input: SendBody, device: SendingDevice, numbers: string[], optedOutCount: number) {
+  function newBatch(
+    userId: string,
+    input: SendBody,
+    device: SendingDevice,
+    numbers: string[],
+    optedOutCount: number,
+    personal: Personal | null = null,
+    retryOf: string | null = null,
+  ) {
     // Ciphertext says nothing of the text's length or alphabet: one segment each, encoding unknown. A
-    // data SMS is one SMS, its bytes as given (the SMSGate app counts it one part too).
+    // data SMS is one SMS, its bytes as given (the SMSGate app counts it one part too). Texts of
+    // their own count as the longest of them.
     const { segments, encoding } = input.encrypted
       ? { segments: 1, encoding: 'unknown' }
       : input.data
         ? DATA_SEGMENTS
-        : countSegments(input.body ?? '');
+        : personal
+          ? segmentsOfTexts(personal.texts).batch
+          : countSegments(input.body ?? '');
     const now = clock.now();
     const scheduledAt = input.scheduled_at ?? null;
     const batch = {
@@ -156,6 +183,7 @@ export function createSendsService(deps: SendsDeps) {
       error: null,
       cancelledAt: null,
       workflowStartedAt: null,
+      retryOf,
       createdAt: now,
       updatedAt: now,
     } satisfies Batch as Batch;
@@ -188,13 +216,15 @@ export function createSendsService(deps: SendsDeps) {
     numbers: string[],
     messageIds: string[],
     suppressed: ReadonlySet<string>,
+    personal: Personal | null,
+    retryOf: string | null,
   ): Promise<{ batch: Batch; messageIds: string[] }> {
     // Recipients on the account's suppression list get a message that failed at once (`opted_out`),
     // not counted against the plan and holding no place in the phone's outbox.
     const optedOut = numbers.map((number) => suppressed.has(number));
     const optedOutCount = optedOut.filter(Boolean).length;
     const sendable = numbers.length - optedOutCount;
-    const batch = newBatch(userId, input, device, numbers, optedOutCount);
+    const batch = newBatch(userId, input, device, numbers, optedOutCount, personal, retryOf);
     const now = batch.createdAt;
     const scheduledAt = batch.scheduledAt ?? null;
     await transaction(em(), async (tx) => {
@@ -221,8 +251,9 @@ export function createSendsService(deps: SendsDeps) {
         recipients: numbers,
         optedOut: optedOutCount > 0 ? optedOut : undefined,
         deadlines,
+        texts: personal ?? undefined,
       });
-      if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut);
+      if (optedOutCount > 0) await emitOptedOut(tx, batch, messageIds, numbers, optedOut, personal);
       afterCommit(tx, () => startWorkflow(batch));
     });
     return { batch, messageIds };
@@ -255,18 +286,27 @@ export function createSendsService(deps: SendsDeps) {
      * one statement when it can be (./one-statement-send.ts), else one short transaction; its workflow
      * is started after the commit.
      */
-    async send(userId: string, input: SendBody): Promise<{ batch: Batch; messageIds: string[] }> {
+    async send(
+      userId: string,
+      input: SendBody,
+      extras: SendExtras = {},
+    ): Promise<{ batch: Batch; messageIds: string[] }> {
       // Encrypted numbers cannot be read, so neither normalised nor checked against the suppression list.
       const { numbers, errors, invalidCount } = input.encrypted
         ? { numbers: distinctCiphertexts(input.to), errors: [], invalidCount: 0 }
         : normalizeRecipients(input.to, deps.defaultCountry);
       if (errors.length > 0) throw validationFailed(errors, invalidCount);
+      const perEntry = input.variables ? renderVariables(input.body ?? '', input.variables) : extras.texts;
+      const texts = perEntry && textsOfNumbers(input.to, perEntry, numbers, deps.defaultCountry);
+      const personal = texts ? { texts, segments: segmentsOfTexts(texts).perText } : null;
+      const retryOf = extras.retryOf ?? null;
       const suppressedOf = (list: string[]) =>
         input.encrypted ? Promise.resolve(new Set<string>()) : deps.suppressed(userId, list);
       // A send that may be written in one statement has the suppression list checked by that statement;
       // else it is asked beside the phone.
       const inTransaction = em().isInTransaction();
-      const oneStatement = fitsOneStatement(input, inTransaction);
+      // Texts of their own, and retries, are written by the transaction only.
+      const oneStatement = personal === null && retryOf === null && fitsOneStatement(input, inTransaction);
       // Outside a transaction each read takes a connection of its own and they run side by side;
       // inside one they share its connection, which runs one statement at a time: one after another.
       const reads = [
@@ -285,9 +325,16 @@ export function createSendsService(deps: SendsDeps) {
         );
       }
       const messageIds = numbers.map(() => randomUUID());
-      const accepted = fitsOneStatement(input, inTransaction, device)
-        ? await oneStatementSend.accept(newBatch(userId, input, device, numbers, 0), input, device, numbers, messageIds)
-        : null;
+      const accepted =
+        oneStatement && fitsOneStatement(input, inTransaction, device)
+          ? await oneStatementSend.accept(
+              newBatch(userId, input, device, numbers, 0),
+              input,
+              device,
+              numbers,
+              messageIds,
+            )
+          : null;
       const result =
         accepted ??
         (await acceptInTransaction(
@@ -297,6 +344,8 @@ export function createSendsService(deps: SendsDeps) {
           numbers,
           messageIds,
           suppressed ?? (await suppressedOf(numbers)),
+          personal,
+          retryOf,
         ));
       deps.metrics.accepted.inc();
       deps.metrics.recipients.inc(numbers.length);

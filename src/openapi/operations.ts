@@ -1,6 +1,7 @@
 import { accountsOperations } from './operations/accounts';
 import { devicesOperations } from './operations/devices';
 import { messagesOperations } from './operations/messages';
+import { templatesOperations } from './operations/templates';
 import { webhooksOperations } from './operations/webhooks';
 import type { Operation } from './operation';
 
@@ -10,6 +11,7 @@ export type { Operation, OperationAuth } from './operation';
 // route declares. test/openapi/served.test.ts checks this list against the app's routers and their auth.
 export const operations: Operation[] = [
   ...messagesOperations,
+  ...templatesOperations,
   ...devicesOperations,
   ...webhooksOperations,
   ...accountsOperations,

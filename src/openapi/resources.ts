@@ -121,6 +121,11 @@ export const resources: Record<string, JsonSchema> = {
         description:
           'When POST /v1/batches/{id}/cancel cancelled the send (its undispatched messages failed `cancelled`).',
       },
+      retry_of: {
+        ...nullable(id),
+        description: 'The send whose failed texts this one retries (POST /v1/batches/{id}/retry-failed).',
+      },
+      retried_by: { ...nullable(id), description: "The send that retries this one's failed texts, once one does." },
       created_at: ts,
       updated_at: ts,
     },
@@ -178,6 +183,21 @@ export const resources: Record<string, JsonSchema> = {
       created_at: ts,
     },
     "A number on the account's suppression list: sends to it are not made.",
+  ),
+  Template: object(
+    {
+      id,
+      name: { ...str, description: 'Unique within the account.' },
+      body: { ...str, description: 'The text, its `{field}` placeholders as written.' },
+      fields: {
+        type: 'array',
+        items: str,
+        description: 'The fields its placeholders use, each once, in the order they first appear.',
+      },
+      created_at: ts,
+      updated_at: ts,
+    },
+    'A saved message text; send it with `variables` to fill its placeholders per recipient.',
   ),
   OutboxRow: object(
     {

@@ -34,6 +34,18 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
       ? { type: 'object', description: limits }
       : { type: 'array', items: { type: 'object' }, maxItems, description: limits };
   },
+  variables: (t) => ({
+    type: ['array', 'null'],
+    items: {
+      type: 'object',
+      maxProperties: t.params?.fieldsMax,
+      additionalProperties: { type: 'string', maxLength: t.params?.valueMax },
+    },
+    description:
+      'One object per `to` entry (field name → text): `body` is then a template whose `{field}` placeholders ' +
+      'are filled per recipient (names match whatever their case). Not with encrypted or data.',
+  }),
+  some_field: () => ({ minProperties: 1, description: 'At least one of the fields.' }),
   plain_max: (t) => ({ description: `At most ${Number(t.params?.plainMax)} characters unless encrypted.` }),
   ciphertext: () => ({
     description: 'With encrypted true: ciphertext in the SMSGate app format ($aes-256-cbc/pbkdf2-sha1$i=…$salt$data).',

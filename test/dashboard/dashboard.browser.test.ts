@@ -188,7 +188,7 @@ describe('the dashboard in a real browser', () => {
     await shown(page.getByRole('dialog', { name: 'Delivery of ping' }).getByText('1 attempt'));
     await page.keyboard.press('Escape');
 
-    // The overview now has something to show: the README's screenshot (docs/dashboard-overview.png).
+    // The overview now has something to show: the README's screenshot (docs/screenshots/overview.png).
     await nav(page, 'Overview');
     await shown(page.getByTestId('batch-row').or(page.getByRole('link', { name: 'All batches' })));
     expect(await page.getByTestId('usage-sent-today').textContent()).toMatch(/^2 \/ [\d,]+$/);

@@ -7,10 +7,11 @@ const IDEMPOTENT = [
   ['/v1/webhooks', 'post', '201'],
   ['/v1/devices/pairing-codes', 'post', '201'],
   ['/v1/api-keys', 'post', '201'],
+  ['/v1/batches/{id}/retry-failed', 'post', '202'],
 ] as const;
 
 describe('Idempotency-Key in the OpenAPI document', () => {
-  it('documents the header, its errors and the replay header on the four creating endpoints', () => {
+  it('documents the header, its errors and the replay header on the creating endpoints', () => {
     for (const [path, method, ok] of IDEMPOTENT) {
       const op = doc.paths[path][method];
       expect(op.parameters, path).toContainEqual(

@@ -12,6 +12,7 @@ import { attachmentView, mmsNoticeView, mmsView } from '../../src/mms/mms.views'
 import { resources } from '../../src/openapi/resources';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
 import { optOutView } from '../../src/opt-outs/opt-outs.views';
+import { templateView } from '../../src/templates/templates.views';
 import { tokenView } from '../../src/tokens/tokens.views';
 import { limitsView, planView, usageView } from '../../src/plans/plans.views';
 import { deliveryView, webhookView } from '../../src/webhooks/webhooks.views';
@@ -72,6 +73,7 @@ describe('the documented resources', () => {
       MmsNotice: mmsNoticeView('x', entity(), 'x'),
       OutboxRow: outboxRowView(entity()),
       OptOut: optOutView(entity()),
+      Template: templateView(entity()),
       Device: deviceView(entity()),
       Estimate: estimateView({
         deviceId: 'x',
@@ -145,7 +147,10 @@ describe('the documented resources', () => {
       expect(inbound.status).toBe(201);
       expectDocumented('Message', (await readJson(inbound)).message);
 
-      const optOut = await app.fetch('/v1/opt-outs', json('POST', { phone_number: '+14155550123' }, { 'x-api-key': key }));
+      const optOut = await app.fetch(
+        '/v1/opt-outs',
+        json('POST', { phone_number: '+14155550123' }, { 'x-api-key': key }),
+      );
       expect(optOut.status).toBe(201);
       expectDocumented('OptOut', (await readJson(optOut)).opt_out);
       expectDocumented('OptOut', (await get('/v1/opt-outs')).data[0]);

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { expect } from 'vitest';
 import { json, PASSWORD, sessionCookie, uniqueEmail } from './accounts';
 import { readJson } from './http';
 import { freePort } from './net';
@@ -95,6 +94,9 @@ export async function signUpFromLog(
   output: () => string,
   name: string,
 ): Promise<{ email: string; cookie: string; key: string }> {
+  // Loaded here: web/scripts/screenshots.ts uses this file's stack outside vitest, which refuses to
+  // be required there.
+  const { expect } = await import('vitest');
   const api = (pathname: string, init: RequestInit) => fetch(`${publicUrl}${pathname}`, init);
   const email = uniqueEmail(name);
   const registered = await api('/v1/auth/register', json('POST', { email, password: PASSWORD }));

@@ -20,6 +20,7 @@ import { Inbox } from './pages/inbox';
 import { Thread } from './pages/thread';
 import { Webhooks } from './pages/webhooks';
 import { OptOuts } from './pages/opt-outs';
+import { Templates } from './pages/templates';
 import { ApiKeys } from './pages/api-keys';
 import { Account } from './pages/account';
 import { NotFound } from './pages/not-found';
@@ -48,6 +49,7 @@ const ROUTES: Array<[string, (params: Record<string, string>) => ReactNode]> = [
   ['/verify-email', () => <VerifyEmail />],
   ['/phones', () => <Phones />],
   ['/send', () => <Send />],
+  ['/templates', () => <Templates />],
   ['/batches', () => <Batches />],
   ['/batches/:id', (p) => <BatchDetail id={p.id} />],
   ['/messages', () => <Messages />],

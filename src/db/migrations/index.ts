@@ -30,6 +30,8 @@ import { Migration20261129020000DataSms } from './Migration20261129020000DataSms
 import { Migration20261129030000MmsAttachments } from './Migration20261129030000MmsAttachments';
 import { Migration20261129040000WithdrawnIndex } from './Migration20261129040000WithdrawnIndex';
 import { Migration20261129050000Redeliveries } from './Migration20261129050000Redeliveries';
+import { Migration20261129070000MessageTemplates } from './Migration20261129070000MessageTemplates';
+import { Migration20261129070100BatchRetries } from './Migration20261129070100BatchRetries';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -64,4 +66,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129030000MmsAttachments', class: Migration20261129030000MmsAttachments },
   { name: 'Migration20261129040000WithdrawnIndex', class: Migration20261129040000WithdrawnIndex },
   { name: 'Migration20261129050000Redeliveries', class: Migration20261129050000Redeliveries },
+  { name: 'Migration20261129070000MessageTemplates', class: Migration20261129070000MessageTemplates },
+  { name: 'Migration20261129070100BatchRetries', class: Migration20261129070100BatchRetries },
 ];

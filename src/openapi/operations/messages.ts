@@ -41,6 +41,9 @@ export const messagesOperations: Operation[] = [
           '(accept, or scheduled_at) if the stale window would keep them longer. `encrypted` true: `body` and each ' +
           "`to` entry are ciphertext the owner's phone decrypts (SMSGate's format, docs/sending.md); they are " +
           'stored and shown as given, not normalised, not checked against opt-outs, not searched, one segment each. ' +
+          '`variables` (one object per `to` entry) makes `body` a template: each message gets its own text with ' +
+          "the recipient's `{field}` values, and the batch keeps the template, its segments those of the longest " +
+          'text; a recipient lacking a field the template uses is a 422 naming its entry. ' +
           'Errors: email_unverified (403), ' +
           'no_device (409), plan_limit_batch, plan_limit_daily, plan_limit_monthly (429).',
       },
@@ -57,6 +60,22 @@ export const messagesOperations: Operation[] = [
           "(message.failed each) and no longer count against the day's and month's usage; dispatched ones stay " +
           'and may still be reported. The batch settles when its last message is final (`cancelled_at` set). ' +
           'Errors: batch_finished (409) when every message already has its outcome.',
+      },
+    ),
+    op(
+      'POST /v1/batches/{id}/retry-failed',
+      send,
+      "Send a batch's failed texts again",
+      { 202: object({ batch: ref('Batch'), message_ids: { type: 'array', items: uuid } }) },
+      {
+        errors: [403, 409],
+        idempotent: true,
+        description:
+          'A new send (batch) of the texts that failed on their way, not those cancelled nor to opted-out numbers, ' +
+          'each with the text it had, from the same phone and SIM, with the same priority and ttl_seconds. Its ' +
+          '`retry_of` names the batch, whose `retried_by` names it. It counts against the plan as any send. A batch ' +
+          'is retried once. Errors: nothing_to_retry (409) when no text failed, already_retried (409), and those ' +
+          'of POST /v1/messages.',
       },
     ),
     op('GET /v1/messages/{id}', read, 'A message', { 200: wrap('message', ref('Message')) }),

@@ -63,6 +63,36 @@ export function numbersFromCsv(text: string): string[] {
   return body.map((r) => (r[column] ?? '').trim()).filter(Boolean);
 }
 
+/** A CSV of recipients with other columns: each row's values by column header, for `{field}` templates. */
+export interface CsvFields {
+  /** The headers of the columns other than the number's, as written. */
+  fields: string[];
+  /** Per row (numbers as written in the file): its other columns' values by header. */
+  rows: Array<{ number: string; values: Record<string, string> }>;
+}
+
+/** The other columns of a CSV whose header names its phone column; null when it has none. */
+export function fieldsFromCsv(text: string): CsvFields | null {
+  const rows = parseCsv(text);
+  if (rows.length < 2) return null;
+  const header = rows[0].map((f) => f.trim());
+  const phone = header.findIndex((f) => HEADERS.test(f));
+  const fields = header.filter((f, i) => i !== phone && f !== '');
+  if (phone < 0 || fields.length === 0) return null;
+  return {
+    fields,
+    rows: rows
+      .slice(1)
+      .filter((r) => (r[phone] ?? '').trim() !== '')
+      .map((r) => ({
+        number: r[phone].trim(),
+        values: Object.fromEntries(
+          header.flatMap((f, i) => (i === phone || f === '' ? [] : [[f, (r[i] ?? '').trim()]])),
+        ),
+      })),
+  };
+}
+
 /** A CSV text of `rows` under `header`, CR LF line ends as RFC 4180 says. */
 export function toCsv(
   header: readonly string[],

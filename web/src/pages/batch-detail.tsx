@@ -9,7 +9,7 @@ import { useConfirm } from '../components/confirm';
 import { useState } from 'react';
 import { count, plural, when } from '../lib/format';
 import { realFailures } from '../lib/outcomes';
-import { Link } from '../lib/router';
+import { Link, navigate } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 import { EncryptedMark } from '../components/encrypted';
@@ -22,6 +22,29 @@ export function BatchDetail({ id }: { id: string }) {
   const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], LIVE_MS);
   const confirm = useConfirm();
   const [error, setError] = useState<unknown>(null);
+  /** A new send of the failed texts (not the cancelled ones, nor to opted-out numbers), linked to this one. */
+  async function retry(batch: Schemas['Batch']) {
+    const failed = realFailures(batch);
+    const yes = await confirm({
+      title: `Retry ${plural(failed, 'failed text')}?`,
+      message: `A new send of ${failed === 1 ? 'it' : 'them'}, each with the text it had, from the same phone. Cancelled texts and opted-out numbers are left out. It counts against the plan as any send.`,
+      confirmLabel: 'Retry',
+    });
+    if (!yes) return;
+    setError(null);
+    try {
+      // One key per batch: a second click, or a retried request, is answered with the same new send.
+      const made = await ok(
+        api.POST('/v1/batches/{id}/retry-failed', {
+          params: { path: { id: batch.id }, header: { 'Idempotency-Key': `retry-failed-${batch.id}` } },
+        }),
+      );
+      navigate(`/batches/${made.batch.id}`);
+    } catch (e) {
+      setError(e);
+    }
+  }
+
   async function cancel(batch: Schemas['Batch']) {
     const yes = await confirm({
       title: 'Cancel this send?',
@@ -68,6 +91,27 @@ export function BatchDetail({ id }: { id: string }) {
                   <Group>
                     <Button size="xs" variant="default" onClick={() => void cancel(batch)}>
                       Cancel the send
+                    </Button>
+                  </Group>
+                )}
+                {(batch.retry_of || batch.retried_by) && (
+                  <Group gap="md" data-testid="batch-retries">
+                    {batch.retry_of && (
+                      <Anchor component={Link} href={`/batches/${batch.retry_of}`} size="sm">
+                        Retries the failed texts of an earlier send
+                      </Anchor>
+                    )}
+                    {batch.retried_by && (
+                      <Anchor component={Link} href={`/batches/${batch.retried_by}`} size="sm">
+                        Its failed texts were retried: see that send
+                      </Anchor>
+                    )}
+                  </Group>
+                )}
+                {realFailures(batch) > 0 && !batch.retried_by && !CANCELLABLE.includes(batch.status) && (
+                  <Group>
+                    <Button size="xs" variant="outline" onClick={() => void retry(batch)}>
+                      Retry {plural(realFailures(batch), 'failed text')}
                     </Button>
                   </Group>
                 )}

@@ -19,7 +19,10 @@ import { Page } from '../components/page';
 import { Empty, FormError, Load } from '../components/states';
 import { count, localInputToIso, plural, timeZone } from '../lib/format';
 import type { Me } from '../lib/session';
-import { numbersFromCsv } from '../lib/csv';
+import { fieldsFromCsv, numbersFromCsv, type CsvFields } from '../lib/csv';
+import { personalise, rowsByNumber } from '../lib/personalise';
+import { TemplateFields } from '../components/template-fields';
+import { TemplatePicker } from '../components/template-picker';
 import { defaultCountry, notANumber } from '../lib/numbers';
 import { checkRecipients } from '../lib/recipients';
 import { chunks, SplitProgress } from '../components/split-send';
@@ -73,12 +76,18 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [imported, setImported] = useState<string | null>(null);
+  const [csv, setCsv] = useState<CsvFields | null>(null);
 
-  /** A CSV file's numbers join the typed ones, one a line, and go through the same checks. */
+  /**
+   * A CSV file's numbers join the typed ones, one a line, and go through the same checks; its other
+   * columns (the last file's) become fields the message may use.
+   */
   async function importCsv(file: File | null) {
     if (!file) return;
-    const numbers = numbersFromCsv(await file.text());
+    const text = await file.text();
+    const numbers = numbersFromCsv(text);
     setTo((typed) => [typed.trim(), ...numbers].filter(Boolean).join('\n'));
+    setCsv(fieldsFromCsv(text));
     setImported(`${plural(numbers.length, 'number')} added from ${file.name}.`);
   }
 
@@ -86,8 +95,21 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
   const valid = checks.filter((c) => c.e164 && c.duplicateOf === undefined);
   const invalid = checks.filter((c) => c.invalid);
   const duplicates = checks.filter((c) => c.duplicateOf !== undefined);
-  const segments = countSegments(body);
-  const chars = [...body].length;
+  const byNumber = useMemo(() => (csv ? rowsByNumber(csv, country) : new Map()), [csv, country]);
+  const personal = useMemo(
+    () =>
+      personalise(
+        body,
+        csv,
+        byNumber,
+        valid.map((c) => c.e164!),
+      ),
+    [body, csv, byNumber, valid],
+  );
+  // Each recipient's own text may be longer than the template: what one may cost is the longest's.
+  const segments = personal ? personal.longest : countSegments(body);
+  const chars = personal ? personal.longest.chars : [...body].length;
+  const unfilled = personal !== null && (personal.unknown.length > 0 || personal.empty.length > 0);
   const device = devices.find((d) => d.id === deviceId) ?? devices.find((d) => d.is_default) ?? devices[0];
   const sims = device ? simsOf(device) : [];
   const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
@@ -106,7 +128,8 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
       : overLeft
         ? `This send has ${plural(valid.length, 'recipient')}; the plan has ${plan.words}.`
         : null;
-  const canSplit = parts.length > 1 && !overLeft && invalid.length === 0 && body.length > 0 && !(scheduled && !at);
+  const canSplit =
+    parts.length > 1 && !overLeft && invalid.length === 0 && body.length > 0 && !unfilled && !(scheduled && !at);
   const [made, setMade] = useState<{ ids: string[]; planned: number; error: unknown } | null>(null);
 
   /** The list as several sends the plan allows, one after another; stops at the first refused. */
@@ -117,7 +140,7 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
     let refused: unknown = null;
     for (const part of parts) {
       try {
-        const sent = await ok(api.POST('/v1/messages', { body: { ...sendBody(), to: part.map((c) => c.e164!) } }));
+        const sent = await ok(api.POST('/v1/messages', { body: { ...sendBody(), ...toOf(part) } }));
         ids.push(sent.batch.id);
       } catch (e) {
         refused = e;
@@ -128,6 +151,12 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
     if (ids.length === 0) setError(refused);
     else setMade({ ids, planned: parts.length, error: refused });
   }
+
+  /** The recipients of a send, with each one's fields when the message is a template over the CSV. */
+  const toOf = (list: typeof valid) => {
+    const numbers = list.map((c) => c.e164!);
+    return personal ? { to: numbers, variables: numbers.map(personal.variables) } : { to: numbers };
+  };
 
   const sendBody = () => ({
     body,
@@ -143,7 +172,7 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
     try {
       const sent = await ok(
         api.POST('/v1/messages', {
-          body: { ...sendBody(), to: valid.map((c) => c.e164!) },
+          body: { ...sendBody(), ...toOf(valid) },
         }),
       );
       navigate(`/batches/${sent.batch.id}`);
@@ -168,7 +197,7 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
     );
 
   const blocked =
-    tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || (scheduled && !at);
+    tooMany !== null || valid.length === 0 || invalid.length > 0 || body.length === 0 || unfilled || (scheduled && !at);
   return (
     <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate maw={720}>
       <Stack>
@@ -253,6 +282,7 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
             )}
           </div>
         )}
+        <TemplatePicker body={body} onPick={setBody} />
         <Textarea
           label="Message"
           required
@@ -262,11 +292,27 @@ function SendForm({ devices, me, country }: { devices: Schemas['Device'][]; me: 
           onChange={(e) => setBody(e.currentTarget.value)}
           description={
             <span data-testid="segment-counter">
+              {personal && 'Longest text: '}
               {chars} character{chars === 1 ? '' : 's'} · {segments.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2'} ·{' '}
               {segments.segments} segment{segments.segments === 1 ? '' : 's'}
             </span>
           }
         />
+        {csv && (
+          <TemplateFields
+            csv={csv}
+            personal={personal}
+            onLeaveOutEmpty={() => {
+              const empty = new Set(personal?.empty.map((row) => row.e164));
+              setTo(
+                checks
+                  .filter((c) => !c.e164 || !empty.has(c.e164))
+                  .map((c) => c.raw)
+                  .join('\n'),
+              );
+            }}
+          />
+        )}
         <Group grow wrap="wrap">
           <Select
             label="Phone"
