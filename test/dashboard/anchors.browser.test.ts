@@ -112,14 +112,14 @@ describe('CSV in and out, the daily chart and replies from the Inbox', () => {
     const today = await page.evaluate(() => new Date().toLocaleDateString('en-CA'));
     const last = days.last();
     expect(await last.getAttribute('data-date')).toBe(today);
-    // Today: 3 reached the phones' carrier or failed on them; 2 delivered, 1 failed.
+    // Today: 3 texts, each counted once by its outcome: 2 delivered, 1 failed.
     expect({
-      sent: await last.getAttribute('data-sent'),
+      total: await last.getAttribute('data-total'),
       delivered: await last.getAttribute('data-delivered'),
       failed: await last.getAttribute('data-failed'),
-    }).toEqual({ sent: '2', delivered: '2', failed: '1' });
+    }).toEqual({ total: '3', delivered: '2', failed: '1' });
     expect(await page.getByTestId('daily-chart').getAttribute('aria-label')).toBe(
-      'Texts per day, last 14 days: 2 sent, 2 delivered, 1 failed.',
+      'Texts per day, last 14 days: 3 texts: 2 delivered, 1 failed.',
     );
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
     await checkShot(page, 'overview-chart-375');

@@ -101,7 +101,9 @@ export const messagesOperations: Operation[] = [
         description:
           'One entry per calendar day in `timezone`, oldest first, today last, days without texts included. ' +
           'A day counts the outbound texts created on it: `sent` those that reached the carrier (sent or ' +
-          'delivered), `delivered` those with a delivery report, `failed` those that failed.',
+          'delivered), `delivered` those with a delivery report, `failed` those that failed. Each text is also ' +
+          'counted once by its state: `delivered`, `awaiting_report`, `pending`, `unknown` or `failed` ' +
+          '(of which `cancelled` and `opted_out`); these add up to the texts created that day.',
       },
     ),
   ]),
