@@ -16,6 +16,7 @@ import { mmsRoutes } from './mms/mms.routes';
 import { inboundRefusals } from './messages/inbound-refusals';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
 import { optOutsRoutes } from './opt-outs/opt-outs.routes';
+import { usageRoutes } from './usage/usage.routes';
 import type { Services } from './services';
 import { accountsRoutes } from './accounts/accounts.routes';
 import { googleRoutes } from './accounts/google.routes';
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): Koa {
     mmsRoutes(services),
     phoneMessagesRoutes(services),
     optOutsRoutes(services),
+    usageRoutes(services),
   ];
   for (const feature of features) v1.use(feature.routes());
 

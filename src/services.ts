@@ -49,6 +49,7 @@ import { createIntegratorService } from './compat/smsgate/integrator.service';
 import { createInboxService } from './compat/smsgate/inbox.service';
 import { createSmsGateService } from './compat/smsgate/smsgate.service';
 import { createMmsService } from './mms/mms.service';
+import { createUsageService } from './usage/usage.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -210,6 +211,7 @@ export function buildServices(deps: ServiceDeps) {
     createIdempotencyService({ em, clock, secretBox, afterCommit: deps.afterIdempotentCommit }),
   );
   const optOuts = createOptOutsService({ em, clock, defaultCountry: config.defaultCountry });
+  const usage = createUsageService({ em, clock });
   const messages = createMessagesService({
     em,
     clock,
@@ -321,6 +323,7 @@ export function buildServices(deps: ServiceDeps) {
     pairing,
     outcomes,
     optOuts,
+    usage,
     messages,
     phoneMessages,
     mms,

@@ -126,6 +126,9 @@ describe('the documented resources', () => {
       expectDocumented('Token', (await get('/v1/tokens')).data[0]);
       expectDocumented('Plan', (await get('/v1/plans')).data[0]);
       expectDocumented('Stats', await get('/v1/stats'));
+      const usage = await get('/v1/usage?from=2026-01-01&to=2026-01-02');
+      expectDocumented('UsageReport', usage);
+      expectDocumented('UsageRow', usage.periods[0]);
 
       const codeRes = await app.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key }));
       const code = await readJson(codeRes);

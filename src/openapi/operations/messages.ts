@@ -1,6 +1,7 @@
 import * as messages from '../../messages/messages.schemas';
 import * as optOuts from '../../opt-outs/opt-outs.schemas';
 import { attachmentParams } from '../../mms/mms.schemas';
+import { usageQuery } from '../../usage/usage.schemas';
 import { object, ref } from '../resources';
 import { type Operation, noBody, op, page, read, send, tagged, uuid, wrap } from '../operation';
 
@@ -104,6 +105,23 @@ export const messagesOperations: Operation[] = [
           'delivered), `delivered` those with a delivery report, `failed` those that failed. Each text is also ' +
           'counted once by its state: `delivered`, `awaiting_report`, `pending`, `unknown` or `failed` ' +
           '(of which `cancelled` and `opted_out`); these add up to the texts created that day.',
+      },
+    ),
+    op(
+      'GET /v1/usage',
+      read,
+      'Texts per day or per month, as JSON or CSV',
+      { 200: ref('UsageReport') },
+      {
+        query: usageQuery,
+        alsoAs: { 'text/csv': { type: 'string', description: 'A header line, then a line per period.' } },
+        description:
+          'Every day (or month) from `from` to `to` in `timezone`, oldest first, empty ones included; `to` ' +
+          'defaults to today, `from` to 30 days or 12 months before it. A month period covers the whole ' +
+          'months `from` and `to` fall in. Texts count in the period they were created in. At most 366 days ' +
+          'or 120 months. CSV with `format=csv`, or with `Accept: text/csv` when `format` is not given ' +
+          '(as an attachment named after the span). Errors: validation_failed (422) for a date that does ' +
+          'not exist, `from` after `to` or a longer span.',
       },
     ),
   ]),
