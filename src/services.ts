@@ -50,6 +50,7 @@ import { createInboxService } from './compat/smsgate/inbox.service';
 import { createSmsGateService } from './compat/smsgate/smsgate.service';
 import { createMmsService } from './mms/mms.service';
 import { createUsageService } from './usage/usage.service';
+import { createConversationsService } from './conversations/conversations.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -212,6 +213,7 @@ export function buildServices(deps: ServiceDeps) {
   );
   const optOuts = createOptOutsService({ em, clock, defaultCountry: config.defaultCountry });
   const usage = createUsageService({ em, clock });
+  const conversations = createConversationsService({ em });
   const messages = createMessagesService({
     em,
     clock,
@@ -324,6 +326,7 @@ export function buildServices(deps: ServiceDeps) {
     outcomes,
     optOuts,
     usage,
+    conversations,
     messages,
     phoneMessages,
     mms,

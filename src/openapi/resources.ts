@@ -375,6 +375,13 @@ export const resources: Record<string, JsonSchema> = {
     periods: { type: 'array', items: ref('UsageRow') },
     totals: object(usageCounts, 'The sums over the periods.'),
   }),
+  Conversation: object({
+    contact: { ...str, description: 'The number that texted the account.' },
+    last_message: ref('Message'),
+    text_count: { ...int, description: 'Texts both ways with the number.' },
+    received_count: { ...int, description: 'Texts from the number.' },
+    last_received_at: ts,
+  }),
   FieldError: object({
     field: { ...str, description: 'Location such as body.to[0].' },
     message: str,

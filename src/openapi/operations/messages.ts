@@ -2,6 +2,7 @@ import * as messages from '../../messages/messages.schemas';
 import * as optOuts from '../../opt-outs/opt-outs.schemas';
 import { attachmentParams } from '../../mms/mms.schemas';
 import { usageQuery } from '../../usage/usage.schemas';
+import { listConversationsQuery } from '../../conversations/conversations.schemas';
 import { object, ref } from '../resources';
 import { type Operation, noBody, op, page, read, send, tagged, uuid, wrap } from '../operation';
 
@@ -105,6 +106,19 @@ export const messagesOperations: Operation[] = [
           'delivered), `delivered` those with a delivery report, `failed` those that failed. Each text is also ' +
           'counted once by its state: `delivered`, `awaiting_report`, `pending`, `unknown` or `failed` ' +
           '(of which `cancelled` and `opted_out`); these add up to the texts created that day.',
+      },
+    ),
+    op(
+      'GET /v1/conversations',
+      read,
+      'Conversations: one per number that texted the account',
+      { 200: page('Conversation') },
+      {
+        query: listConversationsQuery,
+        description:
+          "Every number that texted one of the account's phones, with its latest text either way, ordered by " +
+          'that text, newest first. `q` keeps the conversations whose number or any text holds it (not ' +
+          'case-sensitive). Encrypted texts are left out. Paginated like the other lists, by the latest text.',
       },
     ),
     op(
