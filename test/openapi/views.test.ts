@@ -147,6 +147,9 @@ describe('the documented resources', () => {
       );
       expect(inbound.status).toBe(201);
       expectDocumented('Message', (await readJson(inbound)).message);
+      const [conversation] = (await get('/v1/conversations')).data;
+      expectDocumented('Conversation', conversation);
+      expectDocumented('Message', conversation.last_message);
 
       const optOut = await app.fetch('/v1/opt-outs', json('POST', { phone_number: '+14155550123' }, { 'x-api-key': key }));
       expect(optOut.status).toBe(201);
