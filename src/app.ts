@@ -17,6 +17,8 @@ import { inboundRefusals } from './messages/inbound-refusals';
 import { phoneMessagesRoutes } from './messages/phone-messages.routes';
 import { optOutsRoutes } from './opt-outs/opt-outs.routes';
 import { templatesRoutes } from './templates/templates.routes';
+import { usageRoutes } from './usage/usage.routes';
+import { conversationsRoutes } from './conversations/conversations.routes';
 import type { Services } from './services';
 import { accountsRoutes } from './accounts/accounts.routes';
 import { googleRoutes } from './accounts/google.routes';
@@ -82,6 +84,8 @@ export function createApp(deps: AppDeps): Koa {
     phoneMessagesRoutes(services),
     optOutsRoutes(services),
     templatesRoutes(services),
+    usageRoutes(services),
+    conversationsRoutes(services),
   ];
   for (const feature of features) v1.use(feature.routes());
 

@@ -53,6 +53,8 @@ import { createMobileService } from './compat/smsgate/mobile.service';
 import { createMobileStream } from './compat/smsgate/mobile.stream';
 import { createMobileWebhooks } from './compat/smsgate/mobile.webhooks';
 import { createMmsService } from './mms/mms.service';
+import { createUsageService } from './usage/usage.service';
+import { createConversationsService } from './conversations/conversations.service';
 import { createStarter } from '../temporal/starter';
 
 export interface ServiceDeps {
@@ -215,6 +217,8 @@ export function buildServices(deps: ServiceDeps) {
   );
   const optOuts = createOptOutsService({ em, clock, defaultCountry: config.defaultCountry });
   const templates = createTemplatesService({ em, clock });
+  const usage = createUsageService({ em, clock });
+  const conversations = createConversationsService({ em });
   const messages = createMessagesService({
     em,
     clock,
@@ -339,6 +343,8 @@ export function buildServices(deps: ServiceDeps) {
     outcomes,
     optOuts,
     templates,
+    usage,
+    conversations,
     messages,
     phoneMessages,
     mms,

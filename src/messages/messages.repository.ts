@@ -105,7 +105,17 @@ export const messagesRepository = {
     days: number,
     timezone: string,
   ): Promise<
-    Array<{ date: string; sent: number; delivered: number; failed: number; cancelled: number; optedOut: number }>
+    Array<{
+      date: string;
+      sent: number;
+      delivered: number;
+      failed: number;
+      cancelled: number;
+      optedOut: number;
+      pending: number;
+      awaitingReport: number;
+      unknown: number;
+    }>
   > {
     const today = sql`(${now}::timestamptz at time zone ${timezone})::date`;
     return query(
@@ -119,7 +129,10 @@ export const messagesRepository = {
                    count(*) filter (where m.status = 'delivered')::int as delivered,
                    count(*) filter (where m.status = 'failed')::int as failed,
                    count(*) filter (where m.status = 'failed' and m.error_code = 'cancelled')::int as cancelled,
-                   count(*) filter (where m.status = 'failed' and m.error_code = 'opted_out')::int as opted_out
+                   count(*) filter (where m.status = 'failed' and m.error_code = 'opted_out')::int as opted_out,
+                   count(*) filter (where m.status in ('queued', 'dispatched'))::int as pending,
+                   count(*) filter (where m.status = 'sent')::int as awaiting_report,
+                   count(*) filter (where m.status = 'unknown')::int as unknown
               from messages m
              where m.user_id = ${userId} and m.direction = 'outbound'
                and m.created_at >= ((select min(day) from days)::timestamp at time zone ${timezone})
@@ -127,7 +140,9 @@ export const messagesRepository = {
           )
           select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(c.sent, 0) as sent,
                  coalesce(c.delivered, 0) as delivered, coalesce(c.failed, 0) as failed,
-                 coalesce(c.cancelled, 0) as cancelled, coalesce(c.opted_out, 0) as opted_out
+                 coalesce(c.cancelled, 0) as cancelled, coalesce(c.opted_out, 0) as opted_out,
+                 coalesce(c.pending, 0) as pending, coalesce(c.awaiting_report, 0) as awaiting_report,
+                 coalesce(c.unknown, 0) as unknown
             from days d left join counted c on c.day = d.day
            order by d.day`,
     );

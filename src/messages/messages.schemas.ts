@@ -184,14 +184,18 @@ export type ListMessagesQuery = yup.InferType<typeof listMessagesQuery>;
 /** The longest span GET /v1/stats/daily covers. */
 export const DAILY_STATS_MAX_DAYS = 90;
 
-/** GET /v1/stats/daily: the last `days` calendar days (today included) in `timezone`. */
-export const dailyStatsQuery = yup.object({
-  days: int(1, DAILY_STATS_MAX_DAYS).default(14),
-  timezone: trimmedText(64)
+/** The time zone a count's calendar days are in: an IANA name, any case, UTC unless given. */
+export const timezoneField = () =>
+  trimmedText(64)
     .default('UTC')
     .transform((value: unknown) => (typeof value === 'string' ? (canonicalTimezone(value) ?? value) : value))
     .test('timezone', '${path} must be an IANA time zone such as Europe/Berlin', (value) =>
       value === undefined ? true : canonicalTimezone(value) !== null,
-    ),
+    );
+
+/** GET /v1/stats/daily: the last `days` calendar days (today included) in `timezone`. */
+export const dailyStatsQuery = yup.object({
+  days: int(1, DAILY_STATS_MAX_DAYS).default(14),
+  timezone: timezoneField(),
 });
 export type DailyStatsQuery = yup.InferType<typeof dailyStatsQuery>;

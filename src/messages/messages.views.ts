@@ -97,7 +97,17 @@ export const estimateView = (estimate: {
 /** GET /v1/stats/daily. */
 export const dailyStatsView = (stats: {
   timezone: string;
-  days: Array<{ date: string; sent: number; delivered: number; failed: number; cancelled: number; optedOut: number }>;
+  days: Array<{
+    date: string;
+    sent: number;
+    delivered: number;
+    failed: number;
+    cancelled: number;
+    optedOut: number;
+    pending: number;
+    awaitingReport: number;
+    unknown: number;
+  }>;
 }) => ({
   timezone: stats.timezone,
   days: stats.days.map((d) => ({
@@ -107,5 +117,8 @@ export const dailyStatsView = (stats: {
     failed: d.failed,
     cancelled: d.cancelled,
     opted_out: d.optedOut,
+    pending: d.pending,
+    awaiting_report: d.awaitingReport,
+    unknown: d.unknown,
   })),
 });

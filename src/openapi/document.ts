@@ -111,7 +111,14 @@ function responses(op: Operation): Record<string, unknown> {
       description: schema ? 'Success.' : 'Success, no body.',
       ...(op.setsCookie ? { headers: setCookie } : {}),
       ...(op.idempotent ? { headers: replayed } : {}),
-      ...(schema ? { content: { [op.contentType ?? 'application/json']: { schema } } } : {}),
+      ...(schema
+        ? {
+            content: {
+              [op.contentType ?? 'application/json']: { schema },
+              ...Object.fromEntries(Object.entries(op.alsoAs ?? {}).map(([type, other]) => [type, { schema: other }])),
+            },
+          }
+        : {}),
     };
   }
   if (op.redirect) {

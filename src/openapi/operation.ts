@@ -24,6 +24,8 @@ export interface Operation {
   errors?: number[];
   /** The success body's media type when it is not JSON. */
   contentType?: string;
+  /** Other media types the success body comes in, by content negotiation (CSV beside JSON). */
+  alsoAs?: Record<string, JsonSchema>;
   /** Extra notes, e.g. the error codes of this operation. */
   description?: string;
   setsCookie?: boolean;
@@ -35,7 +37,16 @@ export interface Operation {
 type Details = Partial<
   Pick<
     Operation,
-    'params' | 'query' | 'body' | 'errors' | 'description' | 'setsCookie' | 'redirect' | 'contentType' | 'idempotent'
+    | 'params'
+    | 'query'
+    | 'body'
+    | 'errors'
+    | 'description'
+    | 'setsCookie'
+    | 'redirect'
+    | 'contentType'
+    | 'alsoAs'
+    | 'idempotent'
   >
 >;
 

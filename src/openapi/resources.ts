@@ -32,6 +32,17 @@ function mmsFields(properties: Record<string, JsonSchema>): JsonSchema {
   };
 }
 
+/** GET /v1/usage's counts of a period. */
+const usageCounts = {
+  sent: { ...int, description: 'Outbound texts created in the period that reached the carrier.' },
+  delivered: { ...int, description: 'Of those created in the period, texts with a delivery report.' },
+  failed: { ...int, description: 'Outbound texts that failed, cancelled and opted-out ones included.' },
+  cancelled: { ...int, description: 'Of failed, texts cancelled before they were sent.' },
+  opted_out: { ...int, description: 'Of failed, texts to numbers that opted out, never sent.' },
+  received: { ...int, description: 'Inbound texts stored in the period.' },
+  segments: { ...int, description: 'The SMS parts of the sent texts.' },
+};
+
 export const resources: Record<string, JsonSchema> = {
   Attachment: object(
     {
@@ -381,8 +392,30 @@ export const resources: Record<string, JsonSchema> = {
         failed: int,
         cancelled: { ...int, description: 'Of failed, messages cancelled before they were sent.' },
         opted_out: { ...int, description: 'Of failed, messages to numbers that opted out, never sent.' },
+        pending: { ...int, description: 'Messages not sent yet: queued, or on their phone (dispatched).' },
+        awaiting_report: { ...int, description: 'Messages sent that have no delivery report yet.' },
+        unknown: { ...int, description: 'Messages without an outcome within the stale window.' },
       }),
     },
+  }),
+  UsageRow: object({
+    period: { ...str, description: 'The day (YYYY-MM-DD) or the month (YYYY-MM).' },
+    ...usageCounts,
+  }),
+  UsageReport: object({
+    period: { ...str, enum: ['day', 'month'] },
+    timezone: str,
+    from: { ...str, format: 'date' },
+    to: { ...str, format: 'date' },
+    periods: { type: 'array', items: ref('UsageRow') },
+    totals: object(usageCounts, 'The sums over the periods.'),
+  }),
+  Conversation: object({
+    contact: { ...str, description: 'The number that texted the account.' },
+    last_message: ref('Message'),
+    text_count: { ...int, description: 'Texts both ways with the number.' },
+    received_count: { ...int, description: 'Texts from the number.' },
+    last_received_at: ts,
   }),
   FieldError: object({
     field: { ...str, description: 'Location such as body.to[0].' },

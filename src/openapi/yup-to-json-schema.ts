@@ -52,6 +52,7 @@ export const TEST_KEYWORDS: Record<string, (test: Test, type: string) => JsonSch
   }),
   content: () => ({ description: 'Required unless data is given (a data SMS); not with data.' }),
   timezone: () => ({ description: 'An IANA time zone such as Europe/Berlin.' }),
+  day: () => ({ format: 'date', description: 'A calendar day that exists.' }),
   window_hours: () => ({ description: 'start must be before end.' }),
   clear_preferred_sim: () => ({
     description: 'clear_preferred_sim cannot be combined with preferred_sim_subscription_id.',

@@ -161,9 +161,9 @@ describe('the dashboard in a real browser', () => {
     await shown(page.getByText('No texts received yet'));
     const url = page.url();
     await phone.receive('+14155550199', 'Reply from a handset');
-    await shown(page.getByTestId('inbox-message').filter({ hasText: 'Reply from a handset' }), 20_000);
+    await shown(page.getByTestId('conversation').filter({ hasText: 'Reply from a handset' }), 20_000);
     expect(page.url()).toBe(url);
-    expect(await page.getByTestId('inbox-message').textContent()).toContain('+14155550199');
+    expect(await page.getByTestId('conversation').textContent()).toContain('+14155550199');
 
     // A webhook: its secret once, then a test ping in the delivery log.
     await nav(page, 'Webhooks');

@@ -8,8 +8,9 @@ import { axeViolations, checkShot, Contexts, onApp, shown, signInOn, startAppSce
 import { smsDataReceived } from '../compat/smsgate/fake-app';
 import { registeredApp } from '../compat/smsgate/helpers';
 
-// The Inbox in a real Chromium against the real API and Postgres: texts a phone reports through
-// POST /v1/device/inbound appear while the screen is open, and its polls ask only for what is new.
+// The Inbox in a real Chromium against the real API and Postgres: a conversation per number that
+// texted, found by number or words; texts a phone reports through POST /v1/device/inbound appear
+// in their conversation while the screen is open, and its polls ask only for what is new.
 
 describe('the Inbox', () => {
   let app: TestApp;
@@ -35,8 +36,9 @@ describe('the Inbox', () => {
     expect(res.status).toBe(201);
   };
 
-  it('shows a text arriving while it is open, marked new, asking only for what came since the newest', async () => {
+  it('shows a text arriving while it is open, in its conversation, marked new, asking only for what came since', async () => {
     await receive('+14155550301', 'Already here');
+    await receive('+14155550303', 'Earlier question');
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
     const asked: string[] = [];
     page.on('request', (request) => {
@@ -44,24 +46,28 @@ describe('the Inbox', () => {
       if (url.pathname === '/v1/messages') asked.push(url.search);
     });
     await page.goto('/inbox');
-    const texts = page.getByTestId('inbox-message');
-    await shown(texts.filter({ hasText: 'Already here' }));
-    expect(await texts.filter({ hasText: 'Already here' }).getByText('new', { exact: true }).count()).toBe(0);
+    const conversations = page.getByTestId('conversation');
+    await shown(conversations.filter({ hasText: 'Already here' }));
+    expect(await conversations.filter({ hasText: 'Already here' }).getByText('new', { exact: true }).count()).toBe(0);
 
     const url = page.url();
     await receive('+14155550302', 'Just arrived');
-    const arrived = texts.filter({ hasText: 'Just arrived' });
+    const arrived = conversations.filter({ hasText: 'Just arrived' });
     await shown(arrived);
     await shown(arrived.getByText('new', { exact: true }));
+    // A second text from a number already listed joins its conversation, which moves to the top.
+    await receive('+14155550303', 'Are you there?');
+    const again = conversations.filter({ hasText: 'Are you there?' });
+    await shown(again.getByText('new', { exact: true }));
+    expect(await again.getByTestId('conversation-count').textContent()).toBe('2 texts, 2 received');
     expect(page.url()).toBe(url);
-    // Newest first, each once.
-    expect(await texts.allTextContents()).toEqual([
-      expect.stringContaining('Just arrived'),
-      expect.stringContaining('Already here'),
-    ]);
-    // The latest page first, then only what arrived since the newest text held.
+    // Latest conversation first, each number once.
+    await expect
+      .poll(() => conversations.evaluateAll((els) => els.map((el) => el.getAttribute('data-contact'))))
+      .toEqual(['+14155550303', '+14155550302', '+14155550301']);
+    // The newest received text first, then only what arrived since it.
     const first = new URLSearchParams(asked[0]);
-    expect(first.get('limit')).toBe('50');
+    expect(first.get('limit')).toBe('1');
     expect(first.get('from')).toBeNull();
     expect(asked.length).toBeGreaterThan(1);
     for (const search of asked.slice(1)) {
@@ -69,6 +75,34 @@ describe('the Inbox', () => {
       expect(query.get('order')).toBe('asc');
       expect(query.get('from')).not.toBeNull();
     }
+  });
+
+  it('finds conversations by number or by words of a text, and opens one as its thread', async () => {
+    await receive('+14155550321', 'Do you deliver to Springfield?');
+    await receive('+14155550322', 'Booking for Friday');
+    const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
+    await page.goto('/inbox');
+    const conversations = page.getByTestId('conversation');
+    await shown(conversations.filter({ hasText: 'Booking for Friday' }));
+    const search = page.getByRole('searchbox', { name: 'Search conversations' });
+
+    await search.fill('springfield');
+    await expect
+      .poll(() => conversations.evaluateAll((els) => els.map((el) => el.getAttribute('data-contact'))))
+      .toEqual(['+14155550321']);
+    await search.fill('550322');
+    await expect
+      .poll(() => conversations.evaluateAll((els) => els.map((el) => el.getAttribute('data-contact'))))
+      .toEqual(['+14155550322']);
+    await search.fill('no such words');
+    await shown(page.getByText('No conversation matches'));
+    expect(await conversations.count()).toBe(0);
+    expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+
+    await search.fill('Friday');
+    await conversations.first().getByRole('link', { name: 'Reply to +14155550322' }).click();
+    await shown(page.getByRole('heading', { name: 'Texts with +14155550322', level: 1 }));
+    await shown(page.getByTestId('thread-message').filter({ hasText: 'Booking for Friday' }));
   });
 
   it('shows a data SMS by its port and size, never its bytes as text, in the inbox, the messages and its own screen', async () => {
@@ -91,7 +125,7 @@ describe('the Inbox', () => {
 
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
     await page.goto('/inbox');
-    const received = page.getByTestId('inbox-message').filter({ hasText: '+14155550399' });
+    const received = page.getByTestId('conversation').filter({ hasText: '+14155550399' });
     await shown(received);
     expect(await received.getByTestId('data-sms').textContent()).toBe('Data SMS to port 53739, 12 bytes');
 
@@ -119,7 +153,7 @@ describe('the Inbox', () => {
     await receive('+14155550311', 'Are you open today?');
     const page = await signInOn(await contexts.page(onApp(app)), account.email, PASSWORD);
     await page.goto('/inbox');
-    const texts = page.getByTestId('inbox-message');
+    const texts = page.getByTestId('conversation');
 
     // A number in no country's plan: no Reply to be refused later, and why, in words.
     const fictional = texts.filter({ hasText: 'Can you call me?' });

@@ -87,7 +87,7 @@ describe('cancelled and opted-out texts on the dashboard', () => {
       optedOut: await today.getAttribute('data-opted-out'),
     }).toEqual({ failed: '1', cancelled: '2', optedOut: '1' });
     expect(await page.getByTestId('daily-chart').getAttribute('aria-label')).toBe(
-      'Texts per day, last 14 days: 0 sent, 0 delivered, 1 failed (not failed: 2 cancelled, 1 to numbers that opted out).',
+      'Texts per day, last 14 days: 4 texts: 1 failed, 2 cancelled, 1 opted out.',
     );
 
     // Messages: the same words for each text.

@@ -9,6 +9,8 @@ import { sendingTenant } from './helpers';
 const DAY = 86_400_000;
 /** The calendar day of an instant in a time zone, as YYYY-MM-DD. */
 const dayIn = (at: Date, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(at);
+/** A day's texts still under way or without an outcome, when it has none. */
+const none = { pending: 0, awaiting_report: 0, unknown: 0 };
 
 describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => {
   let app: TestApp;
@@ -58,7 +60,7 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
     expect(body).toEqual({
       timezone: 'UTC',
       days: [
-        { date: dayIn(twoDaysAgo, 'UTC'), sent: 1, delivered: 1, failed: 0, cancelled: 0, opted_out: 0 },
+        { date: dayIn(twoDaysAgo, 'UTC'), sent: 1, delivered: 1, failed: 0, cancelled: 0, opted_out: 0, ...none },
         {
           date: dayIn(new Date(Date.now() - DAY), 'UTC'),
           sent: 0,
@@ -66,8 +68,19 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
           failed: 0,
           cancelled: 0,
           opted_out: 0,
+          ...none,
         },
-        { date: dayIn(new Date(), 'UTC'), sent: 2, delivered: 1, failed: 1, cancelled: 0, opted_out: 0 },
+        // Each text once by its state: 1 delivered, 1 failed, 1 sent without a report yet.
+        {
+          date: dayIn(new Date(), 'UTC'),
+          sent: 2,
+          delivered: 1,
+          failed: 1,
+          cancelled: 0,
+          opted_out: 0,
+          ...none,
+          awaiting_report: 1,
+        },
       ],
     });
     const fortnight = await readJson(await mine.call('GET', '/v1/stats/daily'));
@@ -86,7 +99,17 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
 
     const { days } = await readJson(await t.call('GET', '/v1/stats/daily?days=1'));
     expect(days).toEqual([
-      { date: dayIn(new Date(), 'UTC'), sent: 0, delivered: 0, failed: 3, cancelled: 1, opted_out: 1 },
+      // The third of the withdrawn send still waits for its phone.
+      {
+        date: dayIn(new Date(), 'UTC'),
+        sent: 0,
+        delivered: 0,
+        failed: 3,
+        cancelled: 1,
+        opted_out: 1,
+        ...none,
+        pending: 1,
+      },
     ]);
     const { batch } = await readJson(await t.call('GET', `/v1/batches/${sent.batch.id}`));
     expect(batch).toMatchObject({ failed_count: 2, cancelled_count: 1, opted_out_count: 1 });
@@ -96,6 +119,16 @@ describe('GET /v1/stats/daily: texts sent, delivered and failed per day', () => 
       [0, 0],
       [1, 1],
     ]);
+  });
+
+  it('counts each text once by its state, so the states add up to the day’s texts', async () => {
+    const t = await sendingTenant(app);
+    // On the phone without a report, sent without a report, delivered; then one not fetched yet.
+    await sendWithOutcomes(t, ['queued', 'sent', 'delivered']);
+    expect((await t.call('POST', '/v1/messages', { body: 'Later', to: ['+14155550610'] })).status).toBe(202);
+    const [day] = (await readJson(await t.call('GET', '/v1/stats/daily?days=1'))).days;
+    expect(day).toMatchObject({ pending: 2, awaiting_report: 1, delivered: 1, unknown: 0, failed: 0 });
+    expect(day.pending + day.awaiting_report + day.delivered + day.unknown + day.failed).toBe(4);
   });
 
   it('draws the days’ lines in the time zone asked for', async () => {

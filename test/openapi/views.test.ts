@@ -128,6 +128,9 @@ describe('the documented resources', () => {
       expectDocumented('Token', (await get('/v1/tokens')).data[0]);
       expectDocumented('Plan', (await get('/v1/plans')).data[0]);
       expectDocumented('Stats', await get('/v1/stats'));
+      const usage = await get('/v1/usage?from=2026-01-01&to=2026-01-02');
+      expectDocumented('UsageReport', usage);
+      expectDocumented('UsageRow', usage.periods[0]);
 
       const codeRes = await app.fetch('/v1/devices/pairing-codes', json('POST', undefined, { 'x-api-key': key }));
       const code = await readJson(codeRes);
@@ -146,6 +149,9 @@ describe('the documented resources', () => {
       );
       expect(inbound.status).toBe(201);
       expectDocumented('Message', (await readJson(inbound)).message);
+      const [conversation] = (await get('/v1/conversations')).data;
+      expectDocumented('Conversation', conversation);
+      expectDocumented('Message', conversation.last_message);
 
       const optOut = await app.fetch(
         '/v1/opt-outs',

@@ -1,6 +1,8 @@
 import * as messages from '../../messages/messages.schemas';
 import * as optOuts from '../../opt-outs/opt-outs.schemas';
 import { attachmentParams } from '../../mms/mms.schemas';
+import { usageQuery } from '../../usage/usage.schemas';
+import { listConversationsQuery } from '../../conversations/conversations.schemas';
 import { object, ref } from '../resources';
 import { type Operation, noBody, op, page, read, send, tagged, uuid, wrap } from '../operation';
 
@@ -120,7 +122,39 @@ export const messagesOperations: Operation[] = [
         description:
           'One entry per calendar day in `timezone`, oldest first, today last, days without texts included. ' +
           'A day counts the outbound texts created on it: `sent` those that reached the carrier (sent or ' +
-          'delivered), `delivered` those with a delivery report, `failed` those that failed.',
+          'delivered), `delivered` those with a delivery report, `failed` those that failed. Each text is also ' +
+          'counted once by its state: `delivered`, `awaiting_report`, `pending`, `unknown` or `failed` ' +
+          '(of which `cancelled` and `opted_out`); these add up to the texts created that day.',
+      },
+    ),
+    op(
+      'GET /v1/conversations',
+      read,
+      'Conversations: one per number that texted the account',
+      { 200: page('Conversation') },
+      {
+        query: listConversationsQuery,
+        description:
+          "Every number that texted one of the account's phones, with its latest text either way, ordered by " +
+          'that text, newest first. `q` keeps the conversations whose number or any text holds it (not ' +
+          'case-sensitive). Encrypted texts are left out. Paginated like the other lists, by the latest text.',
+      },
+    ),
+    op(
+      'GET /v1/usage',
+      read,
+      'Texts per day or per month, as JSON or CSV',
+      { 200: ref('UsageReport') },
+      {
+        query: usageQuery,
+        alsoAs: { 'text/csv': { type: 'string', description: 'A header line, then a line per period.' } },
+        description:
+          'Every day (or month) from `from` to `to` in `timezone`, oldest first, empty ones included; `to` ' +
+          'defaults to today, `from` to 30 days or 12 months before it. A month period covers the whole ' +
+          'months `from` and `to` fall in. Texts count in the period they were created in. At most 366 days ' +
+          'or 120 months. CSV with `format=csv`, or with `Accept: text/csv` when `format` is not given ' +
+          '(as an attachment named after the span). Errors: validation_failed (422) for a date that does ' +
+          'not exist, `from` after `to` or a longer span.',
       },
     ),
   ]),

@@ -36,3 +36,18 @@ export function CopyValue({ label, value, testId }: { label: string; value: stri
     </Group>
   );
 }
+
+/**
+ * An id to paste into an API call or a support request, with its copy button named after what it is
+ * the id of ("Copy ID of the message"). The id wraps anywhere rather than widen a phone's screen.
+ */
+export function CopyId({ id, of, testId }: { id: string; of: string; testId?: string }) {
+  return (
+    <Group gap={6} wrap="nowrap" align="center">
+      <Code fz="xs" data-testid={testId} style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
+        {id}
+      </Code>
+      <CopyValueButton label={`ID of ${of}`} value={id} />
+    </Group>
+  );
+}

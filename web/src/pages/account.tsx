@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
+import { UsageReport } from '../components/usage-report';
 import { FormError, Load } from '../components/states';
 import { ago, count, when } from '../lib/format';
 import { browserName, plainIp } from '../lib/user-agent';
@@ -16,6 +17,7 @@ export function Account() {
     <Page title="Account">
       <Profile />
       <Plans />
+      <UsageReport />
       <Failover />
       <Password />
       <Sessions />

@@ -7,6 +7,7 @@ import { Page } from '../components/page';
 import { ShownOnce } from '../components/shown-once';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
+import { CopyId } from '../components/copy-value';
 import { ago, localInputToIso, timeZone, when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 import { LiveTokens } from './live-tokens';
@@ -65,6 +66,7 @@ export function ApiKeys() {
               columns={[
                 { label: 'Name', card: 'title', cell: (k) => k.name },
                 { label: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+                { label: 'ID', miw: 200, cell: (k) => <CopyId id={k.id} of={`the key ${k.name}`} testId="key-id" /> },
                 { label: 'Scopes', cell: (k) => k.scopes.join(', ') },
                 { label: 'Used', cell: (k) => `${k.use_count}× · ${ago(k.last_used_at)}` },
                 { label: 'Expires', cell: (k) => (k.expires_at ? when(k.expires_at) : 'never') },

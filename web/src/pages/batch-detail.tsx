@@ -14,6 +14,7 @@ import { LIVE_MS, useLoad } from '../lib/use-load';
 import { estimate } from './batches';
 import { EncryptedMark } from '../components/encrypted';
 import { dataLabel, messageContent } from '../components/message-content';
+import { CopyId } from '../components/copy-value';
 
 /** A send can be cancelled while texts of it are still waiting (not yet taken by a phone). */
 const CANCELLABLE = ['scheduled', 'queued', 'sending'];
@@ -125,6 +126,12 @@ export function BatchDetail({ id }: { id: string }) {
                 <Text size="sm" c="dimmed">
                   Completion: {estimate(batch)}
                 </Text>
+                <Group gap="xs" wrap="nowrap">
+                  <Text size="sm" c="dimmed">
+                    Batch ID
+                  </Text>
+                  <CopyId id={batch.id} of="the batch" testId="batch-id" />
+                </Group>
                 {batch.error && (
                   <Text size="sm" c={batchFaulted(batch) ? 'var(--pg-danger)' : 'dimmed'} data-testid="batch-error">
                     {batch.error}

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
+import { CopyId } from '../components/copy-value';
 import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
 import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
@@ -163,6 +164,16 @@ export function Deliveries({
         <Modal opened onClose={() => setOpen(null)} title={`Delivery of ${open.event}`} size="lg">
           <Stack gap="xs">
             <Text size="sm">To {open.url}</Text>
+            <Group gap="xs" wrap="nowrap">
+              <Text size="sm">Delivery ID</Text>
+              <CopyId id={open.id} of="the delivery" testId="delivery-id" />
+            </Group>
+            {open.message_id && (
+              <Group gap="xs" wrap="nowrap">
+                <Text size="sm">Message ID</Text>
+                <CopyId id={open.message_id} of="the delivery’s message" testId="delivery-message-id" />
+              </Group>
+            )}
             <Text size="sm">
               {open.attempt_count} attempt{open.attempt_count === 1 ? '' : 's'} · last {when(open.last_attempt_at)}
               {open.next_attempt_at && ` · next ${when(open.next_attempt_at)}`}

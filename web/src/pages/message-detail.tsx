@@ -2,6 +2,7 @@ import { Anchor, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/c
 import { useState, type ReactNode } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { Attachments } from '../components/attachments';
+import { CopyId } from '../components/copy-value';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
@@ -27,13 +28,24 @@ async function phoneOf(id: string): Promise<Schemas['Device'] | null> {
   }
 }
 
-function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+function Fact({
+  label,
+  children,
+  testId,
+  component = 'p',
+}: {
+  label: string;
+  children: ReactNode;
+  testId?: string;
+  /** A div when the fact holds more than words (a copy button). */
+  component?: 'p' | 'div';
+}) {
   return (
     <div>
       <Text size="xs" c="dimmed">
         {label}
       </Text>
-      <Text size="sm" data-testid={testId}>
+      <Text size="sm" data-testid={testId} component={component}>
         {children}
       </Text>
     </div>
@@ -111,7 +123,7 @@ export function MessageDetail({ id }: { id: string }) {
                   {m.direction === 'outbound' && m.status === 'queued' && (
                     <Group>
                       <Button size="xs" color="red.9" variant="outline" onClick={() => void cancel(m)}>
-                        Cancel this message
+                        <span style={{ color: 'var(--pg-danger)' }}>Cancel this message</span>
                       </Button>
                     </Group>
                   )}
@@ -151,14 +163,21 @@ export function MessageDetail({ id }: { id: string }) {
                           : 'the phone’s default'}
                     </Fact>
                     <Fact label="Size" testId="message-size">
-                      {plural(m.segments, 'segment')} ·{' '}
-                      {m.encrypted ? 'not known (encrypted)' : ENCODINGS[m.encoding]}
+                      {plural(m.segments, 'segment')} · {m.encrypted ? 'not known (encrypted)' : ENCODINGS[m.encoding]}
                     </Fact>
                     {m.batch_id && (
                       <Fact label="Batch">
                         <Anchor component={Link} href={`/batches/${m.batch_id}`}>
                           Open the batch
                         </Anchor>
+                      </Fact>
+                    )}
+                    <Fact label="Message ID" component="div">
+                      <CopyId id={m.id} of="the message" testId="message-id" />
+                    </Fact>
+                    {m.batch_id && (
+                      <Fact label="Batch ID" component="div">
+                        <CopyId id={m.batch_id} of="the batch" testId="message-batch-id" />
                       </Fact>
                     )}
                   </SimpleGrid>

@@ -11,6 +11,7 @@ import { DeviceSettings } from './device-settings';
 import { simLabel, simsOf } from '../lib/sims';
 import { Pairing } from './pairing';
 import { PausedNote, paceWords, QueueWords } from '../components/pace';
+import { CopyId } from '../components/copy-value';
 
 function telemetry(device: Schemas['Device']) {
   const t = (device.telemetry ?? {}) as {
@@ -86,6 +87,10 @@ export function Phones() {
                           fontSize: 14,
                         }}
                       >
+                        <dt>ID</dt>
+                        <dd style={{ margin: 0, minWidth: 0 }}>
+                          <CopyId id={d.id} of={d.name} testId="device-id" />
+                        </dd>
                         <dt>Last heartbeat</dt>
                         <dd style={{ margin: 0 }} title={when(d.last_heartbeat_at)}>
                           {ago(d.last_heartbeat_at)}

@@ -19,6 +19,7 @@ import { Page } from '../components/page';
 import { ShownOnce } from '../components/shown-once';
 import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
+import { CopyId } from '../components/copy-value';
 import { deliveryAnswer } from '../lib/delivery-errors';
 import { ago, plural, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
@@ -116,6 +117,12 @@ export function Webhooks() {
                         Paused: {w.disabled_reason}
                       </Text>
                     )}
+                    <Group gap="xs" wrap="nowrap">
+                      <Text size="xs" c="dimmed">
+                        ID
+                      </Text>
+                      <CopyId id={w.id} of={`the webhook ${w.name ?? w.url}`} testId="webhook-id" />
+                    </Group>
                     <Text size="xs" c="dimmed">
                       Events: {w.events.join(', ')}
                     </Text>
