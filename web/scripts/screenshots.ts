@@ -110,7 +110,15 @@ async function businessShots(scene: Scene): Promise<Shot[]> {
       name: 'inbox',
       async show(page) {
         await page.goto('/inbox');
-        await visible(page, 'inbox-message', 'Can you call me back?');
+        await visible(page, 'conversation', 'Can you call me back?');
+      },
+    },
+    {
+      name: 'usage',
+      async show(page) {
+        await page.goto('/account');
+        await visible(page, 'usage-totals');
+        await page.getByRole('region', { name: 'Usage' }).scrollIntoViewIfNeeded();
       },
     },
     {
