@@ -1,5 +1,5 @@
 // The one-statement send: the fast path of POST /v1/messages. Its slow path, which it must equal, is
-// acceptInTransaction in ./sends.service.ts (one short transaction: plan admission, the phone's
+// ./transaction-send.ts (one short transaction: plan admission, the phone's
 // outbox places, the batch and its messages). For the same send on the same state both write the
 // same batch, the same messages with the same places and deadlines, the same usage and queue
 // counts, and refuse with the same error; when the phone or the suppression list is not as this

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { sendingTenant } from './helpers';
 
 // The one-statement send (src/messages/one-statement-send.ts) against its slow path, the send in one
-// transaction (acceptInTransaction, which every send inside a larger transaction takes), on the same
+// transaction (src/messages/transaction-send.ts, which every send inside a transaction takes), on the same
 // sends: two accounts alike in everything, one sending each input outside a transaction, the other
 // the same input inside one, at the same instant. Each must leave the same batch, messages, usage and
 // queue counts, or refuse with the same error.
