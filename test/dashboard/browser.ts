@@ -180,6 +180,7 @@ export const SCREENS = [
   '/',
   '/phones',
   '/send',
+  '/templates',
   '/batches',
   '/messages',
   '/inbox',

@@ -35,6 +35,7 @@ const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/phones', label: 'Phones' },
   { href: '/send', label: 'Send' },
+  { href: '/templates', label: 'Templates' },
   { href: '/batches', label: 'Batches' },
   { href: '/messages', label: 'Messages' },
   { href: '/inbox', label: 'Inbox' },
