@@ -28,7 +28,9 @@ describe('the Inbox', () => {
   }, 240_000);
   afterAll(() => scene?.close());
 
+  /** A text to the account's phone, a second after the one before on the app's clock (its order is the inbox's). */
   const receive = async (sender: string, body: string) => {
+    app.clock.advance(1000);
     const res = await app.fetch(
       '/v1/device/inbound',
       json('POST', { sender, body, received_at: new Date().toISOString() }, bearer(phone.token)),

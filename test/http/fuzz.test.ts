@@ -411,7 +411,7 @@ describe('fuzzing every operation of /v1/openapi.json', () => {
     // Enough to have walked everything, and bounded by construction (about 20 s on a quiet 2-core
     // machine); the timeout below only covers a machine shared with other test runs.
     expect(requests).toBeGreaterThan(1500);
-    expect(requests).toBeLessThan(4000);
+    expect(requests).toBeLessThan(6000);
     console.info(`fuzz: ${requests} requests in ${Date.now() - started} ms`);
   }, 180_000);
 });
