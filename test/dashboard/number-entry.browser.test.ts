@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createKey, json, PASSWORD } from '../support/accounts';
 import { readJson } from '../support/http';
 import { pairPhone } from '../devices/helpers';
-import { axeViolations, checkShot, onApp, shown, signInOn } from './browser';
+import { checkShot, onApp, shown, signInOn } from './browser';
 import { appSceneHooks } from './scene-hooks';
+import { expectAxeCleanEverywhere } from './axe-walk';
 
 // Numbers as people type them, in a real Chromium against the real API and Postgres: on the Send
 // form and the opt-out form, local formats with spaces and brackets are one number each, read in the
@@ -39,25 +40,7 @@ describe('typing phone numbers', () => {
       '“12 34” is not a phone number: write it with + and its country code, or as a US number, e.g. +14155550123.',
     );
     await checkShot(page, 'number-entry-send-1280');
-    const axeAt = async (where: string) => {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        for (const viewport of [
-          { width: 1280, height: 900 },
-          { width: 375, height: 812 },
-        ]) {
-          await page.setViewportSize(viewport);
-          await page.emulateMedia({ colorScheme });
-          await expect
-            .poll(() => page.evaluate(() => document.documentElement.dataset.mantineColorScheme))
-            .toBe(colorScheme);
-          const at = { where, colorScheme, width: viewport.width };
-          expect({ ...at, violations: await axeViolations(page) }).toEqual({ ...at, violations: [] });
-        }
-      }
-      await page.setViewportSize({ width: 1280, height: 900 });
-      await page.emulateMedia({ colorScheme: 'light' });
-    };
-    await axeAt('send');
+    await expectAxeCleanEverywhere(page, 'number-entry-send');
 
     // Without the entry that is not a number, the send goes to each number once, in E.164.
     await recipients.fill('(415) 555-0125\n+1 415 555 0126, 415.555.0127');
@@ -90,7 +73,7 @@ describe('typing phone numbers', () => {
     expect(await page.getByRole('alert').count()).toBe(1);
     expect(await page.getByText(/phone number is not a valid phone number/).count()).toBe(0);
     await checkShot(page, 'number-entry-opt-out-1280');
-    await axeAt('opt-outs');
+    await expectAxeCleanEverywhere(page, 'number-entry-opt-outs');
     expect(contexts.consoleErrors()).toEqual([]);
   }, 120_000);
 });

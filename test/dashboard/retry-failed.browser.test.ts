@@ -1,36 +1,15 @@
 /// <reference lib="dom" />
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createKey, json, PASSWORD } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone } from '../devices/helpers';
-import { axeViolations, checkShot, onApp, shown, signInOn } from './browser';
+import { onApp, shown, signInOn } from './browser';
 import { appSceneHooks } from './scene-hooks';
+import { expectAxeCleanEverywhere } from './axe-walk';
 
 // A finished send with texts the phone could not send, beside a cancelled one and one to an
 // opted-out number, in a real Chromium against the real API and Postgres: its page offers to retry
 // exactly the failed texts, the retry is a new send linked to it, and it links back.
-
-/** axe at 1280 and 375 px, light and dark, on the page as it is. */
-async function axeAt(page: Page, where: string) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const viewport of [
-      { width: 1280, height: 900 },
-      { width: 375, height: 812 },
-    ]) {
-      await page.setViewportSize(viewport);
-      await page.emulateMedia({ colorScheme });
-      await expect
-        .poll(() => page.evaluate(() => document.documentElement.dataset.mantineColorScheme))
-        .toBe(colorScheme);
-      const at = { where, colorScheme, width: viewport.width };
-      expect({ ...at, violations: await axeViolations(page) }).toEqual({ ...at, violations: [] });
-      await checkShot(page, `retry-failed-${where}-${viewport.width}-${colorScheme}`);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('retrying a send’s failed texts', () => {
   const { contexts, started } = appSceneHooks({ plan: 'pro' });
@@ -66,12 +45,12 @@ describe('retrying a send’s failed texts', () => {
     const retry = page.getByRole('button', { name: 'Retry 2 failed texts' });
     await shown(retry);
     expect(await page.getByTestId('batch-counts').textContent()).toContain('1 cancelled · 1 opted out');
-    await axeAt(page, 'offered');
+    await expectAxeCleanEverywhere(page, 'retry-failed-offered');
 
     await retry.click();
     const dialog = page.getByRole('dialog', { name: 'Retry 2 failed texts?' });
     await shown(dialog);
-    await axeAt(page, 'confirm');
+    await expectAxeCleanEverywhere(page, 'retry-failed-confirm');
     await dialog.getByRole('button', { name: 'Retry' }).click();
     await page.waitForURL(
       (url) => /\/batches\/[0-9a-f-]{36}$/.test(url.pathname) && !url.pathname.endsWith(sent.batch.id),
@@ -83,7 +62,7 @@ describe('retrying a send’s failed texts', () => {
 
     const back = page.getByRole('link', { name: 'Retries the failed texts of an earlier send' });
     await shown(back);
-    await axeAt(page, 'retry');
+    await expectAxeCleanEverywhere(page, 'retry-failed-retry');
     await back.click();
     await page.waitForURL((url) => url.pathname.endsWith(sent.batch.id));
     await shown(page.getByRole('link', { name: 'Its failed texts were retried: see that send' }));

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createKey, json, PASSWORD } from '../support/accounts';
 import { readJson } from '../support/http';
 import { pairPhone } from '../devices/helpers';
-import { axeViolations, checkShot, onApp, shown, signInOn } from './browser';
+import { onApp, shown, signInOn } from './browser';
 import { appSceneHooks } from './scene-hooks';
+import { expectAxeCleanEverywhere } from './axe-walk';
 
 // A CSV list longer than the plan allows in one send, in a real Chromium against the real API and
 // Postgres: the form says what each limit is, drops the rows that are not numbers, and sends the
@@ -19,25 +20,6 @@ describe('a list over the plan’s recipients per send', () => {
     await pairPhone(app, key);
     const page = await signInOn(await contexts.page(onApp(app, { locale: 'en-US' })), account.email, PASSWORD);
     /** axe at 1280 and 375 px, light and dark, on the page as it is. */
-    const axeAt = async (where: string) => {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        for (const viewport of [
-          { width: 1280, height: 900 },
-          { width: 375, height: 812 },
-        ]) {
-          await page.setViewportSize(viewport);
-          await page.emulateMedia({ colorScheme });
-          await expect
-            .poll(() => page.evaluate(() => document.documentElement.dataset.mantineColorScheme))
-            .toBe(colorScheme);
-          const at = { where, colorScheme, width: viewport.width };
-          expect({ ...at, violations: await axeViolations(page) }).toEqual({ ...at, violations: [] });
-          await checkShot(page, `split-send-${where}-${viewport.width}-${colorScheme}`);
-        }
-      }
-      await page.setViewportSize({ width: 1280, height: 900 });
-      await page.emulateMedia({ colorScheme: 'light' });
-    };
     await page.goto('/send');
     await shown(page.getByRole('textbox', { name: 'Recipients' }));
 
@@ -59,7 +41,7 @@ describe('a list over the plan’s recipients per send', () => {
     await page.getByLabel('Message').fill('Doors open at seven');
     const split = page.getByRole('button', { name: 'Send as 5 sends' });
     expect(await split.isDisabled()).toBe(true);
-    await axeAt('limits');
+    await expectAxeCleanEverywhere(page, 'split-send-limits');
     await page.getByRole('button', { name: 'Remove the 3 invalid entries' }).click();
     await expect.poll(() => summary.textContent()).toBe('47 valid recipients');
     expect(await page.getByRole('button', { name: 'Send to 47 recipients' }).isDisabled()).toBe(true);
@@ -80,7 +62,7 @@ describe('a list over the plan’s recipients per send', () => {
       'Send 5 of 5: 7 recipients',
     ]);
 
-    await axeAt('progress');
+    await expectAxeCleanEverywhere(page, 'split-send-progress');
     expect(contexts.consoleErrors()).toEqual([]);
   }, 120_000);
 });

@@ -1,37 +1,16 @@
 /// <reference lib="dom" />
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { createKey, json, PASSWORD } from '../support/accounts';
 import { readJson } from '../support/http';
 import { pairPhone } from '../devices/helpers';
-import { axeViolations, checkShot, onApp, shown, signInOn } from './browser';
+import { onApp, shown, signInOn } from './browser';
 import { appSceneHooks } from './scene-hooks';
+import { expectAxeCleanEverywhere } from './axe-walk';
 
 // A message written as a template over a CSV's columns, in a real Chromium against the real API and
 // Postgres: the form names the fields, flags a field no column has and recipients with an empty one,
 // previews the first texts, counts the longest, saves the template, and each recipient gets its own
 // text in one batch. Saved templates are then changed and deleted on their own screen.
-
-/** axe at 1280 and 375 px, light and dark, on the page as it is. */
-async function axeAt(page: Page, where: string) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const viewport of [
-      { width: 1280, height: 900 },
-      { width: 375, height: 812 },
-    ]) {
-      await page.setViewportSize(viewport);
-      await page.emulateMedia({ colorScheme });
-      await expect
-        .poll(() => page.evaluate(() => document.documentElement.dataset.mantineColorScheme))
-        .toBe(colorScheme);
-      const at = { where, colorScheme, width: viewport.width };
-      expect({ ...at, violations: await axeViolations(page) }).toEqual({ ...at, violations: [] });
-      await checkShot(page, `templates-${where}-${viewport.width}-${colorScheme}`);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('a message with fields from the CSV', () => {
   const { contexts, started } = appSceneHooks({ plan: 'pro' });
@@ -85,7 +64,7 @@ describe('a message with fields from the CSV', () => {
     expect(await page.getByTestId('segment-counter').textContent()).toBe(
       'Longest text: 25 characters · GSM-7 · 1 segment',
     );
-    await axeAt(page, 'flagged');
+    await expectAxeCleanEverywhere(page, 'templates-flagged');
 
     await page.getByRole('button', { name: 'Leave out that recipient' }).click();
     await expect.poll(() => page.getByTestId('recipient-summary').textContent()).toBe('3 valid recipients');
@@ -100,7 +79,7 @@ describe('a message with fields from the CSV', () => {
     await page.getByLabel('Template name').fill('Table ready');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await shown(page.getByRole('status').filter({ hasText: 'Saved as “Table ready”.' }));
-    await axeAt(page, 'preview');
+    await expectAxeCleanEverywhere(page, 'templates-preview');
 
     await page.getByRole('button', { name: 'Send to 3 recipients' }).click();
     await page.waitForURL(/\/batches\/[0-9a-f-]{36}$/);
@@ -127,7 +106,7 @@ describe('a message with fields from the CSV', () => {
     await shown(page.getByRole('heading', { name: 'Message templates' }));
     const rows = page.getByTestId('template-row');
     await shown(rows.filter({ hasText: 'Table ready' }));
-    await axeAt(page, 'manage');
+    await expectAxeCleanEverywhere(page, 'templates-manage');
     await page.getByRole('button', { name: 'Change Table ready' }).first().click();
     const form = page.getByRole('form', { name: 'Change Table ready' });
     await form.getByLabel('Name').fill('Table is ready');
