@@ -5,6 +5,8 @@
 // The states that need a small plan (a list over its size per send, its phone limit) are taken on a
 // second stack whose accounts are on the Free plan.
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { root, startScene, type Scene } from '../../test/dashboard/browser';
@@ -33,6 +35,40 @@ async function chooseCsv(page: Page, name: string, csv: string) {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Add numbers from a CSV file' }).click();
   await (await chooser).setFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+}
+
+/** A plain http receiver on this machine that refuses each event the first time it comes. */
+async function flakyReceiver(): Promise<{ url: string; close(): void }> {
+  const seen = new Set<string>();
+  const server = createServer((request, response) => {
+    let raw = '';
+    request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    request.on('end', () => {
+      const id = (JSON.parse(raw || '{}') as { id?: string }).id ?? '';
+      const first = !seen.has(id);
+      seen.add(id);
+      response.writeHead(first ? 503 : 200).end(first ? 'busy' : 'ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => server.close() };
+}
+
+/** A ping refused once, then redelivered: the original stops retrying, and the log links the two. */
+async function redeliveredPing(scene: Scene, url: string): Promise<void> {
+  const { webhook } = await scene.call('POST', '/v1/webhooks', {
+    url,
+    name: 'Front desk CRM',
+    events: ['message.received'],
+  });
+  const { delivery } = await scene.call('POST', `/v1/webhooks/${webhook.id}/test`);
+  const until = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 300 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  const statusOf = async () => (await scene.call('GET', `/v1/webhooks/deliveries/${delivery.id}`)).delivery;
+  await until(async () => (await statusOf()).status === 'retrying');
+  await scene.call('POST', `/v1/webhooks/deliveries/${delivery.id}/redeliver`);
+  await until(async () => Boolean((await statusOf()).superseded_by));
 }
 
 /** The Overview, the opt-outs, the inbox and sends of every kind, on the Business plan. */
@@ -73,6 +109,12 @@ async function businessShots(scene: Scene): Promise<Shot[]> {
   });
   await scene.call('POST', `/v1/batches/${later.batch.id}/cancel`);
   await scene.call('POST', '/v1/templates', { name: 'Table ready', body: 'Hi {name}, table {table} is ready.' });
+  const receiver = await flakyReceiver();
+  try {
+    await redeliveredPing(scene, receiver.url);
+  } finally {
+    receiver.close();
+  }
 
   const guests = ['Name,Phone,Table', 'Ann,+14155550141,4', 'Bob,+14155550142,12', 'Cleo,+14155550143,7'];
   return [
@@ -111,6 +153,13 @@ async function businessShots(scene: Scene): Promise<Shot[]> {
       async show(page) {
         await page.goto('/inbox');
         await visible(page, 'conversation', 'Can you call me back?');
+      },
+    },
+    {
+      name: 'webhook-redelivered',
+      async show(page) {
+        await page.goto('/webhooks');
+        await visible(page, 'delivery-row', 'redelivered');
       },
     },
     {
@@ -174,7 +223,7 @@ async function main() {
     ['screenshots', 'business', businessShots],
     ['screenshots-free', 'free', freeShots],
   ] as const) {
-    const scene = await startScene(label, { DEFAULT_PLAN: plan });
+    const scene = await startScene(label, { DEFAULT_PLAN: plan, WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' });
     try {
       await capture(scene, await shotsOf(scene));
     } finally {
