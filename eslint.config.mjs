@@ -97,6 +97,9 @@ function isEntityManager(type) {
 function calledOnEntityManager(context, call) {
   if (call.callee.type !== 'MemberExpression' || call.callee.property.type !== 'Identifier') return null;
   const services = context.sourceCode.parserServices;
+  // Linted without a program (the workflow boundary test turns type information off): the ORM's
+  // calls cannot be told from others by name alone, so only the import rules apply.
+  if (!services?.program || typeof services.getTypeAtLocation !== 'function') return null;
   const type = services.getTypeAtLocation(call.callee.object);
   return isEntityManager(type) ? call.callee.property.name : null;
 }
