@@ -94,6 +94,7 @@ create table batches (
   constraint batches_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 );
 CREATE UNIQUE INDEX batches_retry_of_idx ON batches USING btree (retry_of) WHERE (retry_of IS NOT NULL);
+CREATE INDEX batches_search_idx ON batches USING gin (body gin_trgm_ops) WHERE (NOT encrypted);
 CREATE INDEX batches_unstarted_idx ON batches USING btree (created_at) WHERE (workflow_started_at IS NULL);
 CREATE INDEX batches_user_idx ON batches USING btree (user_id, created_at DESC, id DESC);
 
@@ -243,6 +244,7 @@ create table messages (
   send_id uuid,
   encrypted boolean not null default false,
   data_port integer,
+  body_from_batch boolean not null default false,
   constraint messages_pkey PRIMARY KEY (id),
   constraint messages_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint messages_device_id_fkey FOREIGN KEY (device_id) REFERENCES devices(id),
@@ -257,7 +259,11 @@ CREATE UNIQUE INDEX messages_inbound_fingerprint ON messages USING btree (device
 CREATE INDEX messages_inbox_idx ON messages USING btree (user_id, received_at DESC, id DESC) WHERE (direction = 'inbound'::text);
 CREATE INDEX messages_leased_idx ON messages USING btree (device_id, stale_at) WHERE (status = 'dispatched'::text);
 CREATE INDEX messages_outbox_idx ON messages USING btree (device_id, priority DESC, available_at, created_at, "position") WHERE ((direction = 'outbound'::text) AND (status = ANY (ARRAY['queued'::text, 'dispatched'::text])));
-CREATE INDEX messages_search_idx ON messages USING gin ((((((body || ' '::text) || COALESCE(recipient, ''::text)) || ' '::text) || COALESCE(sender, ''::text))) gin_trgm_ops) WHERE (NOT encrypted);
+CREATE INDEX messages_search_idx ON messages USING gin ((((((
+CASE
+    WHEN body_from_batch THEN ''::text
+    ELSE body
+END || ' '::text) || COALESCE(recipient, ''::text)) || ' '::text) || COALESCE(sender, ''::text))) gin_trgm_ops) WHERE (NOT encrypted);
 CREATE UNIQUE INDEX messages_send_id_idx ON messages USING btree (send_id) WHERE (send_id IS NOT NULL);
 CREATE INDEX messages_stale_idx ON messages USING btree (batch_id, stale_at) WHERE (status = ANY (ARRAY['queued'::text, 'dispatched'::text]));
 CREATE INDEX messages_user_idx ON messages USING btree (user_id, created_at DESC, id DESC);

@@ -106,6 +106,35 @@ export async function findPage<T extends { createdAt: Date; id: string }>(
   return toPage(rows, options.limit);
 }
 
+/**
+ * One page of the rows matching any of `wheres`, as findPage gives it for their union: each filter
+ * read on its own (so each is served by its own index), the pages merged in order.
+ */
+export async function findPageOfAny<T extends { createdAt: Date; id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  wheres: Array<FilterQuery<T>>,
+  options: { cursor?: string | null; limit: number; order?: Order },
+): Promise<Page<T>> {
+  const order = options.order ?? 'desc';
+  const cursor = options.cursor ? decodeCursor(options.cursor) : null;
+  const seen = new Set<string>();
+  const rows: T[] = [];
+  for (const where of wheres) {
+    const filter = cursor ? ({ $and: [where, afterCursor(cursor, order)] } as FilterQuery<T>) : where;
+    const found = await readRows(em, entity, filter, {
+      orderBy: { createdAt: order, id: order },
+      limit: options.limit + 1,
+    });
+    for (const row of found) if (!seen.has(row.id) && seen.add(row.id)) rows.push(row);
+  }
+  const sign = order === 'desc' ? -1 : 1;
+  rows.sort(
+    (a, b) => sign * (a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+  );
+  return toPage(rows.slice(0, options.limit + 1), options.limit);
+}
+
 /** The interface's list body: `{data, next_cursor}`, next_cursor absent on the last page. */
 export function pageBody<T, V>(page: Page<T>, view: (item: T) => V): { data: V[]; next_cursor?: string } {
   return { data: page.items.map(view), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };

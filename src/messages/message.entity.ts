@@ -15,6 +15,8 @@ export const Message = defineEntity({
     direction: p.string().$type<'outbound' | 'inbound'>(),
     status: p.string().$type<MessageStatus>(),
     body: p.text(),
+    // The body is its batch's (searched there, batches_search_idx), not a text of its own.
+    bodyFromBatch: p.boolean().default(false),
     // The body and recipients are ciphertext only the owner's phone can read (SMSGate's format).
     encrypted: p.boolean().default(false),
     // A data SMS's application port (its bytes are `body`, base64); null for a text.

@@ -1,5 +1,5 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { createdWithin, findPage, type Page } from '../http/pagination';
+import { createdWithin, findPage, findPageOfAny, type Page } from '../http/pagination';
 import { toDate } from '../db/sql';
 import { Message, type MessageStatus } from './message.entity';
 import { query, sql } from '../db/sql';
@@ -82,16 +82,30 @@ export const messagesRepository = {
     if (filter.direction) where.direction = filter.direction as Message['direction'];
     if (filter.status) where.status = filter.status as MessageStatus;
     if (filter.batchId) where.batchId = filter.batchId;
-    if (filter.q) {
-      // The same expression as the trigram index (messages_search_idx), so the index serves it.
-      const text = raw(
-        (alias) => `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`,
-      );
-      (where as Record<string, unknown>)[text] = { $ilike: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
-      // Ciphertext is not searched (nor in the index): only readable text can match.
-      where.encrypted = false;
-    }
-    return findPage(em, Message, where, page);
+    if (!filter.q) return findPage(em, Message, where, page);
+    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // A text's own words: the same expression as messages_search_idx, so that index serves it.
+    const ownText = raw(
+      (alias) =>
+        `((case when ${alias}.body_from_batch then '' else ${alias}.body end) || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`,
+    );
+    // A send's shared text is searched once, in its batch (batches_search_idx).
+    const batchScope = filter.userId ? ' and b.user_id = ?' : '';
+    const batchText = raw(
+      (alias) =>
+        `${alias}.batch_id in (select b.id from batches b where not b.encrypted and b.body ilike ?${batchScope})`,
+      filter.userId ? [pattern, filter.userId] : [pattern],
+    );
+    // Ciphertext is not searched (nor in either index): only readable text can match.
+    return findPageOfAny(
+      em,
+      Message,
+      [
+        { ...where, encrypted: false, [ownText]: { $ilike: pattern } },
+        { ...where, encrypted: false, bodyFromBatch: true, [batchText]: [] },
+      ] as Array<FilterQuery<Message>>,
+      page,
+    );
   },
 
   /**

@@ -69,11 +69,11 @@ function messagesInsert(send: NewSend | PlacedSend, first: Sql, from: Sql = sql.
       ? places.map((place) => (place < 0 ? null : staleAts[place].getTime()))
       : unevenOf(send.deadlines);
   const staleAt = staleAtOf(sql`(coalesce(r.slot, r.n - 1) + 1)`, sql`r.at`, first, send.deadlines);
-  return sql`insert into messages (id, user_id, batch_id, device_id, direction, status, body, encrypted, data_port, recipient, sim_subscription_id,
+  return sql`insert into messages (id, user_id, batch_id, device_id, direction, status, body, body_from_batch, encrypted, data_port, recipient, sim_subscription_id,
                              segments, position, priority, available_at, stale_at, failed_at, error_code,
                              error_message, created_at, updated_at)
        select r.id, ${batch.userId}::uuid, ${batch.id}::uuid, ${batch.deviceId}::uuid, 'outbound',
-              case when r.out then 'failed' else 'queued' end, coalesce(r.text, ${batch.body}::text), ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, r.recipient,
+              case when r.out then 'failed' else 'queued' end, coalesce(r.text, ${batch.body}::text), r.text is null, ${batch.encrypted}::boolean, ${batch.dataPort ?? null}::int, r.recipient,
               ${batch.simSubscriptionId}::int, coalesce(r.segments, ${batch.segments}::int),
               (r.n - 1)::int, ${PRIORITY_RANK[batch.priority as Priority]}::int,
               case when r.out then null else ${batch.scheduledAt ? null : batch.createdAt}::timestamptz end,

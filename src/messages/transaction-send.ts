@@ -39,6 +39,7 @@ async function emitOptedOut(
       direction: 'outbound',
       status: 'failed',
       body: personal?.texts[position] ?? batch.body,
+      bodyFromBatch: !personal,
       encrypted: batch.encrypted,
       dataPort: batch.dataPort ?? null,
       recipient: recipients[position],

@@ -73,4 +73,48 @@ describe('a personalised send: POST /v1/messages with variables', () => {
     }
     expect((await readJson(await call('GET', '/v1/batches'))).data).toEqual([]);
   });
+  it("is found by each recipient's own words, not by the template's, and a shared text by its words", async () => {
+    const { call } = await sendingTenant(app);
+    await call('POST', '/v1/messages', {
+      body: 'Dear {name}, your parcel is here',
+      to: ['+14155550406', '+14155550407'],
+      variables: [{ name: 'Ann' }, { name: 'Bob' }],
+    });
+    app.clock.advance(1000);
+    await call('POST', '/v1/messages', { body: 'Your parcel is late', to: ['+14155550408', '+14155550409'] });
+    const found = async (q: string) =>
+      (await readJson(await call('GET', `/v1/messages?q=${encodeURIComponent(q)}&order=asc`))).data.map(
+        (m: { recipient: string; body: string }) => `${m.recipient} ${m.body}`,
+      );
+    expect(await found('Ann')).toEqual(['+14155550406 Dear Ann, your parcel is here']);
+    expect(await found('{name}')).toEqual([]);
+    // Oldest send first; within a send, the order is by id.
+    const parcel = await found('PARCEL IS');
+    expect(parcel.slice(0, 2).sort()).toEqual([
+      '+14155550406 Dear Ann, your parcel is here',
+      '+14155550407 Dear Bob, your parcel is here',
+    ]);
+    expect(parcel.slice(2).sort()).toEqual(['+14155550408 Your parcel is late', '+14155550409 Your parcel is late']);
+    expect((await found('is late')).sort()).toEqual([
+      '+14155550408 Your parcel is late',
+      '+14155550409 Your parcel is late',
+    ]);
+    expect(await found('550409')).toEqual(['+14155550409 Your parcel is late']);
+    // Pages of one walk the same texts in the same order, each once.
+    const ids = async (path: string) =>
+      (await readJson(await call('GET', path))) as { data: Array<{ id: string }>; next_cursor?: string };
+    const whole = (await ids('/v1/messages?q=parcel')).data.map((m) => m.id);
+    const walked: string[] = [];
+    for (let page = await ids('/v1/messages?q=parcel&limit=1'); ;) {
+      walked.push(...page.data.map((m) => m.id));
+      if (!page.next_cursor) break;
+      page = await ids(`/v1/messages?q=parcel&limit=1&cursor=${encodeURIComponent(page.next_cursor)}`);
+    }
+    expect(whole).toHaveLength(4);
+    expect(walked).toEqual(whole);
+    // Another account's send of the same text is its own: a search here does not list it.
+    const other = await sendingTenant(app);
+    await other.call('POST', '/v1/messages', { body: 'Your parcel is late', to: ['+14155550410'] });
+    expect(await found('is late')).toHaveLength(2);
+  });
 });

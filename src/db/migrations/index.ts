@@ -32,6 +32,7 @@ import { Migration20261129040000WithdrawnIndex } from './Migration20261129040000
 import { Migration20261129050000Redeliveries } from './Migration20261129050000Redeliveries';
 import { Migration20261129070000MessageTemplates } from './Migration20261129070000MessageTemplates';
 import { Migration20261129070100BatchRetries } from './Migration20261129070100BatchRetries';
+import { Migration20261129080000BatchBodySearch } from './Migration20261129080000BatchBodySearch';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -68,4 +69,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129050000Redeliveries', class: Migration20261129050000Redeliveries },
   { name: 'Migration20261129070000MessageTemplates', class: Migration20261129070000MessageTemplates },
   { name: 'Migration20261129070100BatchRetries', class: Migration20261129070100BatchRetries },
+  { name: 'Migration20261129080000BatchBodySearch', class: Migration20261129080000BatchBodySearch },
 ];
