@@ -299,19 +299,4 @@ export const resources: Record<string, JsonSchema> = {
     'One webhook delivery and its attempts.',
   ),
   ...accountResources,
-  FieldError: object({
-    field: { ...str, description: 'Location such as body.to[0].' },
-    message: str,
-  }),
-  Error: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['code', 'message', 'status'],
-    properties: {
-      code: { ...str, description: 'Stable machine-readable code.' },
-      message: { ...str, description: 'Human-readable message.' },
-      status: { ...int, description: 'The HTTP status.' },
-      errors: { type: 'array', items: ref('FieldError'), description: 'Per-field problems when applicable.' },
-    },
-  },
 };

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../../src/openapi/document';
-import { operations } from '../../src/openapi/operations';
+import { openapiParts, operations } from '../../src/openapi-parts';
 import { TEST_KEYWORDS, testNames, toJsonSchema, toParameters } from '../../src/openapi/yup-to-json-schema';
 import { sendBody } from '../../src/messages/messages.schemas';
 import { listKeysQuery } from '../../src/api-keys/api-keys.schemas';
 import { heartbeatBody } from '../../src/devices/devices.schemas';
 
-const doc = buildDocument({ serverUrl: 'https://sms.example.test' });
+const doc = buildDocument(openapiParts, { serverUrl: 'https://sms.example.test' });
 
 /** Every `$ref` string anywhere in a value. */
 function refs(value: unknown): string[] {
