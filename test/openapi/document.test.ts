@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../../src/openapi/document';
 import { openapiParts, operations } from '../../src/openapi-parts';
@@ -195,5 +197,13 @@ describe('the OpenAPI document', () => {
     });
     expect(components.schemas.Error.required).toEqual(['code', 'message', 'status']);
     expect(components.schemas.Error.properties.errors.items).toEqual({ $ref: '#/components/schemas/FieldError' });
+  });
+
+  it('is declared beside the routes: each *.openapi.ts has its *.routes.ts', () => {
+    const src = path.resolve(__dirname, '..', '..', 'src');
+    const parts = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.openapi.ts'));
+    expect(parts.length).toBeGreaterThan(10);
+    const alone = parts.filter((f) => !existsSync(path.join(src, f.replace(/\.openapi\.ts$/, '.routes.ts'))));
+    expect(alone).toEqual([]);
   });
 });
