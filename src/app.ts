@@ -30,6 +30,7 @@ import { phoneRoutes } from './devices/phone.routes';
 import { accountSettingsRoutes } from './accounts/account-settings.routes';
 import { webhooksRoutes } from './webhooks/webhooks.routes';
 import { openapiRoutes } from './openapi/openapi.routes';
+import { openapiParts } from './openapi-parts';
 import { MOBILE_API, smsgateRequests, mobileRoutes } from './compat/smsgate/mobile.routes';
 import { integratorErrors, integratorRoutes } from './compat/smsgate/integrator.routes';
 import { serveDashboard } from './dashboard/serve-dashboard';
@@ -113,7 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   // Before v1: /v1/openapi.json is served by the docs router, outside the feature routers.
   const routers = [
     healthRoutes(deps),
-    openapiRoutes({ publicUrl: config.publicUrl }),
+    openapiRoutes({ parts: openapiParts, publicUrl: config.publicUrl }),
     v1,
     mobileRoutes(deps),
     integratorRoutes(deps),

@@ -6,11 +6,40 @@ import {
   REPLAYED_HEADER,
 } from '../idempotency/idempotency.schemas';
 import { pathId } from '../lib/fields';
-import { operations, type Operation, type OperationAuth } from './operations';
-import { object, ref, resources } from './resources';
+import { int, object, ref, str } from './json-parts';
+import type { Operation, OperationAuth } from './operation';
 import { toJsonSchema, toParameters, type JsonSchema } from './yup-to-json-schema';
 
-// The OpenAPI 3.1 document of the whole interface, built from the operations list.
+// The OpenAPI 3.1 document of the whole interface, built from the operations and resources the
+// features declare beside their routes. The composition root (src/openapi-parts.ts) gathers them and
+// passes them in, so this folder imports no feature that imports it.
+
+/** What the features give the document: every endpoint, and the resources their answers are made of. */
+export interface DocumentParts {
+  /** In the document's order: its paths and tags are listed as their operations first appear. */
+  operations: Operation[];
+  /** In the document's order (components.schemas), the error resources below aside. */
+  resources: Record<string, JsonSchema>;
+}
+
+/** Every error's body, written by src/http/error-handler.ts; the document's own error responses use it. */
+const errorResources: Record<string, JsonSchema> = {
+  FieldError: object({
+    field: { ...str, description: 'Location such as body.to[0].' },
+    message: str,
+  }),
+  Error: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['code', 'message', 'status'],
+    properties: {
+      code: { ...str, description: 'Stable machine-readable code.' },
+      message: { ...str, description: 'Human-readable message.' },
+      status: { ...int, description: 'The HTTP status.' },
+      errors: { type: 'array', items: ref('FieldError'), description: 'Per-field problems when applicable.' },
+    },
+  },
+};
 
 const securitySchemes = {
   apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key.' },
@@ -219,7 +248,10 @@ function webhookEvent(event: string): Record<string, unknown> {
   };
 }
 
-export function buildDocument(options: { serverUrl?: string } = {}): Record<string, unknown> {
+export function buildDocument(
+  { operations, resources }: DocumentParts,
+  options: { serverUrl?: string } = {},
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) (paths[op.path] ??= {})[op.method] = operation(op);
   return {
@@ -237,7 +269,7 @@ export function buildDocument(options: { serverUrl?: string } = {}): Record<stri
     paths,
     webhooks: Object.fromEntries(EVENT_NAMES.map((event) => [event, webhookEvent(event)])),
     components: {
-      schemas: resources,
+      schemas: { ...resources, ...errorResources },
       securitySchemes,
       responses: {
         ...Object.fromEntries(

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import { notFound } from '../http/errors';
-import { buildDocument } from './document';
+import { buildDocument, type DocumentParts } from './document';
 
 // swagger-ui-dist's own helper (getAbsoluteFSPath) without loading its 1 MB bundle into Node.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS helper that returns its folder
@@ -43,13 +43,16 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** GET /v1/openapi.json (the document) and GET /docs (Swagger UI over it, assets served locally). */
-export function openapiRoutes({ publicUrl }: { publicUrl?: string } = {}): Router {
+/**
+ * GET /v1/openapi.json (the document of `parts`, every feature's operations and resources) and GET /docs
+ * (Swagger UI over it, assets served locally).
+ */
+export function openapiRoutes({ parts, publicUrl }: { parts: DocumentParts; publicUrl?: string }): Router {
   const router = new Router();
   let document: string | undefined;
 
   router.get('/v1/openapi.json', (ctx) => {
-    document ??= JSON.stringify(buildDocument({ serverUrl: publicUrl }));
+    document ??= JSON.stringify(buildDocument(parts, { serverUrl: publicUrl }));
     ctx.type = 'application/json';
     ctx.body = document;
   });

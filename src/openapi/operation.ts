@@ -1,10 +1,10 @@
 import type * as yup from 'yup';
-import type { Scope } from '../api-keys/api-key.entity';
-import { object, ref } from './resources';
+import type { Scope } from '../http/scopes';
+import { object, ref } from './json-parts';
 import type { JsonSchema } from './yup-to-json-schema';
 
-// What an operation of the OpenAPI document is, and the helpers the lists in operations/ write
-// them with.
+// What an operation of the OpenAPI document is, and the helpers each feature's `*.openapi.ts`, beside
+// its routes, writes its operations with.
 
 export type OperationAuth = 'none' | 'session' | 'optionalSession' | 'sessionOrKey' | 'device' | { scope: Scope };
 
@@ -76,9 +76,6 @@ export const page = (name: string) => ({
 });
 export const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 export const text = (description: string): JsonSchema => ({ type: 'string', description });
-export const device = { 200: wrap('device', ref('Device')) };
-export const user = { 200: wrap('user', ref('User')) };
-export const webhook = { 200: wrap('webhook', ref('Webhook')) };
 export const noBody = { 204: null };
 
 export const read = { scope: 'read' } as const;

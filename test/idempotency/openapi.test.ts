@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../../src/openapi/document';
+import { openapiParts } from '../../src/openapi-parts';
 
-const doc = buildDocument() as any;
+const doc = buildDocument(openapiParts) as any;
 const IDEMPOTENT = [
   ['/v1/messages', 'post', '202'],
   ['/v1/webhooks', 'post', '201'],

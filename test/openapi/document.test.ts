@@ -1,12 +1,14 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../../src/openapi/document';
-import { operations } from '../../src/openapi/operations';
+import { openapiParts, operations } from '../../src/openapi-parts';
 import { TEST_KEYWORDS, testNames, toJsonSchema, toParameters } from '../../src/openapi/yup-to-json-schema';
 import { sendBody } from '../../src/messages/messages.schemas';
 import { listKeysQuery } from '../../src/api-keys/api-keys.schemas';
 import { heartbeatBody } from '../../src/devices/devices.schemas';
 
-const doc = buildDocument({ serverUrl: 'https://sms.example.test' });
+const doc = buildDocument(openapiParts, { serverUrl: 'https://sms.example.test' });
 
 /** Every `$ref` string anywhere in a value. */
 function refs(value: unknown): string[] {
@@ -195,5 +197,13 @@ describe('the OpenAPI document', () => {
     });
     expect(components.schemas.Error.required).toEqual(['code', 'message', 'status']);
     expect(components.schemas.Error.properties.errors.items).toEqual({ $ref: '#/components/schemas/FieldError' });
+  });
+
+  it('is declared beside the routes: each *.openapi.ts has its *.routes.ts', () => {
+    const src = path.resolve(__dirname, '..', '..', 'src');
+    const parts = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.openapi.ts'));
+    expect(parts.length).toBeGreaterThan(10);
+    const alone = parts.filter((f) => !existsSync(path.join(src, f.replace(/\.openapi\.ts$/, '.routes.ts'))));
+    expect(alone).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/lib/logger';
-import { operations } from '../../src/openapi/operations';
+import { operations } from '../../src/openapi-parts';
 import { createKey, registerAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';

@@ -9,7 +9,7 @@ import {
 } from '../../src/devices/devices.views';
 import { batchView, estimateView, messageView, outboxRowView } from '../../src/messages/messages.views';
 import { attachmentView, mmsNoticeView, mmsView } from '../../src/mms/mms.views';
-import { resources } from '../../src/openapi/resources';
+import { resources } from '../../src/openapi-parts';
 import type { JsonSchema } from '../../src/openapi/yup-to-json-schema';
 import { optOutView } from '../../src/opt-outs/opt-outs.views';
 import { templateView } from '../../src/templates/templates.views';

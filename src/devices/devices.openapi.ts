@@ -1,9 +1,57 @@
-import { PAIRING_REFUSAL_REASONS, PROCESSING_ORDERS, SIM_SELECTIONS } from '../devices/device.entity';
-import { any, bool, id, int, nullable, object, ref, str, ts } from './json-parts';
-import type { JsonSchema } from './yup-to-json-schema';
+import { any, bool, id, int, nullable, object, ref, str, ts } from '../openapi/json-parts';
+import { type Operation, devicesScope, list, noBody, op, page, read, tagged, wrap } from '../openapi/operation';
+import type { JsonSchema } from '../openapi/yup-to-json-schema';
+import { PAIRING_REFUSAL_REASONS, PROCESSING_ORDERS, SIM_SELECTIONS } from './device.entity';
+import * as devices from './devices.schemas';
+import * as pairing from './pairing.schemas';
 
-// The device resources of the document (resources.ts has the rest).
-export const deviceResources: Record<string, JsonSchema> = {
+// The OpenAPI document's part of devices.routes.ts, and the resources of devices.views.ts. Each list
+// is in the document's order; src/openapi-parts.ts places the lists.
+export const device = { 200: wrap('device', ref('Device')) };
+
+/** A phone of the account; the document goes on with its estimate (src/messages/messages.openapi.ts). */
+export const devicesOperations: Operation[] = tagged('Devices', [
+  op('GET /v1/devices', read, 'List paired phones, default first', { 200: list('Device') }),
+  op('GET /v1/devices/{id}', read, 'A paired phone', device),
+  op('PATCH /v1/devices/{id}', devicesScope, "Change a phone's settings", device, { body: devices.patchDeviceBody }),
+  op('DELETE /v1/devices/{id}', devicesScope, 'Unpair a phone; its history is kept', noBody),
+]);
+
+/** The rest of devices.routes.ts, after the estimate in the document. */
+export const moreDevicesOperations: Operation[] = tagged('Devices', [
+  op('POST /v1/devices/{id}/default', devicesScope, 'Make a phone the default sender', device),
+  op(
+    'POST /v1/devices/pairing-codes',
+    devicesScope,
+    'Create a pairing code',
+    { 201: ref('PairingCode') },
+    {
+      body: pairing.createPairingCodeBody,
+      description:
+        'Errors: plan_limit_devices (429). The code lives 10 minutes unless `expires_in_minutes` (1 to 30) asks for ' +
+        'another life; the dashboard asks for 30, time to install the SMSGate app and type the code on a phone.',
+      idempotent: true,
+    },
+  ),
+  op('GET /v1/devices/pairing-codes/{id}', devicesScope, 'Whether a pairing code was used', {
+    200: ref('PairingCodeStatus'),
+  }),
+  op(
+    'GET /v1/devices/pairing-refusals',
+    devicesScope,
+    'Refused pairing attempts with the account’s codes, newest first',
+    { 200: page('PairingRefusal') },
+    {
+      query: pairing.listPairingRefusalsQuery,
+      description:
+        'A phone that pairs with a wrong, used or expired code is answered invalid_code whoever owns it; here ' +
+        'the owner of the code sees that it was tried and why it was refused. A code mistyped in its first three ' +
+        'characters names none of the account’s codes and is not listed. `pairing_code_id` of another account: 404.',
+    },
+  ),
+]);
+
+export const devicesResources: Record<string, JsonSchema> = {
   Device: object(
     {
       id,
