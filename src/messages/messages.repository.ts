@@ -55,6 +55,19 @@ export interface Moved {
 export const movedFromRows = (rows: Row[]): Moved[] =>
   rows.map(({ old_status, ...row }) => ({ message: messageFromRow(row), from: old_status as MessageStatus }));
 
+/** One calendar day's outbound texts of an account, by outcome. */
+export interface DailyCount {
+  date: string;
+  sent: number;
+  delivered: number;
+  failed: number;
+  cancelled: number;
+  optedOut: number;
+  pending: number;
+  awaitingReport: number;
+  unknown: number;
+}
+
 export const messagesRepository = {
   messagesOfBatch: (em: EntityManager, userId: string, batchId: string) =>
     em.find(Message, { batchId, userId }, { orderBy: { position: 'asc' } }),
@@ -118,19 +131,7 @@ export const messagesRepository = {
     now: Date,
     days: number,
     timezone: string,
-  ): Promise<
-    Array<{
-      date: string;
-      sent: number;
-      delivered: number;
-      failed: number;
-      cancelled: number;
-      optedOut: number;
-      pending: number;
-      awaitingReport: number;
-      unknown: number;
-    }>
-  > {
+  ): Promise<DailyCount[]> {
     const today = sql`(${now}::timestamptz at time zone ${timezone})::date`;
     return query(
       em,

@@ -1,5 +1,6 @@
 import type { ShownBatch } from './batches.repository';
 import type { Message } from './message.entity';
+import type { DailyCount } from './messages.repository';
 import { iso } from '../lib/iso';
 import { countSegments } from './segments';
 
@@ -97,17 +98,7 @@ export const estimateView = (estimate: {
 /** GET /v1/stats/daily. */
 export const dailyStatsView = (stats: {
   timezone: string;
-  days: Array<{
-    date: string;
-    sent: number;
-    delivered: number;
-    failed: number;
-    cancelled: number;
-    optedOut: number;
-    pending: number;
-    awaitingReport: number;
-    unknown: number;
-  }>;
+  days: DailyCount[];
 }) => ({
   timezone: stats.timezone,
   days: stats.days.map((d) => ({
