@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, ApiFailure, ok } from '../api/client';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { FormError } from './states';
 
 /** The Send form's saved texts: pick one to write with, or save the message as one. */
@@ -15,22 +16,20 @@ export function TemplatePicker({ body, onPick }: { body: string; onPick(body: st
   const [naming, setNaming] = useState(false);
   const [name, setName] = useState('');
   const [saved, setSaved] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const saving = useSubmit();
+  const { error } = saving;
   const templates = state.data ?? [];
 
-  async function save() {
-    setError(null);
-    try {
+  // The "Saved as" notice stays until the next save succeeds, also when one is refused.
+  const save = () =>
+    saving.run(async () => {
       const { template } = await ok(api.POST('/v1/templates', { body: { name, body } }));
       setSaved(`Saved as “${template.name}”.`);
       setNaming(false);
       setName('');
       setPicked(template.id);
       state.reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
+    });
 
   return (
     <Group align="flex-end" gap="sm" wrap="wrap">
@@ -52,7 +51,7 @@ export function TemplatePicker({ body, onPick }: { body: string; onPick(body: st
             label="Template name"
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
-            error={error instanceof ApiFailure ? error.field('name') : undefined}
+            error={saving.field('name')}
           />
           <Button variant="default" onClick={() => void save()} disabled={!name.trim()}>
             Save

@@ -1,7 +1,7 @@
 import { Alert, Button, Card, Group, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { DataTable } from '../components/data-table';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok } from '../api/client';
+import { useState } from 'react';
+import { api, ok } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { UsageReport } from '../components/usage-report';
@@ -11,6 +11,7 @@ import { browserName, plainIp } from '../lib/user-agent';
 import { PASSWORD_HINT } from '../lib/password';
 import { useSession } from '../lib/session';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 export function Account() {
   return (
@@ -28,22 +29,14 @@ export function Account() {
 function Profile() {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.user.name ?? '');
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setError(null);
-    setSaved(false);
-    try {
-      await ok(api.PATCH('/v1/auth/profile', { body: { name: name || null } }));
-      await refresh();
-      setSaved(true);
-    } catch (e) {
-      setError(e);
-    }
-  }
+  const form = useSubmit<boolean>();
+  const submit = form.submit(async () => {
+    await ok(api.PATCH('/v1/auth/profile', { body: { name: name || null } }));
+    await refresh();
+    return true;
+  });
   return (
-    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Profile">
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Profile">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Profile
@@ -55,11 +48,11 @@ function Profile() {
         <TextInput
           label="Name"
           value={name}
-          error={error instanceof ApiFailure ? error.field('name') : undefined}
+          error={form.field('name')}
           onChange={(e) => setName(e.currentTarget.value)}
         />
-        <FormError error={error} />
-        {saved && (
+        <FormError error={form.error} />
+        {form.done && (
           <Text size="sm" c="var(--pg-ok)" role="status">
             Saved.
           </Text>
@@ -116,20 +109,8 @@ function Plans() {
 /** The account-wide failover switch (GET/PATCH /v1/account/settings). */
 function Failover() {
   const state = useLoad(() => ok(api.GET('/v1/account/settings')).then((r) => r.settings), []);
-  const [error, setError] = useState<unknown>(null);
-  const [saving, setSaving] = useState(false);
-  async function set(failover: boolean) {
-    setError(null);
-    setSaving(true);
-    try {
-      await ok(api.PATCH('/v1/account/settings', { body: { failover } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const saving = useSubmit({ onDone: state.reload });
+  const set = (failover: boolean) => saving.run(() => ok(api.PATCH('/v1/account/settings', { body: { failover } })));
   return (
     <Card withBorder component="section" aria-label="Failover">
       <Stack maw={560}>
@@ -142,12 +123,12 @@ function Failover() {
               label="Move texts to another phone when one goes offline"
               description="Texts an offline phone has not taken yet go to another online phone of this account (the default first)."
               checked={settings.failover}
-              disabled={saving}
+              disabled={saving.busy}
               onChange={(e) => void set(e.currentTarget.checked)}
             />
           )}
         </Load>
-        <FormError error={error} />
+        <FormError error={saving.error} />
       </Stack>
     </Card>
   );
@@ -157,22 +138,14 @@ function Password() {
   const { me } = useSession();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setError(null);
-    setDone(false);
-    try {
-      await ok(api.POST('/v1/auth/password', { body: { current_password: current, new_password: next } }));
-      setDone(true);
-      setCurrent('');
-      setNext('');
-    } catch (e) {
-      setError(e);
-    }
-  }
+  const form = useSubmit<boolean>();
+  const field = form.field;
+  const submit = form.submit(async () => {
+    await ok(api.POST('/v1/auth/password', { body: { current_password: current, new_password: next } }));
+    setCurrent('');
+    setNext('');
+    return true;
+  });
   if (!me.user.has_password) {
     return (
       <Card withBorder>
@@ -183,7 +156,7 @@ function Password() {
     );
   }
   return (
-    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label="Password">
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Password">
       <Stack maw={440}>
         <Text fw={600} component="h2">
           Change password
@@ -209,8 +182,8 @@ function Password() {
           aria-invalid={!!field('new_password')}
           onChange={(e) => setNext(e.currentTarget.value)}
         />
-        <FormError error={error} />
-        {done && (
+        <FormError error={form.error} />
+        {form.done && (
           <Alert color="teal" role="status" p="xs">
             Password changed.
           </Alert>
@@ -226,16 +199,7 @@ function Password() {
 function Sessions() {
   const confirm = useConfirm();
   const state = useLoad(() => ok(api.GET('/v1/auth/sessions')).then((r) => r.data), []);
-  const [error, setError] = useState<unknown>(null);
-  async function act(run: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await run();
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
+  const actions = useSubmit({ onDone: state.reload });
   return (
     <Card withBorder component="section" aria-label="Sessions">
       <Stack>
@@ -253,14 +217,14 @@ function Sessions() {
                   message: 'Every other browser signed in to this account is signed out.',
                   confirmLabel: 'Sign out others',
                 });
-                if (yes) await act(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
+                if (yes) await actions.run(() => ok(api.POST('/v1/auth/sessions/revoke-others')));
               })()
             }
           >
             Sign out others
           </Button>
         </Group>
-        <FormError error={error} />
+        <FormError error={actions.error} />
         <Load state={state}>
           {(sessions) => (
             <DataTable
@@ -299,7 +263,7 @@ function Sessions() {
                               confirmLabel: 'Sign out',
                             });
                             if (yes)
-                              await act(() =>
+                              await actions.run(() =>
                                 ok(api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id: s.id } } })),
                               );
                           })()

@@ -1,7 +1,7 @@
 import { Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core';
 import { DataTable } from '../components/data-table';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { ShownOnce } from '../components/shown-once';
@@ -10,6 +10,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { CopyId } from '../components/copy-value';
 import { ago, localInputToIso, timeZone, when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { LiveTokens } from './live-tokens';
 
 const SCOPES = [
@@ -35,23 +36,13 @@ export function ApiKeys() {
   const [creating, setCreating] = useState(false);
   const [renaming, setRenaming] = useState<Schemas['APIKey'] | null>(null);
   const [shown, setShown] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit({ onDone: state.reload });
   const path = (k: Schemas['APIKey']) => ({ params: { path: { id: k.id } } });
-
-  async function act(run: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await run();
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
 
   return (
     <Page title="API keys" actions={<Button onClick={() => setCreating(true)}>Create a key</Button>}>
       {shown && <ShownOnce label="API key" value={shown} onDone={() => setShown(null)} />}
-      <FormError error={error} />
+      <FormError error={actions.error} />
       <Load state={state}>
         {(keys) =>
           keys.length === 0 ? (
@@ -96,7 +87,7 @@ export function ApiKeys() {
                                 message: 'Requests with this key are refused from now on. It stays listed as revoked.',
                                 confirmLabel: 'Revoke',
                               });
-                              if (yes) await act(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
+                              if (yes) await actions.run(() => ok(api.POST('/v1/api-keys/{id}/revoke', path(k))));
                             })()
                           }
                         >
@@ -115,7 +106,7 @@ export function ApiKeys() {
                               message: 'The key stops working and disappears from this list.',
                               confirmLabel: 'Delete',
                             });
-                            if (yes) await act(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
+                            if (yes) await actions.run(() => ok(api.DELETE('/v1/api-keys/{id}', path(k))));
                           })()
                         }
                       >
@@ -161,29 +152,18 @@ function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: str
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(SCOPES.map((s) => s.value));
   const [expires, setExpires] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = (n: string) => (error instanceof ApiFailure ? error.field(n) : undefined);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const created = await ok(
-        api.POST('/v1/api-keys', { body: { name, scopes: scopes as Scope[], expires_at: localInputToIso(expires) } }),
-      );
-      onCreated(created.key);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const form = useSubmit();
+  const field = form.field;
+  const submit = form.submit(async () => {
+    const created = await ok(
+      api.POST('/v1/api-keys', { body: { name, scopes: scopes as Scope[], expires_at: localInputToIso(expires) } }),
+    );
+    onCreated(created.key);
+  });
 
   return (
     <Modal opened onClose={onClose} title="Create an API key">
-      <form onSubmit={(event) => void submit(event)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Stack>
           <TextInput
             label="Name"
@@ -206,12 +186,12 @@ function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: str
             error={field('expires_at')}
             onChange={(e) => setExpires(e.currentTarget.value)}
           />
-          <FormError error={error} />
+          <FormError error={form.error} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={form.busy}>
               Create
             </Button>
           </Group>
@@ -223,29 +203,24 @@ function CreateKey({ onClose, onCreated }: { onClose(): void; onCreated(key: str
 
 function RenameKey({ apiKey, onClose, onSaved }: { apiKey: Schemas['APIKey']; onClose(): void; onSaved(): void }) {
   const [name, setName] = useState(apiKey.name);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    try {
-      await ok(api.PATCH('/v1/api-keys/{id}', { params: { path: { id: apiKey.id } }, body: { name } }));
-      onSaved();
-    } catch (e) {
-      setError(e);
-    }
-  }
+  const form = useSubmit();
+  const submit = form.submit(async () => {
+    await ok(api.PATCH('/v1/api-keys/{id}', { params: { path: { id: apiKey.id } }, body: { name } }));
+    onSaved();
+  });
   return (
     <Modal opened onClose={onClose} title={`Rename ${apiKey.name}`}>
-      <form onSubmit={(event) => void submit(event)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Stack>
           <TextInput
             label="New name"
             required
             value={name}
-            error={error instanceof ApiFailure ? error.field('name') : undefined}
+            error={form.field('name')}
             onChange={(e) => setName(e.currentTarget.value)}
             data-autofocus
           />
-          <FormError error={error} />
+          <FormError error={form.error} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -6,11 +6,11 @@ import { Page } from '../components/page';
 import { StatusBadge } from '../components/status-badge';
 import { FormError, Load } from '../components/states';
 import { useConfirm } from '../components/confirm';
-import { useState } from 'react';
 import { count, plural, when } from '../lib/format';
 import { realFailures } from '../lib/outcomes';
 import { Link, navigate } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { estimate } from './batches';
 import { EncryptedMark } from '../components/encrypted';
 import { dataLabel, messageContent } from '../components/message-content';
@@ -22,7 +22,7 @@ const CANCELLABLE = ['scheduled', 'queued', 'sending'];
 export function BatchDetail({ id }: { id: string }) {
   const state = useLoad(() => ok(api.GET('/v1/batches/{id}', { params: { path: { id } } })), [id], LIVE_MS);
   const confirm = useConfirm();
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit();
   /** A new send of the failed texts (not the cancelled ones, nor to opted-out numbers), linked to this one. */
   async function retry(batch: Schemas['Batch']) {
     const failed = realFailures(batch);
@@ -32,8 +32,7 @@ export function BatchDetail({ id }: { id: string }) {
       confirmLabel: 'Retry',
     });
     if (!yes) return;
-    setError(null);
-    try {
+    await actions.run(async () => {
       // One key per batch: a second click, or a retried request, is answered with the same new send.
       const made = await ok(
         api.POST('/v1/batches/{id}/retry-failed', {
@@ -41,9 +40,7 @@ export function BatchDetail({ id }: { id: string }) {
         }),
       );
       navigate(`/batches/${made.batch.id}`);
-    } catch (e) {
-      setError(e);
-    }
+    });
   }
 
   async function cancel(batch: Schemas['Batch']) {
@@ -58,13 +55,10 @@ export function BatchDetail({ id }: { id: string }) {
       cancelLabel: 'Keep sending',
     });
     if (!yes) return;
-    setError(null);
-    try {
+    await actions.run(async () => {
       await ok(api.POST('/v1/batches/{id}/cancel', { params: { path: { id: batch.id } } }));
       state.reload();
-    } catch (e) {
-      setError(e);
-    }
+    });
   }
   return (
     <Page title={state.data ? batchTitle(state.data.batch) : 'Batch'}>
@@ -116,7 +110,7 @@ export function BatchDetail({ id }: { id: string }) {
                     </Button>
                   </Group>
                 )}
-                <FormError error={error} />
+                <FormError error={actions.error} />
                 <Text size="sm" data-testid="batch-counts">
                   {count(batch.delivered_count)} delivered of {count(batch.recipient_count)} · {count(batch.sent_count)}{' '}
                   sent · {count(realFailures(batch))} failed · {count(batch.unknown_count)} unknown

@@ -1,6 +1,5 @@
-import { Anchor, Button, Group, Stack, Text } from '@mantine/core';
+import { Anchor, Stack, Text } from '@mantine/core';
 import { DataTable } from '../components/data-table';
-import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { batchOutcome, BatchProgress } from '../components/batch-progress';
 import { Page } from '../components/page';
@@ -8,33 +7,23 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
-import { LIVE_MS, useLoad } from '../lib/use-load';
+import { LIVE_MS } from '../lib/use-load';
+import { usePagedList } from '../lib/use-paged-list';
+import { LoadMore } from '../components/load-more';
 import { EncryptedMark } from '../components/encrypted';
 import { messageContent } from '../components/message-content';
 
+const batchesFrom = (cursor: string | undefined) =>
+  ok(api.GET('/v1/batches', { params: { query: { limit: 25, cursor } } }));
+
 /** Newest first (the API's order), one progress bar per batch, "Load more" through next_cursor. */
 export function Batches() {
-  const first = useLoad(() => ok(api.GET('/v1/batches', { params: { query: { limit: 25 } } })), [], LIVE_MS);
-  const [more, setMore] = useState<Schemas['Batch'][]>([]);
-  const [cursor, setCursor] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
-
-  async function loadMore(from: string) {
-    try {
-      const page = await ok(api.GET('/v1/batches', { params: { query: { limit: 25, cursor: from } } }));
-      setMore((m) => [...m, ...page.data]);
-      setCursor(page.next_cursor ?? undefined);
-    } catch (e) {
-      setError(e);
-    }
-  }
+  const list = usePagedList(batchesFrom, [], { pollMs: LIVE_MS });
 
   return (
     <Page title="Batches">
-      <Load state={first}>
-        {(page) => {
-          const rows = [...page.data, ...more];
-          const next = more.length ? cursor : (page.next_cursor ?? undefined);
+      <Load state={list}>
+        {({ rows }) => {
           if (rows.length === 0)
             return (
               <Empty title="No batches yet">
@@ -86,14 +75,8 @@ export function Batches() {
                   { label: 'Done by', cell: (b) => estimate(b) },
                 ]}
               />
-              <FormError error={error} />
-              {next && (
-                <Group>
-                  <Button variant="default" onClick={() => void loadMore(next)}>
-                    Load more
-                  </Button>
-                </Group>
-              )}
+              <FormError error={list.moreError} />
+              <LoadMore list={list} />
             </Stack>
           );
         }}

@@ -8,6 +8,7 @@ import { CopyId } from '../components/copy-value';
 import { deliveryAnswer, plainDeliveryError } from '../lib/delivery-errors';
 import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 /**
  * The delivery log: newest first, each row opens its attempts, answer and payload, and can be
@@ -27,7 +28,7 @@ export function Deliveries({
   const [status, setStatus] = useState('');
   const [open, setOpen] = useState<Schemas['Delivery'] | null>(null);
   const [redelivering, setRedelivering] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit();
   const state = useLoad(
     () =>
       ok(
@@ -50,26 +51,21 @@ export function Deliveries({
   async function openById(id: string) {
     const here = state.data?.find((d) => d.id === id);
     if (here) return setOpen(here);
-    setError(null);
-    try {
-      setOpen((await ok(api.GET('/v1/webhooks/deliveries/{id}', { params: { path: { id } } }))).delivery);
-    } catch (e) {
-      setError(e);
-    }
+    await actions.run(async () =>
+      setOpen((await ok(api.GET('/v1/webhooks/deliveries/{id}', { params: { path: { id } } }))).delivery),
+    );
   }
 
-  async function redeliver(delivery: Schemas['Delivery']) {
-    setError(null);
-    setRedelivering(delivery.id);
-    try {
-      await ok(api.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setRedelivering(null);
-    }
-  }
+  const redeliver = (delivery: Schemas['Delivery']) =>
+    actions.run(async () => {
+      setRedelivering(delivery.id);
+      try {
+        await ok(api.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } }));
+        state.reload();
+      } finally {
+        setRedelivering(null);
+      }
+    });
 
   return (
     <Stack component="section" aria-label={messageId ? 'Webhook deliveries of this message' : 'Delivery log'}>
@@ -98,7 +94,7 @@ export function Deliveries({
           allowDeselect={false}
         />
       </Group>
-      <FormError error={error} />
+      <FormError error={actions.error} />
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (

@@ -1,8 +1,9 @@
 import { Button, Chip, Group, Modal, NumberInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
 import { FormError } from '../components/states';
 import { simLabel, simsOf } from '../lib/sims';
+import { useSubmit } from '../lib/use-submit';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -58,45 +59,35 @@ export function DeviceSettings({
   const [days, setDays] = useState<string[]>((device.send_window?.days ?? [1, 2, 3, 4, 5]).map(String));
   const [start, setStart] = useState(device.send_window?.start ?? '09:00');
   const [end, setEnd] = useState(device.send_window?.end ?? '18:00');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = (n: string) => (error instanceof ApiFailure ? error.field(n) : undefined);
+  const form = useSubmit();
+  const field = form.field;
 
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const body = {
-        name,
-        enabled,
-        receive_enabled: receive,
-        send_delay_seconds: delay,
-        send_delay_jitter_seconds: jitter,
-        max_sends_per_minute: paceOf(perMinute),
-        max_sends_per_hour: paceOf(perHour),
-        max_sends_per_day: paceOf(perDay),
-        sim_selection: simSelection as Schemas['Device']['sim_selection'],
-        processing_order: order as Schemas['Device']['processing_order'],
-        sending_capacity: paceOf(capacity),
-        sending_capacity_minutes: capacityMinutes,
-        send_window: windowOn ? { timezone, days: days.map(Number), start, end } : null,
-        heartbeat_interval_minutes: interval,
-        ...(sim ? { preferred_sim_subscription_id: Number(sim) } : { clear_preferred_sim: true }),
-      };
-      const { device: saved } = await ok(api.PATCH('/v1/devices/{id}', { params: { path: { id: device.id } }, body }));
-      onSaved(saved);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const save = form.submit(async () => {
+    const body = {
+      name,
+      enabled,
+      receive_enabled: receive,
+      send_delay_seconds: delay,
+      send_delay_jitter_seconds: jitter,
+      max_sends_per_minute: paceOf(perMinute),
+      max_sends_per_hour: paceOf(perHour),
+      max_sends_per_day: paceOf(perDay),
+      sim_selection: simSelection as Schemas['Device']['sim_selection'],
+      processing_order: order as Schemas['Device']['processing_order'],
+      sending_capacity: paceOf(capacity),
+      sending_capacity_minutes: capacityMinutes,
+      send_window: windowOn ? { timezone, days: days.map(Number), start, end } : null,
+      heartbeat_interval_minutes: interval,
+      ...(sim ? { preferred_sim_subscription_id: Number(sim) } : { clear_preferred_sim: true }),
+    };
+    const { device: saved } = await ok(api.PATCH('/v1/devices/{id}', { params: { path: { id: device.id } }, body }));
+    onSaved(saved);
+  });
 
   const sims = simsOf(device);
   return (
     <Modal opened onClose={onClose} title={`Settings of ${device.name}`}>
-      <form onSubmit={(event) => void save(event)} noValidate>
+      <form onSubmit={save} noValidate>
         <Stack>
           <TextInput
             label="Name"
@@ -258,12 +249,12 @@ export function DeviceSettings({
             onChange={(v) => setOrder(v ?? 'fifo')}
             allowDeselect={false}
           />
-          <FormError error={error} fields={FIELDS} />
+          <FormError error={form.error} fields={FIELDS} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={form.busy}>
               Save
             </Button>
           </Group>

@@ -1,11 +1,11 @@
 import { Button, Card, Stack, Text } from '@mantine/core';
-import { useState } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 /**
  * The account's live short-lived tokens (POST /v1/tokens, or SMSGate's /auth/token), each with a
@@ -14,7 +14,7 @@ import { useLoad } from '../lib/use-load';
 export function LiveTokens({ keys }: { keys: Schemas['APIKey'][] }) {
   const confirm = useConfirm();
   const state = useLoad(() => ok(api.GET('/v1/tokens', { params: { query: { limit: 200 } } })).then((r) => r.data), []);
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit({ onDone: state.reload });
   const minter = (t: Schemas['Token']) =>
     t.api_key_id ? (keys.find((k) => k.id === t.api_key_id)?.name ?? 'an API key') : 'the dashboard';
 
@@ -24,14 +24,7 @@ export function LiveTokens({ keys }: { keys: Schemas['APIKey'][] }) {
       message: 'Requests with this token are refused from now on.',
       confirmLabel: 'Revoke',
     });
-    if (!yes) return;
-    setError(null);
-    try {
-      await ok(api.DELETE('/v1/tokens/{id}', { params: { path: { id: t.id } } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
+    if (yes) await actions.run(() => ok(api.DELETE('/v1/tokens/{id}', { params: { path: { id: t.id } } })));
   }
 
   return (
@@ -40,7 +33,7 @@ export function LiveTokens({ keys }: { keys: Schemas['APIKey'][] }) {
         <Text fw={600} component="h2">
           Live tokens
         </Text>
-        <FormError error={error} />
+        <FormError error={actions.error} />
         <Load state={state}>
           {(tokens) =>
             tokens.length === 0 ? (

@@ -1,5 +1,5 @@
 import { Anchor, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { Attachments } from '../components/attachments';
 import { CopyId } from '../components/copy-value';
@@ -11,6 +11,7 @@ import { plural, when } from '../lib/format';
 import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { Deliveries } from './deliveries';
 import { simLabel, simsOf } from '../lib/sims';
 import { EncryptedMark } from '../components/encrypted';
@@ -68,7 +69,7 @@ export function MessageDetail({ id }: { id: string }) {
     LIVE_MS,
   );
   const confirm = useConfirm();
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit({ onDone: state.reload });
   async function cancel(message: Schemas['Message']) {
     const yes = await confirm({
       title: 'Cancel this message?',
@@ -76,14 +77,8 @@ export function MessageDetail({ id }: { id: string }) {
       confirmLabel: 'Cancel the message',
       cancelLabel: 'Keep sending',
     });
-    if (!yes) return;
-    setError(null);
-    try {
-      await ok(api.POST('/v1/messages/{id}/cancel', { params: { path: { id: message.id } } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
+    if (yes)
+      await actions.run(() => ok(api.POST('/v1/messages/{id}/cancel', { params: { path: { id: message.id } } })));
   }
   return (
     <Page title="Message">
@@ -127,7 +122,7 @@ export function MessageDetail({ id }: { id: string }) {
                       </Button>
                     </Group>
                   )}
-                  <FormError error={error} />
+                  <FormError error={actions.error} />
                   {m.encrypted ? (
                     <EncryptedMark what="text" />
                   ) : (

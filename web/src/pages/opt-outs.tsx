@@ -1,5 +1,5 @@
 import { Anchor, Button, Card, Group, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
@@ -9,6 +9,7 @@ import { when } from '../lib/format';
 import { defaultCountry, notANumber, toE164 } from '../lib/numbers';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 /** Why a number is on the list, in words. */
 function why(optOut: Schemas['OptOut']) {
@@ -35,31 +36,21 @@ export function OptOuts() {
   );
   const country = useLoad(() => defaultCountry(), []).data ?? null;
   const [number, setNumber] = useState('');
-  const [added, setAdded] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  // Adding and taking off share one error; the notice says which number was added.
+  const form = useSubmit<string>({ onDone: state.reload });
+  const { error } = form;
 
   const numberError =
     error instanceof ApiFailure ? error.field('phone_number') : error instanceof Error ? error.message : undefined;
 
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    setError(null);
-    setAdded(null);
+  const add = form.submit(async () => {
     // Read as the Send form reads recipients: a local number in the account's country is one.
     const e164 = toE164(number, country);
-    if (!e164) {
-      setError(new Error(notANumber(number.trim(), country)));
-      return;
-    }
-    try {
-      const { opt_out } = await ok(api.POST('/v1/opt-outs', { body: { phone_number: e164 } }));
-      setAdded(opt_out.phone_number);
-      setNumber('');
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
+    if (!e164) throw new Error(notANumber(number.trim(), country));
+    const { opt_out } = await ok(api.POST('/v1/opt-outs', { body: { phone_number: e164 } }));
+    setNumber('');
+    return opt_out.phone_number;
+  });
 
   async function remove(phone: string) {
     const yes = await confirm({
@@ -67,14 +58,10 @@ export function OptOuts() {
       message: 'Sends reach this number again.',
       confirmLabel: 'Take off',
     });
-    if (!yes) return;
-    setError(null);
-    try {
-      await ok(api.DELETE('/v1/opt-outs/{phone_number}', { params: { path: { phone_number: phone } } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
+    if (yes)
+      await form.run(() =>
+        ok(api.DELETE('/v1/opt-outs/{phone_number}', { params: { path: { phone_number: phone } } })),
+      );
   }
 
   return (
@@ -83,7 +70,7 @@ export function OptOuts() {
         No send reaches a number on this list: its message is created failed (opted out) and not counted against the
         plan. A text of STOP to one of your phones adds its sender; START takes it off.
       </Text>
-      <Card withBorder component="form" onSubmit={(event) => void add(event)} noValidate aria-label="Add a number">
+      <Card withBorder component="form" onSubmit={add} noValidate aria-label="Add a number">
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Number to add"
@@ -95,9 +82,9 @@ export function OptOuts() {
           />
           <Button type="submit">Add to the list</Button>
         </Group>
-        {added && (
+        {form.done && (
           <Text size="sm" c="var(--pg-ok)" role="status" mt="xs">
-            {added} is on the list.
+            {form.done} is on the list.
           </Text>
         )}
       </Card>

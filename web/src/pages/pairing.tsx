@@ -7,6 +7,7 @@ import { plural, when } from '../lib/format';
 import { CODE_MINUTES, RECENT_MS, REFUSAL_WORDS } from '../lib/pairing-refusals';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 const APP_RELEASES = 'https://github.com/capcom6/android-sms-gateway/releases';
 
@@ -107,23 +108,16 @@ export function Pairing({
 }) {
   const [pairing, setPairing] = useState<Schemas['PairingCode'] | null>(null);
   const [paired, setPaired] = useState<Schemas['Device'] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const creating = useSubmit();
+  const { setError } = creating;
   const [now, setNow] = useState(Date.now());
 
-  async function start() {
-    setBusy(true);
-    setError(null);
-    setPaired(null);
-    try {
+  const start = () =>
+    creating.run(async () => {
+      setPaired(null);
       setPairing(await ok(api.POST('/v1/devices/pairing-codes', { body: { expires_in_minutes: CODE_MINUTES } })));
       setNow(Date.now());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   // Refused attempts, live: the code on screen's, and any code's in the last hour (also after a reload).
   const refused = useLoad(
@@ -254,9 +248,9 @@ export function Pairing({
           </Alert>
         )}
         <Refusals refusals={refusals} current={pairing?.id ?? null} />
-        <FormError error={error} />
+        <FormError error={creating.error} />
         <Group>
-          <Button onClick={() => void start()} loading={busy}>
+          <Button onClick={() => void start()} loading={creating.busy}>
             {pairing ? 'New pairing code' : 'Create a pairing code'}
           </Button>
         </Group>

@@ -7,6 +7,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Empty, FormError, Load } from '../components/states';
 import { ago, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { DeviceSettings } from './device-settings';
 import { simLabel, simsOf } from '../lib/sims';
 import { Pairing } from './pairing';
@@ -28,19 +29,9 @@ export function Phones() {
   const confirm = useConfirm();
   const state = useLoad(() => ok(api.GET('/v1/devices')).then((r) => r.data), [], LIVE_MS);
   const [editing, setEditing] = useState<Schemas['Device'] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const { reload } = state;
+  const actions = useSubmit({ onDone: reload });
   const onPaired = useCallback(() => reload(), [reload]);
-
-  async function act(run: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await run();
-      reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
 
   async function unpair(device: Schemas['Device']) {
     const yes = await confirm({
@@ -48,13 +39,13 @@ export function Phones() {
       message: 'The phone stops sending and receiving for this account. Its message history stays.',
       confirmLabel: 'Unpair',
     });
-    if (yes) await act(() => ok(api.DELETE('/v1/devices/{id}', { params: { path: { id: device.id } } })));
+    if (yes) await actions.run(() => ok(api.DELETE('/v1/devices/{id}', { params: { path: { id: device.id } } })));
   }
 
   return (
     <Page title="Phones">
       <Pairing onPaired={onPaired} pairedCount={state.data?.length} />
-      <FormError error={error} />
+      <FormError error={actions.error} />
       <Load state={state}>
         {(devices) =>
           devices.length === 0 ? (
@@ -133,7 +124,7 @@ export function Phones() {
                             size="xs"
                             variant="default"
                             onClick={() =>
-                              void act(() =>
+                              void actions.run(() =>
                                 ok(api.POST('/v1/devices/{id}/default', { params: { path: { id: d.id } } })),
                               )
                             }

@@ -1,6 +1,6 @@
 import { Anchor, Button, Card, Group, Stack, Text, Textarea, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { Page } from '../components/page';
@@ -8,6 +8,7 @@ import { Empty, FormError, Load } from '../components/states';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 import { useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 
 type Template = Schemas['Template'];
 
@@ -27,25 +28,18 @@ function TemplateForm({
 }) {
   const [name, setName] = useState(start?.name ?? '');
   const [body, setBody] = useState(start?.body ?? '');
-  const [error, setError] = useState<unknown>(null);
-  const field = (f: string) => (error instanceof ApiFailure ? error.field(f) : undefined);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setError(null);
-    try {
-      await onSave({ name, body });
-      if (!start) {
-        setName('');
-        setBody('');
-      }
-    } catch (e) {
-      setError(e);
+  const form = useSubmit();
+  const field = form.field;
+  const submit = form.submit(async () => {
+    await onSave({ name, body });
+    if (!start) {
+      setName('');
+      setBody('');
     }
-  }
+  });
 
   return (
-    <Card withBorder component="form" onSubmit={(event) => void submit(event)} noValidate aria-label={label}>
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label={label}>
       <Stack gap="xs">
         <TextInput
           label="Name"
@@ -64,7 +58,7 @@ function TemplateForm({
           error={field('body')}
           onChange={(e) => setBody(e.currentTarget.value)}
         />
-        {!field('name') && !field('body') && <FormError error={error} />}
+        {!field('name') && !field('body') && <FormError error={form.error} />}
         <Group>
           <Button type="submit">{submitLabel}</Button>
           {onCancel && (
@@ -86,7 +80,7 @@ export function Templates() {
     [],
   );
   const [editing, setEditing] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const actions = useSubmit({ onDone: state.reload });
 
   async function remove(template: Template) {
     const yes = await confirm({
@@ -94,14 +88,7 @@ export function Templates() {
       message: 'Sends made with it keep their texts.',
       confirmLabel: 'Delete',
     });
-    if (!yes) return;
-    setError(null);
-    try {
-      await ok(api.DELETE('/v1/templates/{id}', { params: { path: { id: template.id } } }));
-      state.reload();
-    } catch (e) {
-      setError(e);
-    }
+    if (yes) await actions.run(() => ok(api.DELETE('/v1/templates/{id}', { params: { path: { id: template.id } } })));
   }
 
   return (
@@ -117,7 +104,7 @@ export function Templates() {
           state.reload();
         }}
       />
-      <FormError error={error} />
+      <FormError error={actions.error} />
       <Load state={state}>
         {(rows) =>
           rows.length === 0 ? (

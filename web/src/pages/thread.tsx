@@ -1,5 +1,5 @@
 import { Alert, Anchor, Button, Card, Group, Stack, Text, Textarea } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { countSegments } from '../../../src/messages/segments';
 import { api, ok, type Schemas } from '../api/client';
 import { Page } from '../components/page';
@@ -10,6 +10,7 @@ import { defaultCountry, toE164, whyNoReply } from '../lib/numbers';
 import { messageState, withdrawn } from '../lib/outcomes';
 import { Link } from '../lib/router';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { messageContent } from '../components/message-content';
 
 /** Every text to and from one number, oldest first (the API's search, kept to that exact number). */
@@ -43,25 +44,15 @@ function outcome(m: Schemas['Message']): string {
 export function Thread({ number }: { number: string }) {
   const state = useLoad(() => load(number), [number], LIVE_MS);
   const [body, setBody] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const sending = useSubmit({ onDone: state.reload });
   const segments = countSegments(body);
 
-  async function reply(event: FormEvent, messages: Schemas['Message'][]) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    const lastIn = [...messages].reverse().find((m) => m.direction === 'inbound');
-    try {
+  const reply = (messages: Schemas['Message'][]) =>
+    sending.submit(async () => {
+      const lastIn = [...messages].reverse().find((m) => m.direction === 'inbound');
       await ok(api.POST('/v1/messages', { body: { body, to: [number], device_id: lastIn?.device_id ?? null } }));
       setBody('');
-      state.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   return (
     <Page title={`Texts with ${number}`}>
@@ -146,7 +137,7 @@ export function Thread({ number }: { number: string }) {
                   No reply: {why}
                 </Text>
               ) : (
-                <Card withBorder component="form" onSubmit={(e) => void reply(e, messages)} aria-label="Reply">
+                <Card withBorder component="form" onSubmit={reply(messages)} aria-label="Reply">
                   <Stack gap="xs">
                     <Textarea
                       label={`Reply to ${number}`}
@@ -156,9 +147,9 @@ export function Thread({ number }: { number: string }) {
                       onChange={(e) => setBody(e.currentTarget.value)}
                       description={`${[...body].length} characters · ${segments.segments} segment${segments.segments === 1 ? '' : 's'}`}
                     />
-                    <FormError error={error} />
+                    <FormError error={sending.error} />
                     <Group>
-                      <Button type="submit" loading={busy} disabled={body.trim() === '' || Boolean(optOut)}>
+                      <Button type="submit" loading={sending.busy} disabled={body.trim() === '' || Boolean(optOut)}>
                         Send reply
                       </Button>
                     </Group>

@@ -12,8 +12,8 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { api, ok, type Schemas } from '../api/client';
 import { useConfirm } from '../components/confirm';
 import { Page } from '../components/page';
 import { ShownOnce } from '../components/shown-once';
@@ -23,6 +23,7 @@ import { CopyId } from '../components/copy-value';
 import { deliveryAnswer } from '../lib/delivery-errors';
 import { ago, plural, when } from '../lib/format';
 import { LIVE_MS, useLoad } from '../lib/use-load';
+import { useSubmit } from '../lib/use-submit';
 import { Deliveries } from './deliveries';
 
 export const EVENTS = [
@@ -50,19 +51,14 @@ export function Webhooks() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Schemas['Webhook'] | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [deliveriesTick, setDeliveriesTick] = useState(0);
-
-  async function act(run: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await run();
+  // After each action the webhooks and the delivery log are asked again.
+  const actions = useSubmit({
+    onDone: () => {
       state.reload();
       setDeliveriesTick((t) => t + 1);
-    } catch (e) {
-      setError(e);
-    }
-  }
+    },
+  });
   const path = (w: Schemas['Webhook']) => ({ params: { path: { id: w.id } } });
   const [pings, setPings] = useState<Record<string, string>>({});
 
@@ -85,13 +81,13 @@ export function Webhooks() {
           : ''),
       confirmLabel: 'Pause',
     });
-    if (yes) await act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: false } })));
+    if (yes) await actions.run(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: false } })));
   }
 
   return (
     <Page title="Webhooks" actions={<Button onClick={() => setCreating(true)}>Add a webhook</Button>}>
       {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
-      <FormError error={error} />
+      <FormError error={actions.error} />
       <Load state={state}>
         {(hooks) =>
           hooks.length === 0 ? (
@@ -139,8 +135,10 @@ export function Webhooks() {
                       // cancelled): put it back at once, or React takes the next click for no change.
                       onChange={(e) => {
                         e.currentTarget.checked = w.enabled;
-                        if (w.enabled) return void pause(w).catch(setError);
-                        void act(() => ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: true } })));
+                        if (w.enabled) return void pause(w).catch(actions.setError);
+                        void actions.run(() =>
+                          ok(api.PATCH('/v1/webhooks/{id}', { ...path(w), body: { enabled: true } })),
+                        );
                       }}
                     />
                     <Group gap="xs">
@@ -148,7 +146,7 @@ export function Webhooks() {
                         size="xs"
                         variant="default"
                         onClick={() =>
-                          void act(async () => {
+                          void actions.run(async () => {
                             const { delivery } = await ok(api.POST('/v1/webhooks/{id}/test', path(w)));
                             setPings((p) => ({ ...p, [w.id]: delivery.id }));
                           })
@@ -171,7 +169,7 @@ export function Webhooks() {
                               confirmLabel: 'Rotate',
                             });
                             if (yes)
-                              await act(async () => {
+                              await actions.run(async () => {
                                 const { secret: value } = await ok(
                                   api.POST('/v1/webhooks/{id}/rotate-secret', path(w)),
                                 );
@@ -193,7 +191,7 @@ export function Webhooks() {
                               message: `${w.url} stops receiving events. Pending deliveries are abandoned.`,
                               confirmLabel: 'Delete',
                             });
-                            if (yes) await act(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
+                            if (yes) await actions.run(() => ok(api.DELETE('/v1/webhooks/{id}', path(w))));
                           })()
                         }
                       >
@@ -293,33 +291,23 @@ function WebhookForm({
   const [events, setEvents] = useState<string[]>(
     webhook?.events ?? ['message.received', 'message.delivered', 'message.failed'],
   );
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = (n: string) => (error instanceof ApiFailure ? error.field(n) : undefined);
+  const form = useSubmit();
+  const field = form.field;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const body = { url, name: name || null, events: events as Event[], device_id: phone || null };
-      if (webhook) {
-        await ok(api.PATCH('/v1/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
-        onSaved();
-      } else {
-        const created = await ok(api.POST('/v1/webhooks', { body }));
-        onSaved(created.secret);
-      }
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
+  const submit = form.submit(async () => {
+    const body = { url, name: name || null, events: events as Event[], device_id: phone || null };
+    if (webhook) {
+      await ok(api.PATCH('/v1/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
+      onSaved();
+    } else {
+      const created = await ok(api.POST('/v1/webhooks', { body }));
+      onSaved(created.secret);
     }
-  }
+  });
 
   return (
     <Modal opened onClose={onClose} title={webhook ? 'Edit webhook' : 'Add a webhook'}>
-      <form onSubmit={(event) => void submit(event)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Stack>
           <TextInput
             label="URL"
@@ -359,12 +347,12 @@ function WebhookForm({
             </Anchor>{' '}
             for checking the signature.
           </Text>
-          <FormError error={error} fields={['url', 'device_id', 'events']} />
+          <FormError error={form.error} fields={['url', 'device_id', 'events']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={form.busy}>
               {webhook ? 'Save' : 'Create'}
             </Button>
           </Group>

@@ -1,10 +1,11 @@
 import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiFailure, ok } from '../../api/client';
 import { FormError } from '../../components/states';
 import { PASSWORD_HINT } from '../../lib/password';
 import { Link, navigate } from '../../lib/router';
 import { RESEND_COOLDOWN_SECONDS, useCooldown } from '../../lib/use-cooldown';
+import { useSubmit } from '../../lib/use-submit';
 import { AuthExtras } from './auth-extras';
 
 /** Two steps: ask for a code by email, then enter it with the new password. */
@@ -14,54 +15,48 @@ export function ResetPassword() {
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [token, setToken] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useSubmit();
   const [resent, setResent] = useState(false);
   // The API mails one code a minute per address and answers 202 either way (it never says whether
   // an account exists), so the wait is counted here: a request inside it would send nothing.
   const cooldown = useCooldown(0);
-  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
+  const field = form.field;
   document.title = 'Reset password · Phone-Gateway';
 
   // 202 carries no JSON (the server's text "Accepted"): read it as text.
   const requestCode = () =>
     ok(api.POST('/v1/auth/password-reset/request', { body: { email, turnstile_token: token }, parseAs: 'text' }));
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (step === 'request') {
-        await requestCode();
-        cooldown.start(RESEND_COOLDOWN_SECONDS);
-        setStep('reset');
-      } else {
-        await ok(api.POST('/v1/auth/password-reset', { body: { email, code, new_password: password } }));
-        setStep('done');
-      }
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function resend() {
-    setError(null);
-    setResent(false);
-    try {
+  const submit = form.submit(async () => {
+    if (step === 'request') {
       await requestCode();
       cooldown.start(RESEND_COOLDOWN_SECONDS);
-      setResent(true);
-    } catch (e) {
-      if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
-      setError(e);
+      setStep('reset');
+    } else {
+      await ok(api.POST('/v1/auth/password-reset', { body: { email, code, new_password: password } }));
+      setStep('done');
     }
-  }
+  });
+
+  // A resend shares the form's error, not its busy state: the submit button stays as it is.
+  const resend = () =>
+    form.run(
+      async () => {
+        setResent(false);
+        try {
+          await requestCode();
+          cooldown.start(RESEND_COOLDOWN_SECONDS);
+          setResent(true);
+        } catch (e) {
+          if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
+          throw e;
+        }
+      },
+      { busy: false },
+    );
 
   return (
-    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={(event) => void submit(event)} noValidate>
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
       <Stack>
         <Title order={1} size="h2">
           Reset your password
@@ -115,9 +110,9 @@ export function ResetPassword() {
                 />
               </>
             )}
-            <FormError error={error} fields={['email', 'code', 'new_password']} />
+            <FormError error={form.error} fields={['email', 'code', 'new_password']} />
             <Group>
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={form.busy}>
                 {step === 'request' ? 'Email me a code' : 'Set the new password'}
               </Button>
               {step === 'reset' && (

@@ -1,8 +1,9 @@
 import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ok } from '../../api/client';
 import { FormError } from '../../components/states';
 import { Link, useLocation } from '../../lib/router';
+import { useSubmit } from '../../lib/use-submit';
 import { AuthExtras } from './auth-extras';
 
 export function SignIn() {
@@ -10,26 +11,16 @@ export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [token, setToken] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useSubmit();
   document.title = 'Sign in · Phone-Gateway';
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await ok(api.POST('/v1/auth/login', { body: { email, password, turnstile_token: token } }));
-      window.dispatchEvent(new CustomEvent('signed-in', { detail: search.get('next') ?? '/' }));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = form.submit(async () => {
+    await ok(api.POST('/v1/auth/login', { body: { email, password, turnstile_token: token } }));
+    window.dispatchEvent(new CustomEvent('signed-in', { detail: search.get('next') ?? '/' }));
+  });
 
   return (
-    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={(event) => void submit(event)} noValidate>
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
       <Stack>
         <Title order={1} size="h2">
           Sign in
@@ -56,8 +47,8 @@ export function SignIn() {
           value={password}
           onChange={(e) => setPassword(e.currentTarget.value)}
         />
-        <FormError error={error} />
-        <Button type="submit" loading={busy}>
+        <FormError error={form.error} />
+        <Button type="submit" loading={form.busy}>
           Sign in
         </Button>
         <AuthExtras onToken={setToken} />

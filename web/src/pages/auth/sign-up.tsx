@@ -1,9 +1,10 @@
 import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, ok } from '../../api/client';
+import { useState } from 'react';
+import { api, ok } from '../../api/client';
 import { FormError } from '../../components/states';
 import { PASSWORD_HINT } from '../../lib/password';
 import { Link } from '../../lib/router';
+import { useSubmit } from '../../lib/use-submit';
 import { AuthExtras } from './auth-extras';
 
 export function SignUp() {
@@ -11,30 +12,18 @@ export function SignUp() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [token, setToken] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useSubmit();
   document.title = 'Sign up · Phone-Gateway';
-  const field = (name: string) => (error instanceof ApiFailure ? error.field(name) : undefined);
+  const field = form.field;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await ok(
-        api.POST('/v1/auth/register', { body: { email, password, name: name || null, turnstile_token: token } }),
-      );
-      // Registering signs in; the mailed code is entered next.
-      window.dispatchEvent(new CustomEvent('signed-in', { detail: '/verify-email' }));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = form.submit(async () => {
+    await ok(api.POST('/v1/auth/register', { body: { email, password, name: name || null, turnstile_token: token } }));
+    // Registering signs in; the mailed code is entered next.
+    window.dispatchEvent(new CustomEvent('signed-in', { detail: '/verify-email' }));
+  });
 
   return (
-    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={(event) => void submit(event)} noValidate>
+    <Paper withBorder p="lg" mt="xl" component="form" onSubmit={submit} noValidate>
       <Stack>
         <Title order={1} size="h2">
           Create your account
@@ -66,8 +55,8 @@ export function SignUp() {
           aria-invalid={!!field('password')}
           onChange={(e) => setPassword(e.currentTarget.value)}
         />
-        <FormError error={error} fields={['name', 'email', 'password']} />
-        <Button type="submit" loading={busy}>
+        <FormError error={form.error} fields={['name', 'email', 'password']} />
+        <Button type="submit" loading={form.busy}>
           Sign up
         </Button>
         <AuthExtras onToken={setToken} />

@@ -1,50 +1,45 @@
 import { Alert, Button, Group, Paper, Stack, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiFailure, ok } from '../../api/client';
 import { Page } from '../../components/page';
 import { FormError } from '../../components/states';
 import { navigate } from '../../lib/router';
 import { RESEND_COOLDOWN_SECONDS, useCooldown } from '../../lib/use-cooldown';
 import { useSession } from '../../lib/session';
+import { useSubmit } from '../../lib/use-submit';
 
 export function VerifyEmail() {
   const { me, refresh } = useSession();
   const [code, setCode] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useSubmit();
   // Resend is throttled by the API (429 with Retry-After); the button shows the wait.
   const cooldown = useCooldown(RESEND_COOLDOWN_SECONDS);
   const wait = cooldown.wait;
   const [resent, setResent] = useState(false);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await ok(api.POST('/v1/auth/verify-email', { body: { code } }));
-      await refresh();
-      navigate('/', { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = form.submit(async () => {
+    await ok(api.POST('/v1/auth/verify-email', { body: { code } }));
+    await refresh();
+    navigate('/', { replace: true });
+  });
 
-  async function resend() {
-    setError(null);
-    setResent(false);
-    try {
-      // 202 carries no JSON (the server's text "Accepted"): read it as text.
-      await ok(api.POST('/v1/auth/verify-email/send', { parseAs: 'text' }));
-      setResent(true);
-      cooldown.start(RESEND_COOLDOWN_SECONDS);
-    } catch (e) {
-      if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
-      setError(e);
-    }
-  }
+  // A resend shares the form's error, not its busy state: the Verify button stays as it is.
+  const resend = () =>
+    form.run(
+      async () => {
+        setResent(false);
+        try {
+          // 202 carries no JSON (the server's text "Accepted"): read it as text.
+          await ok(api.POST('/v1/auth/verify-email/send', { parseAs: 'text' }));
+          setResent(true);
+          cooldown.start(RESEND_COOLDOWN_SECONDS);
+        } catch (e) {
+          if (e instanceof ApiFailure && e.retryAfterSeconds) cooldown.start(e.retryAfterSeconds);
+          throw e;
+        }
+      },
+      { busy: false },
+    );
 
   if (me.user.email_verified_at) {
     return (
@@ -55,7 +50,7 @@ export function VerifyEmail() {
   }
   return (
     <Page title="Verify your email">
-      <Paper withBorder p="lg" maw={440} component="form" onSubmit={(event) => void submit(event)} noValidate>
+      <Paper withBorder p="lg" maw={440} component="form" onSubmit={submit} noValidate>
         <Stack>
           <Text size="sm">
             We sent a six-digit code to <strong>{me.user.email}</strong>. It expires in 10 minutes.
@@ -68,14 +63,14 @@ export function VerifyEmail() {
             value={code}
             onChange={(e) => setCode(e.currentTarget.value.trim())}
           />
-          <FormError error={error} />
+          <FormError error={form.error} />
           {resent && (
             <Text size="sm" role="status" c="var(--pg-ok)">
               A new code is on its way.
             </Text>
           )}
           <Group>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={form.busy}>
               Verify
             </Button>
             <Button variant="default" onClick={() => void resend()} disabled={wait > 0}>
