@@ -268,7 +268,16 @@ runMain(async () => {
   const restPss = { ours: pssParts(ours.components), peer: pssParts(peer.components) };
   for (const side of SIDES) console.log(`PSS at rest, ${side}: ${restPss[side].line}`);
   const idle = { ours: await idleRate(ours.components), peer: await idleRate(peer.components) };
-  console.log(`idle CPU: ours ${idle.ours.total.toFixed(0)} ms/s, peer ${idle.peer.total.toFixed(0)} ms/s`);
+  const idleParts = (cpu: Cpu) =>
+    Object.entries(cpu)
+      .filter(([name]) => name !== 'total')
+      .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
+      .join(', ');
+  // Each part's idle rate is what its CPU in a round is less: a part busy while this was measured
+  // (still starting) would read 0 in every round, so the rates are shown.
+  console.log(
+    `idle CPU: ours ${idle.ours.total.toFixed(0)} ms/s (${idleParts(idle.ours)}), peer ${idle.peer.total.toFixed(0)} ms/s (${idleParts(idle.peer)})`,
+  );
 
   // Accept latency.
   const accept: Record<number, Record<Side, number[]>> = {};
