@@ -112,13 +112,26 @@ export interface Component {
   root: () => number | undefined;
   /** The root process alone, not the processes below it (counted as components of their own). */
   alone?: boolean;
+  /** Of the processes at or below the root, only those this keeps (one Postgres serving two systems). */
+  only?: (pid: number) => boolean;
+}
+
+/** The database a Postgres backend serves, from the title Postgres gives it ("postgres: user db host …"). */
+export function backendDatabase(pid: number): string | undefined {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    return /^postgres: \S+ (\S+) /.exec(title)?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 function usageOf(table: ProcessTable, component: Component, withPss: boolean): Usage {
   const root = component.root();
   const usage: Usage = { processes: 0, cpuMs: 0, rssBytes: 0, pssBytes: 0, pssAnonBytes: 0, pssShmemBytes: 0 };
   if (!root) return usage;
-  for (const pid of component.alone ? [root].filter((p) => table.stats.has(p)) : treeOf(table, root)) {
+  const pids = component.alone ? [root].filter((p) => table.stats.has(p)) : treeOf(table, root);
+  for (const pid of component.only ? pids.filter(component.only) : pids) {
     const stat = table.stats.get(pid)!;
     usage.processes += 1;
     usage.cpuMs += stat.cpuMs;

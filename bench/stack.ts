@@ -17,22 +17,14 @@ import type { Logger } from '../src/lib/logger';
 import { loadConfig, temporalCacheDir } from '../src/config';
 import { startTemporalDevServer } from '../src/dev/temporal-dev-server';
 import { startCluster } from '../src/dev/cluster';
-import { nodePorts, portsForNodes } from '../src/dev/temporal-cluster';
+import { DATABASES, nodePorts, portsForNodes } from '../src/dev/temporal-cluster';
 import { createLogger } from '../src/lib/logger';
 import { freePort, freePortRun } from '../test/support/net';
-import {
-  apiReady,
-  baseEnv,
-  ENTRY,
-  runMigrate,
-  spawnChild,
-  workerPolling,
-  type Child,
-} from '../test/support/stack';
+import { apiReady, baseEnv, ENTRY, runMigrate, spawnChild, workerPolling, type Child } from '../test/support/stack';
 import { Pool } from 'pg';
 import { startSmtpServer } from '../test/support/smtp';
 import { buildStart, startCommand } from '../test/support/start-script';
-import { childNamed, type Component } from './proc';
+import { backendDatabase, childNamed, type Component } from './proc';
 import { insertBenchPlan } from './setup';
 
 // ---------------------------------------------------------------------------------------------
@@ -314,7 +306,15 @@ export async function startBenchStack(options: {
       SMTP_URL: smtp.url,
       ...options.env,
     });
-    return { postgres, db, temporal, smtp, service, components: [postgres.component, ...components] };
+    // One Postgres holds Temporal's persistence and visibility beside ours: its backends for those
+    // databases count as Temporal's, the rest (ours, and the server's own processes) as Postgres.
+    const temporalsBackend = (pid: number) =>
+      (Object.values(DATABASES) as string[]).includes(backendDatabase(pid) ?? '');
+    const split: Component[] = [
+      { ...postgres.component, only: (pid) => !temporalsBackend(pid) },
+      { name: 'temporal-postgres', root: postgres.component.root, only: temporalsBackend },
+    ];
+    return { postgres, db, temporal, smtp, service, components: [...split, ...components] };
   }
   const temporal = await startTemporal();
   await migrate(postgres.url);
