@@ -90,20 +90,13 @@ export function toPage<T extends { createdAt: Date; id: string }>(rows: T[], lim
 }
 
 /** One page of `entity` matching `where`, ordered by (created_at, id), as plain (unmanaged) rows. */
-export async function findPage<T extends { createdAt: Date; id: string }>(
+export function findPage<T extends { createdAt: Date; id: string }>(
   em: EntityManager,
   entity: EntityName<T>,
   where: FilterQuery<T>,
   options: { cursor?: string | null; limit: number; order?: Order },
 ): Promise<Page<T>> {
-  const order = options.order ?? 'desc';
-  const cursor = options.cursor ? decodeCursor(options.cursor) : null;
-  const filter = cursor ? ({ $and: [where, afterCursor(cursor, order)] } as FilterQuery<T>) : where;
-  const rows = await readRows(em, entity, filter, {
-    orderBy: { createdAt: order, id: order },
-    limit: options.limit + 1,
-  });
-  return toPage(rows, options.limit);
+  return findPageOfAny(em, entity, [where], options);
 }
 
 /**
