@@ -246,11 +246,8 @@ create table messages (
   data_port integer,
   body_from_batch boolean not null default false,
   constraint messages_pkey PRIMARY KEY (id),
-  constraint messages_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
-  constraint messages_device_id_fkey FOREIGN KEY (device_id) REFERENCES devices(id),
   constraint messages_direction_check CHECK ((direction = ANY (ARRAY['outbound'::text, 'inbound'::text]))),
-  constraint messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'dispatched'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'unknown'::text, 'received'::text]))),
-  constraint messages_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+  constraint messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'dispatched'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'unknown'::text, 'received'::text])))
 );
 CREATE INDEX messages_batch_idx ON messages USING btree (batch_id, "position");
 CREATE INDEX messages_device_idx ON messages USING btree (device_id, created_at DESC, id DESC);
@@ -539,6 +536,84 @@ create table webhooks (
 CREATE INDEX webhooks_device_idx ON webhooks USING btree (device_id) WHERE (device_id IS NOT NULL);
 CREATE INDEX webhooks_user_idx ON webhooks USING btree (user_id, created_at) WHERE (deleted_at IS NULL);
 
+CREATE OR REPLACE FUNCTION message_parents_exist()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        perform 1 from users where id = new.user_id for key share;
+        if not found then
+          raise foreign_key_violation using constraint = 'messages_user_id_fkey',
+            message = 'update on table "messages" names an account that does not exist';
+        end if;
+        perform 1 from devices where id = new.device_id for key share;
+        if not found then
+          raise foreign_key_violation using constraint = 'messages_device_id_fkey',
+            message = 'update on table "messages" names a phone that does not exist';
+        end if;
+        if new.batch_id is not null then
+          perform 1 from batches where id = new.batch_id for key share;
+          if not found then
+            raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
+              message = 'update on table "messages" names a batch that does not exist';
+          end if;
+        end if;
+        return null;
+      end $function$;
+
+CREATE OR REPLACE FUNCTION messages_delete_of_batch()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        delete from messages where batch_id = old.id;
+        return old;
+      end $function$;
+
+CREATE OR REPLACE FUNCTION messages_delete_of_user()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        delete from messages where user_id = old.id;
+        return old;
+      end $function$;
+
+CREATE OR REPLACE FUNCTION messages_keep_device()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        if exists (select 1 from messages where device_id = old.id) then
+          raise foreign_key_violation using constraint = 'messages_device_id_fkey',
+            message = 'delete on table "devices" would leave messages without their phone';
+        end if;
+        return null;
+      end $function$;
+
+CREATE OR REPLACE FUNCTION messages_parents_exist()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        if (select count(*) from (select 1 from users where id in (select user_id from added) for key share) l)
+             <> (select count(distinct user_id) from added) then
+          raise foreign_key_violation using constraint = 'messages_user_id_fkey',
+            message = 'insert on table "messages" names an account that does not exist';
+        end if;
+        if (select count(*) from (select 1 from devices where id in (select device_id from added) for key share) l)
+             <> (select count(distinct device_id) from added) then
+          raise foreign_key_violation using constraint = 'messages_device_id_fkey',
+            message = 'insert on table "messages" names a phone that does not exist';
+        end if;
+        if (select count(*) from (select 1 from batches where id in (select batch_id from added) for key share) l)
+             <> (select count(distinct batch_id) from added) then
+          raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
+            message = 'insert on table "messages" names a batch that does not exist';
+        end if;
+        return null;
+      end $function$;
+
 CREATE OR REPLACE FUNCTION notify_api_key_changed()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -588,7 +663,12 @@ AS $function$
 
 CREATE TRIGGER api_keys_notify_delete AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_changed();
 CREATE TRIGGER api_keys_notify_update AFTER UPDATE OF revoked_at, expires_at, scopes, key_hash, user_id ON api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_changed();
+CREATE TRIGGER batches_delete_messages BEFORE DELETE ON batches FOR EACH ROW EXECUTE FUNCTION messages_delete_of_batch();
 CREATE TRIGGER batches_notify_device AFTER UPDATE OF status, device_id ON batches FOR EACH ROW WHEN (((new.device_id IS NOT NULL) AND (((old.status = 'scheduled'::text) AND (new.status <> 'scheduled'::text)) OR (old.device_id IS DISTINCT FROM new.device_id)))) EXECUTE FUNCTION notify_device_of_batch();
+CREATE TRIGGER devices_keep_messages AFTER DELETE ON devices FOR EACH ROW EXECUTE FUNCTION messages_keep_device();
 CREATE TRIGGER devices_notify_delete AFTER DELETE ON devices FOR EACH ROW EXECUTE FUNCTION notify_device_deleted();
 CREATE TRIGGER devices_notify_device AFTER UPDATE ON devices FOR EACH ROW WHEN ((((((((((((((((((old.enabled IS DISTINCT FROM new.enabled) OR (old.receive_enabled IS DISTINCT FROM new.receive_enabled)) OR (old.heartbeat_interval_minutes IS DISTINCT FROM new.heartbeat_interval_minutes)) OR (old.send_delay_seconds IS DISTINCT FROM new.send_delay_seconds)) OR (old.preferred_sim_subscription_id IS DISTINCT FROM new.preferred_sim_subscription_id)) OR (old.unpaired_at IS DISTINCT FROM new.unpaired_at)) OR (old.token_hash IS DISTINCT FROM new.token_hash)) OR (old.send_delay_jitter_seconds IS DISTINCT FROM new.send_delay_jitter_seconds)) OR (old.max_sends_per_minute IS DISTINCT FROM new.max_sends_per_minute)) OR (old.max_sends_per_hour IS DISTINCT FROM new.max_sends_per_hour)) OR (old.send_window IS DISTINCT FROM new.send_window)) OR (old.sending_capacity IS DISTINCT FROM new.sending_capacity)) OR (old.sending_capacity_minutes IS DISTINCT FROM new.sending_capacity_minutes)) OR (old.paused_until IS DISTINCT FROM new.paused_until)) OR (old.max_sends_per_day IS DISTINCT FROM new.max_sends_per_day)) OR (old.sim_selection IS DISTINCT FROM new.sim_selection)) OR (old.processing_order IS DISTINCT FROM new.processing_order))) EXECUTE FUNCTION notify_device_of_itself();
 CREATE TRIGGER messages_notify_devices AFTER INSERT ON messages REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION notify_devices_of_messages();
+CREATE TRIGGER messages_parents_insert AFTER INSERT ON messages REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION messages_parents_exist();
+CREATE TRIGGER messages_parents_update AFTER UPDATE OF user_id, device_id, batch_id ON messages FOR EACH ROW WHEN (((old.user_id IS DISTINCT FROM new.user_id) OR (old.device_id IS DISTINCT FROM new.device_id) OR (old.batch_id IS DISTINCT FROM new.batch_id))) EXECUTE FUNCTION message_parents_exist();
+CREATE TRIGGER users_delete_messages BEFORE DELETE ON users FOR EACH ROW EXECUTE FUNCTION messages_delete_of_user();

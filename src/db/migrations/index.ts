@@ -33,6 +33,7 @@ import { Migration20261129050000Redeliveries } from './Migration20261129050000Re
 import { Migration20261129070000MessageTemplates } from './Migration20261129070000MessageTemplates';
 import { Migration20261129070100BatchRetries } from './Migration20261129070100BatchRetries';
 import { Migration20261129080000BatchBodySearch } from './Migration20261129080000BatchBodySearch';
+import { Migration20261129090000MessageParents } from './Migration20261129090000MessageParents';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -70,4 +71,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129070000MessageTemplates', class: Migration20261129070000MessageTemplates },
   { name: 'Migration20261129070100BatchRetries', class: Migration20261129070100BatchRetries },
   { name: 'Migration20261129080000BatchBodySearch', class: Migration20261129080000BatchBodySearch },
+  { name: 'Migration20261129090000MessageParents', class: Migration20261129090000MessageParents },
 ];
