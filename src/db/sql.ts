@@ -108,8 +108,12 @@ export function camelRows<T>(rows: Record<string, unknown>[]): T[] {
 
 export interface QueryOptions {
   /**
-   * A named statement: each connection parses and plans it once instead of at every call, for a
-   * statement whose planning costs more than running it (the one statement of a send).
+   * A named statement: each connection parses it once instead of at every call, and plans it once
+   * when a generic plan does as well, for a statement whose parsing and planning cost more than
+   * running it (a send's, a phone's fetch and report). Only for a text that is the same at every
+   * call (a list travels as arrays, not as a row of values per item: each connection keeps every text
+   * it prepared) and that names its result's columns rather than `*` (Postgres refuses to run a
+   * prepared statement whose result a migration changed).
    */
   prepared?: boolean;
 }

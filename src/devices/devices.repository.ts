@@ -79,6 +79,7 @@ export const devicesRepository = {
     const [row] = await query<{ id: string; userId: string }>(
       em,
       sql`select id, user_id from devices where token_hash = ${tokenHash} and unpaired_at is null`,
+      { prepared: true },
     );
     return row ? { userId: row.userId, deviceId: row.id } : null;
   },
@@ -86,10 +87,11 @@ export const devicesRepository = {
   /** device_id when given, else the default device, else the most recently online one; enabled and paired only. */
   async sendingDevice(em: EntityManager, userId: string, deviceId?: string | null): Promise<SendingDevice | undefined> {
     const [device] = deviceId
-      ? await query<SendingDevice>(em, sql`${sending(userId)} and id = ${deviceId}`)
+      ? await query<SendingDevice>(em, sql`${sending(userId)} and id = ${deviceId}`, { prepared: true })
       : await query<SendingDevice>(
           em,
           sql`${sending(userId)} order by is_default desc, online desc, last_heartbeat_at desc nulls last, created_at desc limit 1`,
+          { prepared: true },
         );
     return device;
   },
@@ -185,6 +187,7 @@ export const devicesRepository = {
     const [row] = await query<OutboxSettings & { pausedUntil: unknown }>(
       tx,
       sql`select ${PACING}, paused_until, processing_order, sim_selection from devices where id = ${deviceId}`,
+      { prepared: true },
     );
     return row && { ...row, pausedUntil: toDate(row.pausedUntil) };
   },
@@ -217,15 +220,15 @@ export const devicesRepository = {
   async settle(tx: EntityManager, settlements: OutboxSettlement[]): Promise<void> {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
     if (changed.length === 0) return;
-    const values = changed.map(
-      (s) => sql`(${s.deviceId}::uuid, ${s.left}::int, ${s.leftHigh ?? 0}::int, ${s.sent}::int)`,
-    );
     await query(
       tx,
       sql`update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
               queue_depth_high = greatest(d.queue_depth_high - v.left_high_n, 0), sent_count = d.sent_count + v.sent_n
-         from (values ${sql.join(values)}) as v (id, left_n, left_high_n, sent_n)
+         from unnest(${changed.map((s) => s.deviceId)}::uuid[], ${changed.map((s) => s.left)}::int[],
+                     ${changed.map((s) => s.leftHigh ?? 0)}::int[], ${changed.map((s) => s.sent)}::int[])
+              as v (id, left_n, left_high_n, sent_n)
         where d.id = v.id`,
+      { prepared: true },
     );
   },
 

@@ -24,6 +24,7 @@ export const eventsRepository = {
           select id, user_id, name, data, message_id, device_id, created_at
             from json_to_recordset(${rows}::json)
               as x (id uuid, user_id uuid, name text, data jsonb, message_id uuid, device_id uuid, created_at timestamptz)`,
+      { prepared: true },
     );
   },
 };

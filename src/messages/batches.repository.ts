@@ -109,16 +109,16 @@ export const batchesRepository = {
   ): Promise<BatchCounts[]> {
     if (deltas.size === 0) return [];
     const column = (c: BatchCounter) => sql.identifier(c);
-    const values = [...deltas.entries()].map(
-      ([id, d]) => sql`(${id}::uuid, ${sql.join(COUNTERS.map((c) => sql`${Math.trunc(d[c] ?? 0)}::int`))})`,
-    );
+    const entries = [...deltas.entries()];
+    const arrays = COUNTERS.map((c) => sql`${entries.map(([, d]) => Math.trunc(d[c] ?? 0))}::int[]`);
     return query<BatchCounts>(
       tx,
       sql`update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = b.${column(c)} + v.${column(c)}`))},
                  updated_at = ${now}
-            from (values ${sql.join(values)}) as v (id, ${sql.join(COUNTERS.map(column))})
+            from unnest(${entries.map(([id]) => id)}::uuid[], ${sql.join(arrays)}) as v (id, ${sql.join(COUNTERS.map(column))})
            where b.id = v.id
           returning b.id, b.user_id, b.device_id, b.status, b.recipient_count, ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
+      { prepared: true },
     );
   },
 
@@ -134,7 +134,6 @@ export const batchesRepository = {
   /** Sets batches' statuses; final ones get completed_at and, when every message failed, an error. */
   async setStatuses(tx: EntityManager, changes: Array<{ id: string; status: BatchStatus }>, now: Date) {
     if (changes.length === 0) return;
-    const values = changes.map((c) => sql`(${c.id}::uuid, ${c.status}::text)`);
     await query(
       tx,
       sql`update batches b set status = v.status, updated_at = ${now},
@@ -143,8 +142,9 @@ export const batchesRepository = {
                            then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
                                                        else 'Every message failed.' end)
                            else b.error end
-         from (values ${sql.join(values)}) as v (id, status)
+         from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[]) as v (id, status)
         where b.id = v.id`,
+      { prepared: true },
     );
   },
 
@@ -238,6 +238,7 @@ export const batchesRepository = {
       em,
       sql`update batches set workflow_started_at = ${at}
            where id = any(${ids}::uuid[]) and workflow_started_at is null`,
+      { prepared: true },
     );
   },
 };

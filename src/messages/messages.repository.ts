@@ -2,7 +2,7 @@ import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql
 import { createdWithin, findPage, findPageOfAny, type Page } from '../http/pagination';
 import { toDate } from '../db/sql';
 import { Message, type MessageStatus } from './message.entity';
-import { query, sql } from '../db/sql';
+import { query, sql, type Sql } from '../db/sql';
 
 // Reading messages: one, a batch's, and the keyset-paginated lists; and the message row's mapping,
 // shared by the statements of the other messages repositories (send, outbox, reports, failover,
@@ -10,7 +10,26 @@ import { query, sql } from '../db/sql';
 
 type Row = Record<string, unknown>;
 
-/** A message row as Postgres returns it (`m.*`), as the entity type the views render. */
+// The columns messageFromRow reads. A prepared statement names them rather than `m.*`: Postgres
+// refuses to run a prepared statement whose result's columns changed since it was planned, which a
+// migration adding a column would do under a running process.
+const COLUMNS =
+  `id user_id batch_id device_id direction status body encrypted data_port recipient sender sim_subscription_id
+  segments position priority fingerprint error_code error_message available_at stale_at dispatched_at held_at send_id sent_at
+  delivered_at failed_at received_at created_at updated_at`.split(/\s+/);
+const columnLists = new Map<string, Sql>();
+
+/** `alias.id, alias.user_id, …`: a message row's columns, as messageFromRow reads them. */
+export function messageColumns(alias: string): Sql {
+  let list = columnLists.get(alias);
+  if (!list) {
+    list = sql.join(COLUMNS.map((column) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`));
+    columnLists.set(alias, list);
+  }
+  return list;
+}
+
+/** A message row as Postgres returns it (`messageColumns`), as the entity type the views render. */
 export function messageFromRow(row: Row): Message {
   return {
     id: row.id as string,
@@ -51,7 +70,7 @@ export interface Moved {
   from: MessageStatus;
 }
 
-/** Rows of `m.*` and the status before (`old_status`), as moves. */
+/** Rows of a message's columns and the status before (`old_status`), as moves. */
 export const movedFromRows = (rows: Row[]): Moved[] =>
   rows.map(({ old_status, ...row }) => ({ message: messageFromRow(row), from: old_status as MessageStatus }));
 

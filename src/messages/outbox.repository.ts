@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, queryRaw, sql, type Sql } from '../db/sql';
 import type { ProcessingOrder } from '../devices/device.entity';
-import { movedFromRows, type Moved } from './messages.repository';
+import { messageColumns, movedFromRows, type Moved } from './messages.repository';
 
 // A phone's outbox: handing out what it may send now, its pace's counts, and the probes that tell
 // it (or its live channel) that there is new work.
@@ -55,7 +55,7 @@ export const outboxRepository = {
           set status = 'dispatched', updated_at = ${now}, held_at = null,
               dispatched_at = case when due.held then ${now} else coalesce(m.dispatched_at, ${now}) end
          from due where m.id = due.id
-       returning m.*, due.old_status, (due.old_status = 'queued' or due.held) as for_send`;
+       returning ${messageColumns('m')}, due.old_status, (due.old_status = 'queued' or due.held) as for_send`;
     const rows = await queryRaw(
       tx,
       fresh === null
@@ -68,6 +68,8 @@ export const outboxRepository = {
                           for update skip locked),
                 due as (select * from again union all select * from fresh)
            ${dispatch}`,
+      // Planning it costs more than running it for a page of a few texts: each connection plans it once.
+      { prepared: true },
     );
     const forSend = new Set(rows.filter((row) => row.for_send === true).map((row) => row.id as string));
     const later = order === 'lifo' ? -1 : 1;
@@ -199,6 +201,7 @@ export const outboxRepository = {
              and exists (select 1 from messages
                           where device_id = ${deviceId} and direction = 'outbound' and ${WAITING}
                             and available_at <= ${now} and stale_at > ${now})`,
+      { prepared: true },
     );
   },
 };

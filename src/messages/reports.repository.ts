@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRaw, sql, type Sql } from '../db/sql';
 import type { Message, MessageStatus } from './message.entity';
-import { messageFromRow, movedFromRows, type Moved } from './messages.repository';
+import { messageColumns, messageFromRow, movedFromRows, type Moved } from './messages.repository';
 
 // Moving messages: a phone's reports, and the moves of open messages a condition selects (lapsed,
 // cancelled, a phone disabled).
@@ -19,8 +19,10 @@ export const reportsRepository = {
   async lockOwned(tx: EntityManager, deviceId: string, ids: string[]): Promise<Message[]> {
     const rows = await queryRaw(
       tx,
-      sql`select * from messages where id = any(${ids}::uuid[]) and device_id = ${deviceId} and direction = 'outbound'
-           order by id for update`,
+      sql`select ${messageColumns('m')} from messages m
+           where m.id = any(${ids}::uuid[]) and m.device_id = ${deviceId} and m.direction = 'outbound'
+           order by m.id for update`,
+      { prepared: true },
     );
     return rows.map(messageFromRow);
   },
@@ -47,7 +49,7 @@ export const reportsRepository = {
                      ${changes.map((c) => c.errorMessage ?? null)}::text[])
               as v (id, status, at, has_code, error_code, has_message, error_message)
         where m.id = v.id
-       returning m.*`,
+       returning ${messageColumns('m')}`,
       { prepared: true },
     );
     return rows.map(messageFromRow);

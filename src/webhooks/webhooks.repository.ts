@@ -108,6 +108,7 @@ export const webhooksRepository = {
                            and (w.device_id is null or w.device_id = x.device_id)
            where w.enabled and w.deleted_at is null
            order by x.i, w.created_at, w.id`,
+      { prepared: true },
     );
   },
 
