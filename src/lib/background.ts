@@ -1,3 +1,4 @@
+import { setImmediate as afterIo } from 'node:timers/promises';
 import type { Logger } from './logger';
 
 /**
@@ -9,7 +10,9 @@ export function createBackground(logger: Logger) {
   const inFlight = new Set<Promise<void>>();
   return {
     run(what: string, task: () => Promise<void>): void {
-      const promise = Promise.resolve()
+      // After the event loop's current turn: a task's own first steps (a workflow start's request built
+      // and encoded) run after the answer of the request that caused it is written, not before.
+      const promise = afterIo()
         .then(task)
         .catch((error) => logger.warn({ err: error }, `${what} failed`))
         .finally(() => inFlight.delete(promise));
