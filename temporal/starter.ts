@@ -41,6 +41,13 @@ export interface StartKind<T extends { id: string }> {
    * quiet spell goes at once.
    */
   pauseMs?: number;
+  /**
+   * How long the record of a round's starts (`markStarted`) waits for the next rounds' starts, to
+   * record them all in one statement (sends one after another each start one workflow); the starts
+   * themselves are not held up. The record only keeps the reconciler from starting them again (a
+   * start repeated is a no-op), so it may lag.
+   */
+  recordAfterMs?: number;
 }
 
 /** What the starter adds to every start. */
@@ -68,6 +75,15 @@ export interface StarterDeps {
   eagerStart?: boolean;
 }
 
+/** A kind's rows waiting for their start, and the started ones waiting for their record. */
+interface Queue {
+  items: Queued<unknown>[];
+  pumping: boolean;
+  lastRoundAt: number;
+  unrecorded: string[];
+  recording: boolean;
+}
+
 /** A row waiting for its start, with the trace context it was queued in (tracing on only). */
 interface Queued<T> {
   item: T;
@@ -88,7 +104,7 @@ const SWEEP_LIMIT = 500;
 export function createStarter(deps: StarterDeps) {
   const graceMs = deps.graceMs ?? 30_000;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kinds of any row shape share one map
-  const queues = new Map<StartKind<any>, { items: Queued<unknown>[]; pumping: boolean; lastRoundAt: number }>();
+  const queues = new Map<StartKind<any>, Queue>();
 
   async function startOne<T extends { id: string }>(kind: StartKind<T>, { item, trace }: Queued<T>): Promise<boolean> {
     try {
@@ -133,8 +149,8 @@ export function createStarter(deps: StarterDeps) {
     return [...groups.values()];
   }
 
-  /** Starts these rows' workflows, PARALLEL_STARTS at a time, and records the ones that run. */
-  async function startQueued<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Promise<number> {
+  /** Starts these rows' workflows, PARALLEL_STARTS at a time; the ids of the rows whose workflow runs. */
+  async function startGroups<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Promise<string[]> {
     const started: string[] = [];
     const groups = groupsOf(kind, items);
     let next = 0;
@@ -145,6 +161,12 @@ export function createStarter(deps: StarterDeps) {
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_STARTS, groups.length) }, lane));
+    return started;
+  }
+
+  /** Starts these rows' workflows and records the ones that run. */
+  async function startQueued<T extends { id: string }>(kind: StartKind<T>, items: Queued<T>[]): Promise<number> {
+    const started = await startGroups(kind, items);
     if (started.length > 0) await kind.markStarted(started);
     return started.length;
   }
@@ -163,7 +185,25 @@ export function createStarter(deps: StarterDeps) {
         const wait = queue.lastRoundAt + (kind.pauseMs ?? 0) - Date.now();
         if (wait > 0) await delay(wait);
         queue.lastRoundAt = Date.now();
-        await startQueued(kind, queue.items.splice(0, chunk) as Queued<T>[]);
+        const started = await startGroups(kind, queue.items.splice(0, chunk) as Queued<T>[]);
+        if (!kind.recordAfterMs) {
+          if (started.length > 0) await kind.markStarted(started);
+          continue;
+        }
+        queue.unrecorded.push(...started);
+        if (queue.unrecorded.length >= chunk) await kind.markStarted(queue.unrecorded.splice(0));
+        else if (queue.unrecorded.length > 0 && !queue.recording) {
+          // The rounds of the next recordAfterMs share this record; their starts are not held up.
+          queue.recording = true;
+          deps.background.run(`${kind.name} start records`, async () => {
+            try {
+              await delay(kind.recordAfterMs);
+            } finally {
+              queue.recording = false;
+            }
+            if (queue.unrecorded.length > 0) await kind.markStarted(queue.unrecorded.splice(0));
+          });
+        }
       }
     } finally {
       queue.pumping = false;
@@ -175,7 +215,8 @@ export function createStarter(deps: StarterDeps) {
     enqueue<T extends { id: string }>(kind: StartKind<T>, items: T[]): void {
       if (items.length === 0) return;
       let queue = queues.get(kind);
-      if (!queue) queues.set(kind, (queue = { items: [], pumping: false, lastRoundAt: 0 }));
+      if (!queue)
+        queues.set(kind, (queue = { items: [], pumping: false, lastRoundAt: 0, unrecorded: [], recording: false }));
       // Off: nothing is captured (no context manager is installed to ask).
       const trace = deps.tracing ? traceContext.active() : undefined;
       for (const item of items) queue.items.push({ item, trace });

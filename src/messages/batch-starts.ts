@@ -70,6 +70,8 @@ export function batchStarts(deps: BatchStartsDeps): StartKind<BatchStart> {
         scheduled: !!batch.scheduledAt && !batch.settled,
       }),
     markStarted: (ids) => batchesRepository.markBatchesStarted(deps.em(), ids, deps.clock.now()),
+    // Sends one after another share the statement that records their starts.
+    recordAfterMs: 50,
     unstarted: (before, limit) => batchesRepository.unstartedBatches(deps.em(), before, limit),
   };
 }
