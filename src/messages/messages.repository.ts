@@ -13,7 +13,7 @@ type Row = Record<string, unknown>;
 // The columns messageFromRow reads. A prepared statement names them rather than `m.*`: Postgres
 // refuses to run a prepared statement whose result's columns changed since it was planned, which a
 // migration adding a column would do under a running process.
-const COLUMNS =
+export const MESSAGE_COLUMNS: readonly string[] =
   `id user_id batch_id device_id direction status body encrypted data_port recipient sender sim_subscription_id
   segments position priority fingerprint error_code error_message available_at stale_at dispatched_at held_at send_id sent_at
   delivered_at failed_at received_at created_at updated_at`.split(/\s+/);
@@ -23,7 +23,7 @@ const columnLists = new Map<string, Sql>();
 export function messageColumns(alias: string): Sql {
   let list = columnLists.get(alias);
   if (!list) {
-    list = sql.join(COLUMNS.map((column) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`));
+    list = sql.join(MESSAGE_COLUMNS.map((column) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`));
     columnLists.set(alias, list);
   }
   return list;
