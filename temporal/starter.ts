@@ -186,21 +186,16 @@ export function createStarter(deps: StarterDeps) {
         if (wait > 0) await delay(wait);
         queue.lastRoundAt = Date.now();
         const started = await startGroups(kind, queue.items.splice(0, chunk) as Queued<T>[]);
-        if (!kind.recordAfterMs) {
-          if (started.length > 0) await kind.markStarted(started);
-          continue;
-        }
         queue.unrecorded.push(...started);
-        if (queue.unrecorded.length >= chunk) await kind.markStarted(queue.unrecorded.splice(0));
-        else if (queue.unrecorded.length > 0 && !queue.recording) {
+        if (!kind.recordAfterMs || queue.unrecorded.length >= chunk) {
+          if (queue.unrecorded.length > 0) await kind.markStarted(queue.unrecorded.splice(0));
+        } else if (queue.unrecorded.length > 0 && !queue.recording) {
           // The rounds of the next recordAfterMs share this record; their starts are not held up.
           queue.recording = true;
+          const after = kind.recordAfterMs;
           deps.background.run(`${kind.name} start records`, async () => {
-            try {
-              await delay(kind.recordAfterMs);
-            } finally {
-              queue.recording = false;
-            }
+            await delay(after);
+            queue.recording = false;
             if (queue.unrecorded.length > 0) await kind.markStarted(queue.unrecorded.splice(0));
           });
         }
