@@ -18,6 +18,8 @@
 //                       batched report) so each batch settles and its workflow ends; 3 rounds
 //   drain               phone 1 fetches 100 and reports them in one batched report, 15 s, 3 rounds
 //   memory after load   PSS once the load is over
+//   without the server  ours only: accept and send → fetch again (2 rounds each) with the Temporal
+//                       server stopped, against the peer's figures above: our part of those gaps
 // CPU is user + system time of every process of each side (/proc), its idle rate subtracted.
 //
 //   PEER_DIR=~/.cache/phone-gateway/smsgate-server-v1.44.7 npm run bench:peer [-- --stack=cluster]
@@ -279,38 +281,71 @@ runMain(async () => {
     `idle CPU: ours ${idle.ours.total.toFixed(0)} ms/s (${idleParts(idle.ours)}), peer ${idle.peer.total.toFixed(0)} ms/s (${idleParts(idle.peer)})`,
   );
 
-  // Accept latency.
-  const accept: Record<number, Record<Side, number[]>> = {};
-  for (const n of [1, 100]) {
-    accept[n] = { ours: [], peer: [] };
-    for (let round = 0; round < 4; round++)
-      for (const side of order(round))
-        for (let i = 0; i < 50; i++) accept[n][side].push((await sys[side].send(n, 2)).ms);
-  }
-  // Phone 2's queue emptied again, so the next phase finds each new message at once.
-  for (const side of SIDES)
-    for (;;) {
-      const f = await sys[side].fetch(2);
-      if (f.ids.length === 0) break;
-      await sys[side].report(f.raw, 2);
+  // Accept latency: sends of 1, then of 100, to phone 2 in rounds of 50; then phone 2's queue
+  // emptied again, so the next phase finds each new message at once.
+  const acceptLatency = async (sides: Side[], roundCount: number) => {
+    const accept: Record<number, Record<Side, number[]>> = {};
+    for (const n of [1, 100]) {
+      accept[n] = { ours: [], peer: [] };
+      for (let round = 0; round < roundCount; round++)
+        for (const side of order(round).filter((one) => sides.includes(one)))
+          for (let i = 0; i < 50; i++) accept[n][side].push((await sys[side].send(n, 2)).ms);
     }
-  await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
-
-  // Send → the phone's next fetch sees it.
-  const seen: Record<Side, number[]> = { ours: [], peer: [] };
-  for (let round = 0; round < 4; round++)
-    for (const side of order(round))
-      for (let i = 0; i < 10; i++) {
-        const started = performance.now();
-        const { ids } = await sys[side].send(1, 2);
-        for (;;) {
-          const f = await sys[side].fetch(2);
-          if (f.raw.length) await sys[side].report(f.raw, 2);
-          if (f.ids.some((id) => ids.includes(id))) break;
-          if (performance.now() - started > 30_000) throw new Error(`${side}: a send never reached the phone's fetch`);
-        }
-        seen[side].push(performance.now() - started);
+    for (const side of sides)
+      for (;;) {
+        const f = await sys[side].fetch(2);
+        if (f.ids.length === 0) break;
+        await sys[side].report(f.raw, 2);
       }
+    await Promise.all(sides.map((side) => quiet(sys[side].components, idle[side])));
+    return accept;
+  };
+  // Send → the phone's next fetch sees it → reported, in rounds of 10.
+  const seenLatency = async (sides: Side[], roundCount: number) => {
+    const seen: Record<Side, number[]> = { ours: [], peer: [] };
+    for (let round = 0; round < roundCount; round++)
+      for (const side of order(round).filter((one) => sides.includes(one)))
+        for (let i = 0; i < 10; i++) {
+          const started = performance.now();
+          const { ids } = await sys[side].send(1, 2);
+          for (;;) {
+            const f = await sys[side].fetch(2);
+            if (f.raw.length) await sys[side].report(f.raw, 2);
+            if (f.ids.some((id) => ids.includes(id))) break;
+            if (performance.now() - started > 30_000)
+              throw new Error(`${side}: a send never reached the phone's fetch`);
+          }
+          seen[side].push(performance.now() - started);
+        }
+    return seen;
+  };
+  const accept = await acceptLatency(SIDES, 4);
+  const seen = await seenLatency(SIDES, 4);
+
+  // Our latencies again with the Temporal server stopped (SIGSTOP; every process of ours named
+  // temporal but its Postgres backends), right after the rounds above so that phone 2 is as they
+  // left it: the sends' workflow starts and settling signals wait in our process until it continues,
+  // so the requests run without the server's work for the sends before them beside them on the same
+  // cores. What is left of each latency gap without that work, against the peer's figures above.
+  const temporalPids = ours.components
+    .filter((c) => c.name.startsWith('temporal') && c.name !== 'temporal-postgres')
+    .map((c) => c.root())
+    .filter((pid): pid is number => pid !== undefined);
+  const signal = (name: NodeJS.Signals) => temporalPids.forEach((pid) => process.kill(pid, name));
+  onCleanup('let the Temporal server continue', () => signal('SIGCONT'));
+  await quiet(ours.components, idle.ours);
+  signal('SIGSTOP');
+  let stopped: { accept: Awaited<ReturnType<typeof acceptLatency>>; seen: Record<Side, number[]> };
+  try {
+    stopped = { accept: await acceptLatency(['ours'], 2), seen: await seenLatency(['ours'], 2) };
+  } finally {
+    signal('SIGCONT');
+  }
+  await quiet(ours.components, idle.ours);
+  console.log(
+    `with the Temporal server stopped (${temporalPids.length} process(es)): accept 1 p50 ${median(stopped.accept[1].ours).toFixed(2)} ms, ` +
+      `accept 100 ${median(stopped.accept[100].ours).toFixed(2)} ms, send → fetch → reported ${stopped.seen.ours.map((ms) => ms.toFixed(0)).join(' ')} ms`,
+  );
 
   // Loads of 3 interleaved rounds: units done per second and CPU per unit, by process, counted from
   // the round's start until the side is quiet again (the work a request leaves behind counts).
@@ -432,6 +467,18 @@ runMain(async () => {
   latency('accept 1 recipient', accept[1], 1.5, 3);
   latency('accept 100 recipients', accept[100], 1.5, 3);
   latency('send → the next fetch sees it → reported', seen, 2, 2);
+  // Ours with the Temporal server stopped, against the peer's rounds above (its p50s only).
+  const withoutServer = (label: string, ours: number[], peer: number[], goal: number) =>
+    rows.push({
+      target: `${label}, p50, the Temporal server stopped`,
+      ours: p(ours),
+      peer: p(peer),
+      unit: 'ms',
+      goal: ['≤', goal],
+    });
+  withoutServer('accept 1 recipient', stopped.accept[1].ours, accept[1].peer, 1.5);
+  withoutServer('accept 100 recipients', stopped.accept[100].ours, accept[100].peer, 1.5);
+  withoutServer('send → the next fetch sees it → reported', stopped.seen.ours, seen.peer, 2);
   // The CPU of the named parts of a side (the sum of the components whose names start so).
   const part = (cpu: Cpu, ...prefixes: string[]) =>
     Object.entries(cpu)
