@@ -333,7 +333,8 @@ runMain(async () => {
     .filter((pid): pid is number => pid !== undefined);
   const signal = (name: NodeJS.Signals) => temporalPids.forEach((pid) => process.kill(pid, name));
   onCleanup('let the Temporal server continue', () => signal('SIGCONT'));
-  await quiet(ours.components, idle.ours);
+  // Both sides quiet: the peer's database still writing out its rounds would share the cores too.
+  await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
   signal('SIGSTOP');
   let stopped: { accept: Awaited<ReturnType<typeof acceptLatency>>; seen: Record<Side, number[]> };
   try {
