@@ -13,20 +13,20 @@
 //   memory at rest      PSS of every process after both settled
 //   accept              200 sequential sends of 1 recipient, then of 100, in 4 rounds of 50
 //   send → fetch        a send to the idle phone 2, then its fetches until one sees it (4 × 10)
+//   without the server  ours only: the accept and send → fetch rounds again (2 each) with the
+//                       Temporal server stopped, against the peer's figures: our part of those gaps
 //   throughput          4 senders of 100 recipients for 10 s, 3 rounds; CPU until the stack is quiet
 //   sends of 1          8 senders of 1 recipient to phone 2 for 10 s, then phone 2 drains them (fetch +
 //                       batched report) so each batch settles and its workflow ends; 3 rounds
 //   drain               phone 1 fetches 100 and reports them in one batched report, 15 s, 3 rounds
 //   memory after load   PSS once the load is over
-//   without the server  ours only: accept and send → fetch again (2 rounds each) with the Temporal
-//                       server stopped, against the peer's figures above: our part of those gaps
 // CPU is user + system time of every process of each side (/proc), its idle rate subtracted.
 //
 //   PEER_DIR=~/.cache/phone-gateway/smsgate-server-v1.44.7 npm run bench:peer [-- --stack=cluster]
 // --stack=cluster: ours is the production shape of `npm run cluster` instead (two Temporal servers on
 // the bench's Postgres, two api and two worker processes of the compiled build: `npm run build` first).
 // PEER_DIR: the folder holding the built `sms-gateway` (bench/peer/build.sh); PEER_PORT and
-// PEER_DB_PORT: its ports (3300 and 3307). About 6 minutes.
+// PEER_DB_PORT: its ports (3300 and 3307). About 13 minutes.
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -281,8 +281,7 @@ runMain(async () => {
     `idle CPU: ours ${idle.ours.total.toFixed(0)} ms/s (${idleParts(idle.ours)}), peer ${idle.peer.total.toFixed(0)} ms/s (${idleParts(idle.peer)})`,
   );
 
-  // Accept latency: sends of 1, then of 100, to phone 2 in rounds of 50; then phone 2's queue
-  // emptied again, so the next phase finds each new message at once.
+  // Accept latency: sends of 1, then of 100, to phone 2 in rounds of 50.
   const acceptLatency = async (sides: Side[], roundCount: number) => {
     const accept: Record<number, Record<Side, number[]>> = {};
     for (const n of [1, 100]) {
@@ -291,14 +290,17 @@ runMain(async () => {
         for (const side of order(round).filter((one) => sides.includes(one)))
           for (let i = 0; i < 50; i++) accept[n][side].push((await sys[side].send(n, 2)).ms);
     }
+    return accept;
+  };
+  // Phone 2's queue emptied again, so the next phase finds each new message at once.
+  const emptyPhone2 = async (sides: Side[]) => {
     for (const side of sides)
       for (;;) {
         const f = await sys[side].fetch(2);
         if (f.ids.length === 0) break;
         await sys[side].report(f.raw, 2);
       }
-    await Promise.all(sides.map((side) => quiet(sys[side].components, idle[side])));
-    return accept;
+    await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
   };
   // Send → the phone's next fetch sees it → reported, in rounds of 10.
   const seenLatency = async (sides: Side[], roundCount: number) => {
@@ -320,29 +322,48 @@ runMain(async () => {
     return seen;
   };
   const accept = await acceptLatency(SIDES, 4);
+  await emptyPhone2(SIDES);
   const seen = await seenLatency(SIDES, 4);
 
   // Our latencies again with the Temporal server stopped (SIGSTOP; every process of ours named
   // temporal but its Postgres backends), right after the rounds above so that phone 2 is as they
-  // left it: the sends' workflow starts and settling signals wait in our process until it continues,
-  // so the requests run without the server's work for the sends before them beside them on the same
-  // cores. What is left of each latency gap without that work, against the peer's figures above.
+  // left it, and once both sides are quiet (the peer's database writing out its rounds would share
+  // the cores too). The starts and settling signals of the stopped rounds wait in our process; each
+  // stop ends within their deadline, so they reach the server when it continues rather than the
+  // reconciler later. What is left of each latency gap without the server's work for the previous
+  // sends beside the next request, against the peer's figures above.
   const temporalPids = ours.components
     .filter((c) => c.name.startsWith('temporal') && c.name !== 'temporal-postgres')
     .map((c) => c.root())
     .filter((pid): pid is number => pid !== undefined);
-  const signal = (name: NodeJS.Signals) => temporalPids.forEach((pid) => process.kill(pid, name));
+  if (temporalPids.length === 0) throw new Error('no Temporal server process of ours to stop');
+  const signal = (name: NodeJS.Signals) => {
+    for (const pid of temporalPids)
+      try {
+        process.kill(pid, name);
+      } catch {
+        // exited meanwhile: nothing to stop or continue
+      }
+  };
   onCleanup('let the Temporal server continue', () => signal('SIGCONT'));
-  // Both sides quiet: the peer's database still writing out its rounds would share the cores too.
+  const whileStopped = async <T>(work: () => Promise<T>): Promise<T> => {
+    await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
+    const started = performance.now();
+    signal('SIGSTOP');
+    try {
+      return await work();
+    } finally {
+      signal('SIGCONT');
+      const ms = performance.now() - started;
+      // The starter's deadline (temporal/starter.ts START_DEADLINE_MS) less a margin.
+      if (ms > 4000) throw new Error(`the Temporal server was stopped ${Math.round(ms)} ms, past the starts' deadline`);
+    }
+  };
+  const stopped = {
+    accept: await whileStopped(() => acceptLatency(['ours'], 2)),
+    seen: await emptyPhone2(['ours']).then(() => whileStopped(() => seenLatency(['ours'], 2))),
+  };
   await Promise.all(SIDES.map((side) => quiet(sys[side].components, idle[side])));
-  signal('SIGSTOP');
-  let stopped: { accept: Awaited<ReturnType<typeof acceptLatency>>; seen: Record<Side, number[]> };
-  try {
-    stopped = { accept: await acceptLatency(['ours'], 2), seen: await seenLatency(['ours'], 2) };
-  } finally {
-    signal('SIGCONT');
-  }
-  await quiet(ours.components, idle.ours);
   console.log(
     `with the Temporal server stopped (${temporalPids.length} process(es)): accept 1 p50 ${median(stopped.accept[1].ours).toFixed(2)} ms, ` +
       `accept 100 ${median(stopped.accept[100].ours).toFixed(2)} ms, send → fetch → reported ${stopped.seen.ours.map((ms) => ms.toFixed(0)).join(' ')} ms`,
@@ -469,10 +490,10 @@ runMain(async () => {
   latency('accept 100 recipients', accept[100], 1.5, 3);
   latency('send → the next fetch sees it → reported', seen, 2, 2);
   // Ours with the Temporal server stopped, against the peer's rounds above (its p50s only).
-  const withoutServer = (label: string, ours: number[], peer: number[], goal: number) =>
+  const withoutServer = (label: string, stoppedOurs: number[], peer: number[], goal: number) =>
     rows.push({
       target: `${label}, p50, the Temporal server stopped`,
-      ours: p(ours),
+      ours: p(stoppedOurs),
       peer: p(peer),
       unit: 'ms',
       goal: ['≤', goal],
