@@ -2,7 +2,7 @@
 // test: its own project name (a deployment of the same file on this machine is left alone), its own
 // ports, and an override file for what only the test needs (the host's SMTP and webhook receivers,
 // the test CA, Postgres published for the checks). Every call is a `docker` command line.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
@@ -15,6 +15,21 @@ export interface ComposeProject {
   /** The override file written for the test, after the repository's docker-compose.yml. */
   overrideFile: string;
   env: Record<string, string>;
+}
+
+/**
+ * `bash <file>` with its output shown, to its end. Not a synchronous call: a first run builds the
+ * engine and the images for minutes, and a test worker whose event loop is held that long misses
+ * its replies to vitest's main process (a "Timeout calling onTaskUpdate" error fails the run).
+ */
+export function script(file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [file], { cwd: root, stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`bash ${file} failed (${signal ?? `exit code ${code}`})`)),
+    );
+  });
 }
 
 /** `docker <args>`; its stdout, or an error with its stderr. */

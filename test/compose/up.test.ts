@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { runClusterLoad, startLoadReceiver, type LoadReceiver } from '../support
 import { freePort } from '../support/net';
 import { startSmtpServer } from '../support/smtp';
 import { root, until } from '../support/stack';
-import { compose, containers, docker, inspect, leftovers, writeOverride, type ComposeProject } from './compose';
+import { compose, containers, docker, inspect, leftovers, script, writeOverride, type ComposeProject } from './compose';
 
 // `docker compose up` of the repository's docker-compose.yml and Dockerfile, unchanged, on a Docker
 // engine (tools/images/engine.sh) with the stand-in images (tools/images/build.sh): the cluster
@@ -42,8 +41,8 @@ describe('docker compose up: the production files on a Docker engine, killed mid
 
   beforeAll(async () => {
     // The engine and Compose, then the images the files name (each cached: a second run is quick).
-    execFileSync('bash', [path.join(root, 'tools', 'images', 'engine.sh')], { stdio: 'inherit' });
-    execFileSync('bash', [path.join(root, 'tools', 'images', 'build.sh')], { stdio: 'inherit' });
+    await script(path.join(root, 'tools', 'images', 'engine.sh'));
+    await script(path.join(root, 'tools', 'images', 'build.sh'));
     mark('engine and images ready');
 
     receiver = await startLoadReceiver({ listenHost: '0.0.0.0', publicHost: HOST });
