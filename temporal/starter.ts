@@ -90,7 +90,7 @@ interface Queued<T> {
   trace?: TraceContext;
 }
 
-const START_DEADLINE_MS = 5000;
+export const START_DEADLINE_MS = 5000;
 const PARALLEL_STARTS = 32;
 const CHUNK = 256;
 // Grouped rows cost one start per group: a round takes more of them.
