@@ -192,6 +192,24 @@ async function main() {
       },
       (samples) => fillQueue(samples),
     ],
+    // The report of a send of one recipient: the common send, whose report settles its batch.
+    [
+      'POST /v1/device/messages/status (1 report settling its batch, after an outbox fetch of 1)',
+      async () => {
+        const [id] = await outbox(1);
+        return http.expect(200, 'POST', '/v1/device/messages/status', {
+          headers: phone.auth,
+          body: { reports: [{ id, status: 'delivered' }] },
+        });
+      },
+      async (samples) => {
+        for (let i = 0; i < samples; i++)
+          await http.expect(202, 'POST', '/v1/messages', {
+            headers: keyAuth(account),
+            body: { body: 'Profile text', to: [`+1415${2000000 + (n++ % 7_000_000)}`], device_id: phone.id },
+          });
+      },
+    ],
     [
       'POST /v1/device/messages/status (100 reports, after an outbox fetch of 100)',
       async () => {
