@@ -180,6 +180,17 @@ export const devicesRepository = {
   },
 
   /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
+  /**
+   * The phone (its id) when its outbox needs nothing of a transaction: no pace, send window or
+   * platform pause, no SIM to choose, and (unless the fetch names one) handed out oldest first.
+   */
+  plainOutbox: (deviceId: string, now: Date, orderNamed: boolean): Sql =>
+    sql`select id from devices
+         where id = ${deviceId} and send_window is null and (paused_until is null or paused_until <= ${now})
+           and max_sends_per_minute is null and max_sends_per_hour is null and max_sends_per_day is null
+           and sending_capacity is null and sim_selection = 'os_default'
+           ${orderNamed ? sql.empty : sql`and processing_order = 'fifo'`}`,
+
   async pacingOf(
     tx: EntityManager,
     deviceId: string,

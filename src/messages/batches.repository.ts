@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findPage } from '../http/pagination';
-import { query, sql, toDate } from '../db/sql';
+import { query, sql, toDate, type Sql } from '../db/sql';
 import { Batch, type BatchStatus, type Priority } from './batch.entity';
 import type { Deadlines } from './outbox';
 import { staleAtOf, unevenOf } from './sends.repository';
@@ -121,6 +121,18 @@ export const batchesRepository = {
       { prepared: true },
     );
   },
+
+  /**
+   * The batches' side of messages handed out, for a statement's CTE: `moved` has each message's
+   * batch_id and old_status. Each one that was queued is one more dispatched and makes a queued batch
+   * sending: what addToCounters and releasedBatchStatus make of such moves, as no final count changes.
+   */
+  dispatchedFrom: (moved: Sql, now: Date): Sql =>
+    sql`update batches b set dispatched_count = b.dispatched_count + c.n, updated_at = ${now},
+               status = case when b.status = 'queued' then 'sending' else b.status end
+          from (select batch_id, count(*)::int as n from ${moved}
+                 where old_status = 'queued' and batch_id is not null group by batch_id) as c
+         where b.id = c.batch_id`,
 
   async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
     const [row] = await query<BatchCounts>(

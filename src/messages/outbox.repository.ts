@@ -28,6 +28,36 @@ const leased = (deviceId: Sql, now: Date): Sql =>
  */
 const WAITING = sql`(status = 'queued' or (status = 'dispatched' and held_at is not null))`;
 
+/** The phone's messages a condition selects that it may send now, in the outbox's order; named `due`. */
+const dueIn =
+  (deviceId: string, now: Date, order: ProcessingOrder) =>
+  (status: Sql): Sql =>
+    sql`select id, status as old_status, held_at is not null as held from messages
+         where device_id = ${deviceId} and ${status} and available_at <= ${now} and stale_at > ${now}
+         order by ${OUTBOX_ORDER[order]}`;
+
+/** Marks `due` dispatched; returns each message with the status it came from and whether it goes for a send. */
+// A held message's new attempt is a send of its own: handed out now, counted by the pace again.
+const dispatch = (now: Date): Sql =>
+  sql`update messages m
+         set status = 'dispatched', updated_at = ${now}, held_at = null,
+             dispatched_at = case when due.held then ${now} else coalesce(m.dispatched_at, ${now}) end
+        from due where m.id = due.id
+      returning ${messageColumns('m')}, due.old_status, (due.old_status = 'queued' or due.held) as for_send`;
+
+/** Moves in the outbox's order (an UPDATE returns its rows in no order). */
+function inOutboxOrder(moves: Moved[], order: ProcessingOrder): Moved[] {
+  const later = order === 'lifo' ? -1 : 1;
+  return moves.sort(
+    (a, b) =>
+      b.message.priority - a.message.priority ||
+      later *
+        (a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
+          a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
+          a.message.position - b.message.position),
+  );
+}
+
 export const outboxRepository = {
   leased,
 
@@ -46,42 +76,56 @@ export const outboxRepository = {
     fresh: number | null = null,
     order: ProcessingOrder = 'fifo',
   ): Promise<{ moves: Moved[]; sends: number; forSend: Set<string> }> {
-    const due = (status: Sql) =>
-      sql`select id, status as old_status, held_at is not null as held from messages
-           where device_id = ${deviceId} and ${status} and available_at <= ${now} and stale_at > ${now}
-           order by ${OUTBOX_ORDER[order]}`;
-    // A held message's new attempt is a send of its own: handed out now, counted by the pace again.
-    const dispatch = sql`update messages m
-          set status = 'dispatched', updated_at = ${now}, held_at = null,
-              dispatched_at = case when due.held then ${now} else coalesce(m.dispatched_at, ${now}) end
-         from due where m.id = due.id
-       returning ${messageColumns('m')}, due.old_status, (due.old_status = 'queued' or due.held) as for_send`;
+    const due = dueIn(deviceId, now, order);
     const rows = await queryRaw(
       tx,
       fresh === null
         ? sql`with due as (${due(sql`direction = 'outbound' and status in ('queued', 'dispatched')`)} limit ${limit} for update skip locked)
-           ${dispatch}`
+           ${dispatch(now)}`
         : // Handed out again does not count against the pace; handed out for a send does.
           sql`with again as (${due(sql`direction = 'outbound' and status = 'dispatched' and held_at is null`)} limit ${limit} for update skip locked),
                 fresh as (${due(sql`direction = 'outbound' and ${WAITING}`)}
                           limit least(${fresh}::int, greatest(${limit}::int - (select count(*) from again), 0))
                           for update skip locked),
                 due as (select * from again union all select * from fresh)
-           ${dispatch}`,
+           ${dispatch(now)}`,
       // Planning it costs more than running it for a page of a few texts: each connection plans it once.
       { prepared: true },
     );
     const forSend = new Set(rows.filter((row) => row.for_send === true).map((row) => row.id as string));
-    const later = order === 'lifo' ? -1 : 1;
-    const moves = movedFromRows(rows).sort(
-      (a, b) =>
-        b.message.priority - a.message.priority ||
-        later *
-          (a.message.availableAt!.getTime() - b.message.availableAt!.getTime() ||
-            a.message.createdAt.getTime() - b.message.createdAt.getTime() ||
-            a.message.position - b.message.position),
+    return { moves: inOutboxOrder(movedFromRows(rows), order), sends: forSend.size, forSend };
+  },
+
+  /**
+   * The fetch of a phone that needs nothing decided between its statements, in one statement outside
+   * a transaction: what takeOutbox hands out without a bound, and the batches' counts and statuses
+   * that follow. `plain` selects the phone when it is such a phone (devicesRepository.plainOutbox);
+   * when it is not, nothing is written and `fits` is false: the transaction decides. A fetch moves
+   * messages from queued to dispatched only, so the batches' counters are batchesRepository's
+   * `dispatchedFrom` and no batch becomes final.
+   */
+  async takePlainOutbox(
+    em: EntityManager,
+    deviceId: string,
+    now: Date,
+    limit: number,
+    order: ProcessingOrder,
+    plain: Sql,
+    counted: (moved: Sql) => Sql,
+  ): Promise<{ fits: boolean; moves: Moved[] }> {
+    const due = dueIn(deviceId, now, order);
+    const rows = await queryRaw(
+      em,
+      sql`with plain as (${plain}),
+               due as (${due(sql`direction = 'outbound' and status in ('queued', 'dispatched') and exists (select 1 from plain)`)}
+                       limit ${limit} for update skip locked),
+               moved as (${dispatch(now)}),
+               counted as (${counted(sql`moved`)})
+          select f.fits, moved.* from (select exists (select 1 from plain) as fits) f left join moved on true`,
+      { prepared: true },
     );
-    return { moves, sends: forSend.size, forSend };
+    const fits = rows[0]?.fits === true;
+    return { fits, moves: inOutboxOrder(movedFromRows(rows.filter((row) => row.id != null)), order) };
   },
 
   /** Records the SIM each of these messages goes out on (a SIM chosen as they are handed out). */

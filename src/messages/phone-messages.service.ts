@@ -16,6 +16,7 @@ import { messagesRepository } from './messages.repository';
 import { inboundRepository } from './inbound.repository';
 import { cutText, INBOUND_BODY_MAX, INBOUND_SENDER_MAX } from './inbound-limits';
 import { outboxRepository } from './outbox.repository';
+import { plainOutbox } from './plain-outbox';
 import { chooseSims } from './sim-selection';
 import { messageView } from './messages.views';
 import type { OutcomesService } from './outcomes.service';
@@ -81,29 +82,31 @@ export function createPhoneMessagesService(deps: PhoneMessagesDeps) {
      */
     async outbox(deviceId: string, limit: number, order?: ProcessingOrder): Promise<Message[]> {
       let pacedOut = false;
-      const messages = await transaction(em(), async (tx) => {
-        const now = clock.now();
-        const pace = await devicesRepository.pacingOf(tx, deviceId);
-        if (pace?.sendWindow && !isOpen(pace.sendWindow, now)) return [];
-        // The phone reported the platform's limit: nothing, not even what it holds, until the period frees.
-        if (pace?.pausedUntil && pace.pausedUntil.getTime() > now.getTime()) {
-          pacedOut = true;
-          return [];
-        }
-        const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
-        const { moves, sends, forSend } = await outboxRepository.takeOutbox(
-          tx,
-          deviceId,
-          now,
-          limit,
-          fresh,
-          order ?? pace?.processingOrder,
-        );
-        if (pace) await chooseSims(tx, deviceId, pace.simSelection, moves, forSend);
-        await deps.outcomes.follow(tx, moves);
-        pacedOut = fresh !== null && sends >= fresh;
-        return moves.map((m) => m.message);
-      });
+      const messages =
+        (await plainOutbox(em(), clock.now(), deviceId, limit, order)) ??
+        (await transaction(em(), async (tx) => {
+          const now = clock.now();
+          const pace = await devicesRepository.pacingOf(tx, deviceId);
+          if (pace?.sendWindow && !isOpen(pace.sendWindow, now)) return [];
+          // The phone reported the platform's limit: nothing, not even what it holds, until the period frees.
+          if (pace?.pausedUntil && pace.pausedUntil.getTime() > now.getTime()) {
+            pacedOut = true;
+            return [];
+          }
+          const fresh = pace ? await allowance(tx, deviceId, pace, now) : null;
+          const { moves, sends, forSend } = await outboxRepository.takeOutbox(
+            tx,
+            deviceId,
+            now,
+            limit,
+            fresh,
+            order ?? pace?.processingOrder,
+          );
+          if (pace) await chooseSims(tx, deviceId, pace.simSelection, moves, forSend);
+          await deps.outcomes.follow(tx, moves);
+          pacedOut = fresh !== null && sends >= fresh;
+          return moves.map((m) => m.message);
+        }));
       if (pacedOut) deps.onPacedOut?.(deviceId);
       deps.metrics.outboxFetches.inc();
       deps.metrics.outboxMessages.inc(messages.length);
