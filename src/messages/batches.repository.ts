@@ -35,6 +35,14 @@ export type ShownBatch = Batch & Withdrawn & { retriedBy: string | null };
 
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 
+/** A batch's completion time and error as it takes `status` (null: its status does not change). */
+const finalFields = (status: Sql, now: Date): Sql =>
+  sql`completed_at = case when ${status} in ('completed', 'failed') then coalesce(b.completed_at, ${now}) else b.completed_at end,
+      error = case when ${status} = 'failed'
+                   then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
+                                               else 'Every message failed.' end)
+                   else b.error end`;
+
 export const batchesRepository = {
   getBatch: (em: EntityManager, userId: string, id: string) => em.findOne(Batch, { id, userId }),
 
@@ -101,23 +109,43 @@ export const batchesRepository = {
     return row?.status;
   },
 
-  /** Moves batches' counters by per-counter deltas in one statement; returns their counts after. */
+  /**
+   * Moves batches' counters by per-counter deltas and sets the status their counts then imply, in one
+   * statement: a final batch keeps its status, a scheduled one too until nothing is left to send, any
+   * other takes releasedBatchStatus()'s (its rule as SQL; test/messages/batch-counters-sql.test.ts
+   * compares them). Returns each batch's counts and status after, and its status before.
+   */
   async addToCounters(
     tx: EntityManager,
     deltas: Map<string, Partial<Record<BatchCounter, number>>>,
     now: Date,
-  ): Promise<BatchCounts[]> {
+  ): Promise<Array<BatchCounts & { statusBefore: BatchStatus }>> {
     if (deltas.size === 0) return [];
     const column = (c: BatchCounter) => sql.identifier(c);
     const entries = [...deltas.entries()];
     const arrays = COUNTERS.map((c) => sql`${entries.map(([, d]) => Math.trunc(d[c] ?? 0))}::int[]`);
-    return query<BatchCounts>(
+    const settled = sql`n.sent_count + n.delivered_count + n.failed_count + n.unknown_count`;
+    // Locked first, so the counts and the status are computed from the row as it is now.
+    return query<BatchCounts & { statusBefore: BatchStatus }>(
       tx,
-      sql`update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = b.${column(c)} + v.${column(c)}`))},
-                 updated_at = ${now}
-            from unnest(${entries.map(([id]) => id)}::uuid[], ${sql.join(arrays)}) as v (id, ${sql.join(COUNTERS.map(column))})
-           where b.id = v.id
-          returning b.id, b.user_id, b.device_id, b.status, b.recipient_count, ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
+      sql`with n as (select b.id, b.status, b.recipient_count,
+                            ${sql.join(COUNTERS.map((c) => sql`b.${column(c)} + v.${column(c)} as ${column(c)}`))}
+                       from batches b
+                       join unnest(${entries.map(([id]) => id)}::uuid[], ${sql.join(arrays)})
+                            as v (id, ${sql.join(COUNTERS.map(column))}) on v.id = b.id
+                        for update of b),
+               s as (select n.*, case when n.status in ('completed', 'failed') then n.status
+                                      when ${settled} = n.recipient_count
+                                        then case when n.failed_count = n.recipient_count then 'failed' else 'completed' end
+                                      when n.status = 'scheduled' then n.status
+                                      when ${settled} + n.dispatched_count > 0 then 'sending'
+                                      else 'queued' end as next_status
+                       from n)
+          update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = s.${column(c)}`))},
+                 status = s.next_status, updated_at = ${now}, ${finalFields(sql`nullif(s.next_status, s.status)`, now)}
+            from s where b.id = s.id
+          returning b.id, b.user_id, b.device_id, b.status, s.status as status_before, b.recipient_count,
+                    ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
       { prepared: true },
     );
   },
@@ -148,12 +176,7 @@ export const batchesRepository = {
     if (changes.length === 0) return;
     await query(
       tx,
-      sql`update batches b set status = v.status, updated_at = ${now},
-              completed_at = case when v.status in ('completed', 'failed') then coalesce(b.completed_at, ${now}) else b.completed_at end,
-              error = case when v.status = 'failed'
-                           then coalesce(b.error, case when b.cancelled_at is not null then 'The send was cancelled.'
-                                                       else 'Every message failed.' end)
-                           else b.error end
+      sql`update batches b set status = v.status, updated_at = ${now}, ${finalFields(sql`v.status`, now)}
          from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[]) as v (id, status)
         where b.id = v.id`,
       { prepared: true },

@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock';
 import type { Metrics } from '../metrics/metrics';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { BatchStart } from './batch-starts';
+import type { BatchStatus } from './batch.entity';
 import type { MessageStatus } from './message.entity';
 import type { Moved } from './messages.repository';
 import type { Sql } from '../db/sql';
@@ -64,6 +65,7 @@ const EVENT_OF: Partial<
 };
 
 const OPEN: ReadonlySet<MessageStatus> = new Set(['queued', 'dispatched']);
+const FINAL: ReadonlySet<BatchStatus> = new Set(['completed', 'failed']);
 const REACHED_CARRIER: ReadonlySet<MessageStatus> = new Set(['sent', 'delivered']);
 
 /**
@@ -147,7 +149,11 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
       }
     }
-    await settleBatches(tx, await batchesRepository.addToCounters(tx, deltas, clock.now()));
+    const batches = await batchesRepository.addToCounters(tx, deltas, clock.now());
+    signalSettled(
+      tx,
+      batches.filter((b) => FINAL.has(b.status) && !FINAL.has(b.statusBefore)),
+    );
     await devicesRepository.settle(tx, [...outboxes.values()]);
     await deps.events.emitMany(tx, events);
     if (reached.size > 0) {
