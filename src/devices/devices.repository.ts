@@ -179,7 +179,6 @@ export const devicesRepository = {
     return placeFrom(row);
   },
 
-  /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
   /**
    * The phone (its id) when its outbox needs nothing of a transaction: no pace, send window or
    * platform pause, no SIM to choose, and (unless the fetch names one) handed out oldest first.
@@ -191,6 +190,7 @@ export const devicesRepository = {
            and sending_capacity is null and sim_selection = 'os_default'
            ${orderNamed ? sql.empty : sql`and processing_order = 'fifo'`}`,
 
+  /** A phone's pace, and until when its outbox is paused for the platform's limit, read by its outbox. */
   async pacingOf(
     tx: EntityManager,
     deviceId: string,

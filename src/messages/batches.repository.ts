@@ -125,7 +125,8 @@ export const batchesRepository = {
     const entries = [...deltas.entries()];
     const arrays = COUNTERS.map((c) => sql`${entries.map(([, d]) => Math.trunc(d[c] ?? 0))}::int[]`);
     const settled = sql`n.sent_count + n.delivered_count + n.failed_count + n.unknown_count`;
-    // Locked first, so the counts and the status are computed from the row as it is now.
+    // Locked first (in id order, as an UPDATE would lock them: no key update), so the counts and the
+    // status are computed from the row as it is now.
     return query<BatchCounts & { statusBefore: BatchStatus }>(
       tx,
       sql`with n as (select b.id, b.status, b.recipient_count,
@@ -133,7 +134,8 @@ export const batchesRepository = {
                        from batches b
                        join unnest(${entries.map(([id]) => id)}::uuid[], ${sql.join(arrays)})
                             as v (id, ${sql.join(COUNTERS.map(column))}) on v.id = b.id
-                        for update of b),
+                      order by b.id
+                        for no key update of b),
                s as (select n.*, case when n.status in ('completed', 'failed') then n.status
                                       when ${settled} = n.recipient_count
                                         then case when n.failed_count = n.recipient_count then 'failed' else 'completed' end
