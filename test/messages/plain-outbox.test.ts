@@ -87,14 +87,25 @@ describe('the one-statement fetch and the fetch in a transaction, on the same ou
   /** A fetch by both; which path the fast account's took. */
   async function fetchBoth(limit: number, order?: ProcessingOrder) {
     app.clock.advance(1000);
-    const statement = vi.spyOn(outboxRepository, 'takePlainOutbox');
+    // The statement's own effect: what the fast account holds before and right after it runs.
+    const take = outboxRepository.takePlainOutbox.bind(outboxRepository);
+    const around: Array<{ fits: boolean; handedOut: number; before: unknown; after: unknown }> = [];
+    const statement = vi.spyOn(outboxRepository, 'takePlainOutbox').mockImplementation(async (...args) => {
+      const before = await written(fast);
+      const result = await take(...args);
+      around.push({ fits: result.fits, handedOut: result.moves.length, before, after: await written(fast) });
+      return result;
+    });
     const viaStatement = { fetched: (await fetch(fast, limit, order, false)).map(strip), ...(await written(fast)) };
-    const results = statement.mock.results.map(
-      (result) => result.value as ReturnType<typeof outboxRepository.takePlainOutbox>,
-    );
-    const path = results.length === 1 && (await results[0]).fits ? 'one statement' : 'declined';
+    const path = around.length === 1 && around[0].fits ? 'one statement' : 'declined';
+    // Declined, it hands out nothing and writes nothing: the transaction decides alone.
+    for (const call of around.filter((c) => !c.fits)) {
+      expect(call.handedOut).toBe(0);
+      expect(call.after).toStrictEqual(call.before);
+    }
     const viaTransaction = { fetched: (await fetch(slow, limit, order, true)).map(strip), ...(await written(slow)) };
-    expect(statement).toHaveBeenCalledTimes(results.length);
+    // Inside a transaction the statement is not even tried.
+    expect(statement).toHaveBeenCalledTimes(around.length);
     return { viaStatement, viaTransaction, path };
   }
 
@@ -153,7 +164,9 @@ describe('the one-statement fetch and the fetch in a transaction, on the same ou
     [
       'a phone with a send window',
       () =>
-        setPhone(sql`max_sends_per_minute = null, send_window = '{"days":[1,2,3,4,5,6,7],"start":"00:00","end":"24:00","timezone":"UTC"}'`),
+        setPhone(
+          sql`max_sends_per_minute = null, send_window = '{"days":[1,2,3,4,5,6,7],"start":"00:00","end":"24:00","timezone":"UTC"}'`,
+        ),
       10,
       undefined,
       'declined',
@@ -200,5 +213,24 @@ describe('the one-statement fetch and the fetch in a transaction, on the same ou
     expect(fetched.viaStatement).toStrictEqual(fetched.viaTransaction);
     expect(fetched.path).toBe(path);
     expect(fetched.viaStatement.fetched).toHaveLength(count);
+  });
+
+  it('counts each message handed out once when fetches of one phone run at once', async () => {
+    const tenant = await sendingTenant(app);
+    const to = Array.from({ length: 12 }, (_, i) => `+1415555${String(300 + i).padStart(4, '0')}`);
+    expect((await tenant.call('POST', '/v1/messages', { body: 'At once', to })).status).toBe(202);
+    const statement = vi.spyOn(outboxRepository, 'takePlainOutbox');
+    const pages = await Promise.all(Array.from({ length: 4 }, () => fetch(tenant, 5, undefined, false)));
+    expect(statement).toHaveBeenCalledTimes(4);
+    expect(pages.flat().length).toBeGreaterThanOrEqual(5);
+    const [counts] = await query<{ dispatchedCount: number; status: string; dispatched: number }>(
+      app.orm.em.fork(),
+      sql`select b.dispatched_count, b.status,
+                 (select count(*)::int from messages m where m.batch_id = b.id and m.status = 'dispatched') as dispatched
+            from batches b where b.user_id = ${tenant.account.userId}`,
+    );
+    expect(counts.dispatchedCount).toBe(counts.dispatched);
+    expect(counts.dispatched).toBe(new Set(pages.flat().map((m) => m.id)).size);
+    expect(counts.status).toBe('sending');
   });
 });
