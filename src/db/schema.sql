@@ -595,19 +595,21 @@ CREATE OR REPLACE FUNCTION messages_parents_exist()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+      declare
+        ids uuid[];
       begin
-        if (select count(*) from (select 1 from users where id in (select user_id from added) for key share) l)
-             <> (select count(distinct user_id) from added) then
+        ids := array(select distinct user_id from added where user_id is not null);
+        if (select count(*) from (select 1 from users where id = any(ids) for key share) l) <> cardinality(ids) then
           raise foreign_key_violation using constraint = 'messages_user_id_fkey',
             message = 'insert on table "messages" names an account that does not exist';
         end if;
-        if (select count(*) from (select 1 from devices where id in (select device_id from added) for key share) l)
-             <> (select count(distinct device_id) from added) then
+        ids := array(select distinct device_id from added where device_id is not null);
+        if (select count(*) from (select 1 from devices where id = any(ids) for key share) l) <> cardinality(ids) then
           raise foreign_key_violation using constraint = 'messages_device_id_fkey',
             message = 'insert on table "messages" names a phone that does not exist';
         end if;
-        if (select count(*) from (select 1 from batches where id in (select batch_id from added) for key share) l)
-             <> (select count(distinct batch_id) from added) then
+        ids := array(select distinct batch_id from added where batch_id is not null);
+        if (select count(*) from (select 1 from batches where id = any(ids) for key share) l) <> cardinality(ids) then
           raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
             message = 'insert on table "messages" names a batch that does not exist';
         end if;

@@ -101,6 +101,22 @@ describe('the parents of a message', () => {
     expect(await countOf('device_id', parents.device)).toBe(0);
   });
 
+  it('refuse a statement naming two batches when one does not exist, and write two that do', async () => {
+    const parents = await account();
+    const second = await account();
+    const both = (batch: string) =>
+      db.query(
+        `insert into messages (id, user_id, batch_id, device_id, direction, status, body, recipient, position, created_at, updated_at)
+         select gen_random_uuid(), p.user_id, p.batch_id, p.device_id, 'outbound', 'queued', 'Hello', '+15550000001', 0, now(), now()
+           from (values ($1::uuid, $2::uuid, $3::uuid), ($4::uuid, $5::uuid, $6::uuid)) as p (user_id, batch_id, device_id)`,
+        [parents.user, parents.batch, parents.device, second.user, batch, second.device],
+      );
+    expect(await refusal(both(randomUUID()))).toEqual({ code: '23503', constraint: 'messages_batch_id_fkey' });
+    expect(await countOf('batch_id', parents.batch)).toBe(0);
+    await both(second.batch);
+    expect([await countOf('batch_id', parents.batch), await countOf('batch_id', second.batch)]).toEqual([1, 1]);
+  });
+
   it('refuse moving a message to a phone that does not exist, and allow one to a phone that does', async () => {
     const parents = await account();
     await insertMessages(db, parents, 1);
@@ -194,5 +210,29 @@ describe('Migration20261129090000MessageParents', () => {
     expect(await keys()).toEqual(['messages_batch_id_fkey', 'messages_device_id_fkey', 'messages_user_id_fkey']);
     await scratch!.orm.getMigrator().up({ to: 'Migration20261129090000MessageParents' });
     expect(await keys()).toEqual([]);
+  });
+});
+
+describe('Migration20261129100000MessageParentsOnce', () => {
+  let scratch: ScratchDatabase | undefined;
+  beforeAll(async () => {
+    scratch = await scratchDatabase('Migration20261129100000MessageParentsOnce');
+  });
+  afterAll(() => scratch?.drop());
+
+  const check = async () => {
+    const [row] = await query<{ body: string }>(
+      scratch!.orm.em.fork(),
+      sql`select pg_get_functiondef('messages_parents_exist'::regproc) as body`,
+    );
+    return row.body.includes('= any(ids)') ? 'by array' : row.body.includes('in (select') ? 'by semi-join' : row.body;
+  };
+
+  it('goes down to the semi-join check, and up again to the array', async () => {
+    expect(await check()).toBe('by array');
+    await scratch!.orm.getMigrator().down();
+    expect(await check()).toBe('by semi-join');
+    await scratch!.orm.getMigrator().up({ to: 'Migration20261129100000MessageParentsOnce' });
+    expect(await check()).toBe('by array');
   });
 });

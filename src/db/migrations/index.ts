@@ -34,6 +34,7 @@ import { Migration20261129070000MessageTemplates } from './Migration202611290700
 import { Migration20261129070100BatchRetries } from './Migration20261129070100BatchRetries';
 import { Migration20261129080000BatchBodySearch } from './Migration20261129080000BatchBodySearch';
 import { Migration20261129090000MessageParents } from './Migration20261129090000MessageParents';
+import { Migration20261129100000MessageParentsOnce } from './Migration20261129100000MessageParentsOnce';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -72,4 +73,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129070100BatchRetries', class: Migration20261129070100BatchRetries },
   { name: 'Migration20261129080000BatchBodySearch', class: Migration20261129080000BatchBodySearch },
   { name: 'Migration20261129090000MessageParents', class: Migration20261129090000MessageParents },
+  { name: 'Migration20261129100000MessageParentsOnce', class: Migration20261129100000MessageParentsOnce },
 ];
