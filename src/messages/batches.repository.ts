@@ -111,9 +111,12 @@ export const batchesRepository = {
 
   /**
    * Moves batches' counters by per-counter deltas and sets the status their counts then imply, in one
-   * statement: a final batch keeps its status, a scheduled one too until nothing is left to send, any
-   * other takes releasedBatchStatus()'s (its rule as SQL; test/messages/batch-counters-sql.test.ts
-   * compares them). Returns each batch's counts and status after, and its status before.
+   * statement; with no deltas (`{}`), settles a batch from its counts as they are. The one rule of a
+   * batch's status: a final batch keeps its status, a scheduled one too until nothing is left to send;
+   * else it is final once every message is sent, delivered, failed or unknown (failed when every one
+   * failed), sending once any was handed out, queued before. A batch whose counters and status stay
+   * as they were is not written. Returns each batch written: its counts and status after, and its
+   * status before.
    */
   async addToCounters(
     tx: EntityManager,
@@ -130,7 +133,11 @@ export const batchesRepository = {
     return query<BatchCounts & { statusBefore: BatchStatus }>(
       tx,
       sql`with n as (select b.id, b.status, b.recipient_count,
-                            ${sql.join(COUNTERS.map((c) => sql`b.${column(c)} + v.${column(c)} as ${column(c)}`))}
+                            ${sql.join(COUNTERS.map((c) => sql`b.${column(c)} + v.${column(c)} as ${column(c)}`))},
+                            ${sql.join(
+                              COUNTERS.map((c) => sql`v.${column(c)} <> 0`),
+                              sql` or `,
+                            )} as counted
                        from batches b
                        join unnest(${entries.map(([id]) => id)}::uuid[], ${sql.join(arrays)})
                             as v (id, ${sql.join(COUNTERS.map(column))}) on v.id = b.id
@@ -145,7 +152,7 @@ export const batchesRepository = {
                        from n)
           update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = s.${column(c)}`))},
                  status = s.next_status, updated_at = ${now}, ${finalFields(sql`nullif(s.next_status, s.status)`, now)}
-            from s where b.id = s.id
+            from s where b.id = s.id and (s.counted or s.next_status <> s.status)
           returning b.id, b.user_id, b.device_id, b.status, s.status as status_before, b.recipient_count,
                     ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
       { prepared: true },
@@ -155,7 +162,7 @@ export const batchesRepository = {
   /**
    * The batches' side of messages handed out, for a statement's CTE: `moved` has each message's
    * batch_id and old_status. Each one that was queued is one more dispatched and makes a queued batch
-   * sending: what addToCounters and releasedBatchStatus make of such moves, as no final count changes.
+   * sending: what addToCounters makes of such moves, as no final count changes.
    */
   dispatchedFrom: (moved: Sql, now: Date): Sql =>
     sql`update batches b set dispatched_count = b.dispatched_count + c.n, updated_at = ${now},
@@ -163,27 +170,6 @@ export const batchesRepository = {
           from (select batch_id, count(*)::int as n from ${moved}
                  where old_status = 'queued' and batch_id is not null group by batch_id) as c
          where b.id = c.batch_id`,
-
-  async countsOf(tx: EntityManager, batchId: string): Promise<BatchCounts | undefined> {
-    const [row] = await query<BatchCounts>(
-      tx,
-      sql`select id, user_id, device_id, status, recipient_count, dispatched_count, sent_count, delivered_count, failed_count, unknown_count
-            from batches where id = ${batchId}`,
-    );
-    return row;
-  },
-
-  /** Sets batches' statuses; final ones get completed_at and, when every message failed, an error. */
-  async setStatuses(tx: EntityManager, changes: Array<{ id: string; status: BatchStatus }>, now: Date) {
-    if (changes.length === 0) return;
-    await query(
-      tx,
-      sql`update batches b set status = v.status, updated_at = ${now}, ${finalFields(sql`v.status`, now)}
-         from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[]) as v (id, status)
-        where b.id = v.id`,
-      { prepared: true },
-    );
-  },
 
   /** Locks a scheduled batch for its release; null when it is not (or no longer) scheduled. */
   async lockScheduled(

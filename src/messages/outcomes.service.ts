@@ -15,14 +15,7 @@ import { batchesRepository } from './batches.repository';
 import { outboxRepository } from './outbox.repository';
 import { reportsRepository, type StatusChange } from './reports.repository';
 import { messageView } from './messages.views';
-import {
-  counterOf,
-  releasedBatchStatus,
-  reportMoves,
-  type BatchCounter,
-  type BatchCounts,
-  type ReportedStatus,
-} from './transitions';
+import { counterOf, reportMoves, type BatchCounter, type BatchCounts, type ReportedStatus } from './transitions';
 import type { Message } from './message.entity';
 import { isPlatformLimit, type PlatformLimit } from './platform-limit';
 
@@ -91,21 +84,13 @@ export function createOutcomesService(deps: OutcomesDeps) {
     afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, settled));
   }
 
-  /** Sets the status each batch's counts now imply; returns the batches that just became final. */
-  async function settleBatches(tx: EntityManager, counts: BatchCounts[]): Promise<string[]> {
-    const changes: Array<{ id: string; status: BatchCounts['status'] }> = [];
-    const final: BatchCounts[] = [];
-    for (const batch of counts) {
-      if (batch.status === 'completed' || batch.status === 'failed') continue;
-      const status = releasedBatchStatus(batch);
-      // A scheduled batch stays scheduled until its release, unless nothing is left to send (cancelled,
-      // or its phone was disabled): then it is final at once, and its workflow need not wait for its time.
-      if (batch.status === 'scheduled' && status !== 'completed' && status !== 'failed') continue;
-      if (status === batch.status) continue;
-      changes.push({ id: batch.id, status });
-      if (status === 'completed' || status === 'failed') final.push(batch);
-    }
-    await batchesRepository.setStatuses(tx, changes, clock.now());
+  /** Moves batches' counters (none: settles them as they are); signals those that just became final. */
+  async function count(
+    tx: EntityManager,
+    deltas: Map<string, Partial<Record<BatchCounter, number>>>,
+  ): Promise<string[]> {
+    const batches = await batchesRepository.addToCounters(tx, deltas, clock.now());
+    const final = batches.filter((b) => FINAL.has(b.status) && !FINAL.has(b.statusBefore));
     signalSettled(tx, final);
     return final.map((b) => b.id);
   }
@@ -149,11 +134,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
       }
     }
-    const batches = await batchesRepository.addToCounters(tx, deltas, clock.now());
-    signalSettled(
-      tx,
-      batches.filter((b) => FINAL.has(b.status) && !FINAL.has(b.statusBefore)),
-    );
+    await count(tx, deltas);
     await devicesRepository.settle(tx, [...outboxes.values()]);
     await deps.events.emitMany(tx, events);
     if (reached.size > 0) {
@@ -193,8 +174,7 @@ export function createOutcomesService(deps: OutcomesDeps) {
 
     /** Settles one batch from its current counts (a release after some messages failed meanwhile). */
     async settleBatch(tx: EntityManager, batchId: string): Promise<boolean> {
-      const counts = await batchesRepository.countsOf(tx, batchId);
-      return counts ? (await settleBatches(tx, [counts])).length > 0 : false;
+      return (await count(tx, new Map([[batchId, {}]]))).length > 0;
     },
 
     /**

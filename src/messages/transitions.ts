@@ -61,14 +61,6 @@ export interface BatchCounts {
   unknownCount: number;
 }
 
-/** A released batch's status from its counts: final when every message is sent, delivered, failed or unknown. */
-export function releasedBatchStatus(counts: Omit<BatchCounts, 'id' | 'userId' | 'deviceId' | 'status'>): BatchStatus {
-  const final = counts.sentCount + counts.deliveredCount + counts.failedCount + counts.unknownCount;
-  if (final === counts.recipientCount) return counts.failedCount === counts.recipientCount ? 'failed' : 'completed';
-  const started = final + counts.dispatchedCount;
-  return started > 0 ? 'sending' : 'queued';
-}
-
 /** Why a message to a recipient on the account's suppression list failed as it was made. */
 export const OPTED_OUT = {
   code: 'opted_out',

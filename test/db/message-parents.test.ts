@@ -120,7 +120,8 @@ describe('the parents of a message', () => {
   it('refuse moving a message to a phone that does not exist, and allow one to a phone that does', async () => {
     const parents = await account();
     await insertMessages(db, parents, 1);
-    const move = (device: string) => db.query(`update messages set device_id = $1 where batch_id = $2`, [device, parents.batch]);
+    const move = (device: string) =>
+      db.query(`update messages set device_id = $1 where batch_id = $2`, [device, parents.batch]);
     expect(await refusal(move(randomUUID()))).toEqual({ code: '23503', constraint: 'messages_device_id_fkey' });
     const second = randomUUID();
     await db.query(

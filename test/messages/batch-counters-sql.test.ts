@@ -7,15 +7,28 @@ import type { BatchCounter } from '../../src/messages/transitions';
 import { startTestApp, type TestApp } from '../support/app';
 import { sendingTenant } from './helpers';
 
-// A batch's counters move and its status follows in one statement (batchesRepository.addToCounters),
-// whose status rule is SQL; a batch settled from its counts as they are (outcomes.settleBatch, after a
-// release or a sweep) takes the rule in TypeScript (releasedBatchStatus). For every status and every
-// count of a batch of three, and every move of one message, the statement must leave the status,
-// completion time and error that settleBatch leaves a twin batch already holding those counts.
+// A batch's counters move and its status follows in one statement (batchesRepository.addToCounters);
+// a batch settled from its counts as they are (outcomes.settleBatch, after a release or a sweep) is
+// the same statement with nothing to add. For every status and every count of a batch of three, and
+// every move of one message, the move must leave the status the rule below gives, and the status,
+// completion time and error that settleBatch leaves a twin batch already holding the counts after.
 type Counts = Record<BatchCounter, number>;
 const COUNTERS: BatchCounter[] = ['dispatched_count', 'sent_count', 'delivered_count', 'failed_count', 'unknown_count'];
 const STATUSES: BatchStatus[] = ['scheduled', 'queued', 'sending', 'completed', 'failed'];
 const RECIPIENTS = 3;
+
+/**
+ * A batch's status once its counts are these: a final one keeps its status, a scheduled one too until
+ * nothing is left to send; else final once every message is settled (failed when every one failed),
+ * sending once any was handed out, queued before.
+ */
+function statusOf(status: BatchStatus, counts: Counts): BatchStatus {
+  if (status === 'completed' || status === 'failed') return status;
+  const settled = counts.sent_count + counts.delivered_count + counts.failed_count + counts.unknown_count;
+  if (settled === RECIPIENTS) return counts.failed_count === RECIPIENTS ? 'failed' : 'completed';
+  if (status === 'scheduled') return status;
+  return settled + counts.dispatched_count > 0 ? 'sending' : 'queued';
+}
 
 // One message's moves: the counter it leaves (none while queued) and the one it joins.
 const MOVES: Array<[BatchCounter | null, BatchCounter]> = [
@@ -39,7 +52,7 @@ function allCounts(): Counts[] {
   return out;
 }
 
-describe('the batch counters statement and settleBatch, on every count of a batch of three', () => {
+describe("a batch's counters and status, on every count of a batch of three", () => {
   let app: TestApp;
   let moved: string;
   let twin: string;
@@ -75,6 +88,9 @@ describe('the batch counters statement and settleBatch, on every count of a batc
     );
     return row;
   };
+  const version = async (id: string) =>
+    (await query<{ v: string }>(em(), sql`select xmin::text || updated_at::text as v from batches where id = ${id}`))[0]
+      .v;
 
   it.each(STATUSES)('from %s', async (status) => {
     let cases = 0;
@@ -94,6 +110,10 @@ describe('the batch counters statement and settleBatch, on every count of a batc
         );
         await transaction(em(), (tx) => app.services.outcomes.settleBatch(tx, twin));
         const label = `${status} ${JSON.stringify(before)} + ${JSON.stringify(delta)}`;
+        expect({ label, status: (await outcome(moved)).status }).toStrictEqual({
+          label,
+          status: statusOf(status, after),
+        });
         expect({ label, ...(await outcome(moved)) }).toStrictEqual({ label, ...(await outcome(twin)) });
         expect({ label, before: row.statusBefore, counts: COUNTERS.map((c) => row[camel(c)]) }).toStrictEqual({
           label,
@@ -103,6 +123,20 @@ describe('the batch counters statement and settleBatch, on every count of a batc
         cases++;
       }
     expect(cases).toBeGreaterThan(50);
+  });
+
+  it.each(STATUSES)('settling a batch %s whose counts imply no change writes nothing', async (status) => {
+    let cases = 0;
+    for (const counts of allCounts()) {
+      if (statusOf(status, counts) !== status) continue;
+      await setBatch(twin, status, counts, false);
+      const before = await version(twin);
+      app.clock.advance(1000);
+      const final = await transaction(em(), (tx) => app.services.outcomes.settleBatch(tx, twin));
+      expect({ counts, final, version: await version(twin) }).toStrictEqual({ counts, final: false, version: before });
+      cases++;
+    }
+    expect(cases).toBeGreaterThan(0);
   });
 });
 

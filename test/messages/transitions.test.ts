@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counterOf, releasedBatchStatus, reportMoves } from '../../src/messages/transitions';
+import { counterOf, reportMoves } from '../../src/messages/transitions';
 
 describe('message transitions', () => {
   it.each([
@@ -27,22 +27,5 @@ describe('message transitions', () => {
     expect(counterOf('queued')).toBeNull();
     expect(counterOf('dispatched')).toBe('dispatched_count');
     expect(counterOf('unknown')).toBe('unknown_count');
-  });
-
-  it('derives the batch status from its counts', () => {
-    const base = {
-      recipientCount: 3,
-      dispatchedCount: 0,
-      sentCount: 0,
-      deliveredCount: 0,
-      failedCount: 0,
-      unknownCount: 0,
-    };
-    expect(releasedBatchStatus(base)).toBe('queued');
-    expect(releasedBatchStatus({ ...base, dispatchedCount: 1 })).toBe('sending');
-    expect(releasedBatchStatus({ ...base, sentCount: 1, dispatchedCount: 2 })).toBe('sending');
-    expect(releasedBatchStatus({ ...base, sentCount: 1, deliveredCount: 1, unknownCount: 1 })).toBe('completed');
-    expect(releasedBatchStatus({ ...base, failedCount: 3 })).toBe('failed');
-    expect(releasedBatchStatus({ ...base, failedCount: 2, sentCount: 1 })).toBe('completed');
   });
 });

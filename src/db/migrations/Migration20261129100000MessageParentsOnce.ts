@@ -38,7 +38,10 @@ export class Migration20261129100000MessageParentsOnce extends Migration {
   override async down(): Promise<void> {
     this.addSql(
       parentsExist(
-        (column, parent) => `if (select count(*) from (select 1 from ${parent} where id in (select ${column} from added) for key share) l)
+        (
+          column,
+          parent,
+        ) => `if (select count(*) from (select 1 from ${parent} where id in (select ${column} from added) for key share) l)
              <> (select count(distinct ${column}) from added)`,
       ),
     );
