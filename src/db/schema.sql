@@ -596,20 +596,26 @@ CREATE OR REPLACE FUNCTION messages_parents_exist()
  LANGUAGE plpgsql
 AS $function$
       declare
-        ids uuid[];
+        users_found boolean;
+        devices_found boolean;
+        batches_found boolean;
       begin
-        ids := array(select distinct user_id from added where user_id is not null);
-        if (select count(*) from (select 1 from users where id = any(ids) for key share) l) <> cardinality(ids) then
+        select (select count(*) from (select 1 from users where id = any(p.u) for key share) l) = cardinality(p.u),
+               (select count(*) from (select 1 from devices where id = any(p.d) for key share) l) = cardinality(p.d),
+               (select count(*) from (select 1 from batches where id = any(p.b) for key share) l) = cardinality(p.b)
+          into users_found, devices_found, batches_found
+          from (select array(select distinct user_id from added) as u,
+                       array(select distinct device_id from added) as d,
+                       array(select distinct batch_id from added where batch_id is not null) as b) p;
+        if not users_found then
           raise foreign_key_violation using constraint = 'messages_user_id_fkey',
             message = 'insert on table "messages" names an account that does not exist';
         end if;
-        ids := array(select distinct device_id from added where device_id is not null);
-        if (select count(*) from (select 1 from devices where id = any(ids) for key share) l) <> cardinality(ids) then
+        if not devices_found then
           raise foreign_key_violation using constraint = 'messages_device_id_fkey',
             message = 'insert on table "messages" names a phone that does not exist';
         end if;
-        ids := array(select distinct batch_id from added where batch_id is not null);
-        if (select count(*) from (select 1 from batches where id = any(ids) for key share) l) <> cardinality(ids) then
+        if not batches_found then
           raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
             message = 'insert on table "messages" names a batch that does not exist';
         end if;

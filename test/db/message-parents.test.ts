@@ -226,7 +226,7 @@ describe('Migration20261129100000MessageParentsOnce', () => {
       scratch!.orm.em.fork(),
       sql`select pg_get_functiondef('messages_parents_exist'::regproc) as body`,
     );
-    return row.body.includes('= any(ids)') ? 'by array' : row.body.includes('in (select') ? 'by semi-join' : row.body;
+    return row.body.includes('= any(p.u)') ? 'by array' : row.body.includes('in (select') ? 'by semi-join' : row.body;
   };
 
   it('goes down to the semi-join check, and up again to the array', async () => {
