@@ -166,6 +166,80 @@ export function createOutcomesService(deps: OutcomesDeps) {
       : failQueuedForDevice(tx, device.id, 'device_unpaired', 'The phone was unpaired before sending this message.');
   }
 
+  /** A report's move, with its own timestamp and any error it carries. */
+  const changeOf = (report: Report): StatusChange => ({
+    id: report.id,
+    status: report.status,
+    at: report.at,
+    ...(report.errorCode !== undefined ? { errorCode: report.errorCode } : {}),
+    ...(report.errorMessage !== undefined ? { errorMessage: report.errorMessage } : {}),
+  });
+
+  /** Whether a move hands a message back from the phone (it no longer holds it open). */
+  const handsBack = ({ message, from }: Moved) => from === 'dispatched' && !OPEN.has(message.status);
+
+  interface Applied {
+    /** Every message of the phone's named, as it is once the reports are applied. */
+    current: Map<string, Message>;
+    /** Whether any report handed a message back. */
+    returned: boolean;
+  }
+
+  /** Reports of distinct messages, none the platform's refusal, in one statement, and what follows. */
+  async function applyAtOnce(tx: EntityManager, deviceId: string, reports: Report[]): Promise<Applied> {
+    const { moved, unmoved } = await reportsRepository.applyReports(
+      tx,
+      deviceId,
+      reports.map((report) => ({ ...changeOf(report), sendId: report.sendId })),
+      clock.now(),
+    );
+    await follow(tx, moved);
+    const current = new Map([...unmoved, ...moved.map(({ message }) => message)].map((m) => [m.id, m]));
+    return { current, returned: moved.some(handsBack) };
+  }
+
+  /**
+   * Any reports: the messages locked, the platform's refusals held back, then rounds of at most one
+   * change per message, so each keeps its own timestamp and event; a message reported twice moves in order.
+   */
+  async function applyInRounds(
+    tx: EntityManager,
+    deviceId: string,
+    reports: Report[],
+    ids: string[],
+  ): Promise<Applied> {
+    const owned = await reportsRepository.lockOwned(tx, deviceId, ids);
+    const current = new Map(owned.map((message) => [message.id, message]));
+    // A report of an attempt handed out again since says nothing of the open one.
+    const open = reports.filter((report) => {
+      const message = current.get(report.id);
+      return message && (report.sendId === undefined || report.sendId === (message.sendId ?? message.id));
+    });
+    // The platform's limit refused these: held back to go again after a pause, not failed.
+    const refused = open.filter((report) => isPlatformLimit(report));
+    const held = await deps.platformLimit.holdBack(tx, deviceId, [...new Set(refused.map((r) => r.id))], clock.now());
+    if (held.length > 0) {
+      for (const message of await reportsRepository.lockOwned(tx, deviceId, held)) current.set(message.id, message);
+    }
+    let pending = open.filter((report) => !isPlatformLimit(report));
+    let returned = false;
+    while (pending.length > 0) {
+      const round = new Map<string, StatusChange>();
+      const later: Report[] = [];
+      for (const report of pending) {
+        if (round.has(report.id)) later.push(report);
+        else if (reportMoves(current.get(report.id)!.status, report.status)) round.set(report.id, changeOf(report));
+      }
+      const updated = await reportsRepository.applyChanges(tx, [...round.values()], clock.now());
+      const moves = updated.map((message) => ({ message, from: current.get(message.id)!.status }));
+      if (moves.some(handsBack)) returned = true;
+      await follow(tx, moves);
+      for (const message of updated) current.set(message.id, message);
+      pending = later;
+    }
+    return { current, returned };
+  }
+
   return {
     follow,
     failQueued,
@@ -183,49 +257,13 @@ export function createOutcomesService(deps: OutcomesDeps) {
      */
     async report(deviceId: string, reports: Report[]): Promise<ReportResult[]> {
       const results = await transaction(deps.em(), async (tx) => {
-        const owned = await reportsRepository.lockOwned(tx, deviceId, [...new Set(reports.map((r) => r.id))]);
-        const current = new Map(owned.map((message) => [message.id, message]));
-        // A report of an attempt handed out again since says nothing of the open one.
-        const open = reports.filter((report) => {
-          const message = current.get(report.id);
-          return message && (report.sendId === undefined || report.sendId === (message.sendId ?? message.id));
-        });
-        // The platform's limit refused these: held back to go again after a pause, not failed.
-        const refused = open.filter((report) => isPlatformLimit(report));
-        const held = await deps.platformLimit.holdBack(
-          tx,
-          deviceId,
-          [...new Set(refused.map((r) => r.id))],
-          clock.now(),
-        );
-        if (held.length > 0) {
-          for (const message of await reportsRepository.lockOwned(tx, deviceId, held)) current.set(message.id, message);
-        }
-        // Rounds of at most one change per message, so each keeps its own timestamp and event.
-        let pending = open.filter((report) => !isPlatformLimit(report));
-        let returned = false;
-        while (pending.length > 0) {
-          const round = new Map<string, StatusChange>();
-          const later: Report[] = [];
-          for (const report of pending) {
-            if (round.has(report.id)) later.push(report);
-            else if (reportMoves(current.get(report.id)!.status, report.status)) {
-              round.set(report.id, {
-                id: report.id,
-                status: report.status,
-                at: report.at,
-                ...(report.errorCode !== undefined ? { errorCode: report.errorCode } : {}),
-                ...(report.errorMessage !== undefined ? { errorMessage: report.errorMessage } : {}),
-              });
-            }
-          }
-          const updated = await reportsRepository.applyChanges(tx, [...round.values()], clock.now());
-          const moves = updated.map((message) => ({ message, from: current.get(message.id)!.status }));
-          if (moves.some(({ message, from }) => from === 'dispatched' && !OPEN.has(message.status))) returned = true;
-          await follow(tx, moves);
-          for (const message of updated) current.set(message.id, message);
-          pending = later;
-        }
+        const ids = new Set(reports.map((r) => r.id));
+        // Each message reported once, none refused by the platform's limit (the common report): one
+        // statement locks, moves and returns them; else the rounds below.
+        const { current, returned } =
+          ids.size === reports.length && !reports.some((report) => isPlatformLimit(report))
+            ? await applyAtOnce(tx, deviceId, reports)
+            : await applyInRounds(tx, deviceId, reports, [...ids]);
         // A phone that pulls only when told (the SMSGate app: once per MessageEnqueued, else every 15
         // minutes) and has reported the last of its page is told of the rest (phone channel).
         if (returned) await outboxRepository.announceWhenDrained(tx, DRAINED_CHANNEL, deviceId, clock.now());

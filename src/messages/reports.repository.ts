@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRaw, sql, type Sql } from '../db/sql';
 import type { Message, MessageStatus } from './message.entity';
 import { messageColumns, messageFromRow, movedFromRows, type Moved } from './messages.repository';
+import { FINAL_MESSAGE_STATUSES, STATUS_RANK } from './transitions';
 
 // Moving messages: a phone's reports, and the moves of open messages a condition selects (lapsed,
 // cancelled, a phone disabled).
@@ -13,6 +14,34 @@ export interface StatusChange {
   errorCode?: string | null;
   errorMessage?: string | null;
 }
+
+/** reportMoves() (./transitions.ts) as SQL of a current and a reported status, from the same ranks. */
+function reportMovesSql(current: Sql, reported: Sql): Sql {
+  const rank = (status: Sql) =>
+    sql`case ${status} ${sql.join(
+      Object.entries(STATUS_RANK).map(([name, n]) => sql`when ${name}::text then ${n}::int`),
+      sql` `,
+    )} end`;
+  return sql`(not ${current} = any(${[...FINAL_MESSAGE_STATUSES]}::text[]) and (${reported} = 'failed' or ${rank(reported)} > ${rank(current)}))`;
+}
+
+/** The changes as a table `v`: columns of arrays, so a prepared statement's text fits any number. */
+const changesTable = (changes: StatusChange[]): Sql =>
+  sql`unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[],
+             ${changes.map((c) => c.at)}::timestamptz[], ${changes.map((c) => c.errorCode !== undefined)}::boolean[],
+             ${changes.map((c) => c.errorCode ?? null)}::text[], ${changes.map((c) => c.errorMessage !== undefined)}::boolean[],
+             ${changes.map((c) => c.errorMessage ?? null)}::text[])
+      as v (id, status, at, has_code, error_code, has_message, error_message)`;
+
+/** A message `m` moved to `v`'s status: its timestamp column, and the error a change carries. */
+const reportedSet = (now: Date): Sql =>
+  sql`status = v.status, updated_at = ${now},
+      dispatched_at = case when v.status = 'dispatched' then v.at else m.dispatched_at end,
+      sent_at = case when v.status = 'sent' then v.at else m.sent_at end,
+      delivered_at = case when v.status = 'delivered' then v.at else m.delivered_at end,
+      failed_at = case when v.status = 'failed' then v.at else m.failed_at end,
+      error_code = case when v.has_code then v.error_code else m.error_code end,
+      error_message = case when v.has_message then v.error_message else m.error_message end`;
 
 export const reportsRepository = {
   /** The phone's own outbound messages among `ids`, locked for a report. */
@@ -36,23 +65,50 @@ export const reportsRepository = {
     if (changes.length === 0) return [];
     const rows = await queryRaw(
       tx,
-      sql`update messages m set status = v.status, updated_at = ${now},
-              dispatched_at = case when v.status = 'dispatched' then v.at else m.dispatched_at end,
-              sent_at = case when v.status = 'sent' then v.at else m.sent_at end,
-              delivered_at = case when v.status = 'delivered' then v.at else m.delivered_at end,
-              failed_at = case when v.status = 'failed' then v.at else m.failed_at end,
-              error_code = case when v.has_code then v.error_code else m.error_code end,
-              error_message = case when v.has_message then v.error_message else m.error_message end
-         from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[],
-                     ${changes.map((c) => c.at)}::timestamptz[], ${changes.map((c) => c.errorCode !== undefined)}::boolean[],
-                     ${changes.map((c) => c.errorCode ?? null)}::text[], ${changes.map((c) => c.errorMessage !== undefined)}::boolean[],
-                     ${changes.map((c) => c.errorMessage ?? null)}::text[])
-              as v (id, status, at, has_code, error_code, has_message, error_message)
+      sql`update messages m set ${reportedSet(now)}
+         from ${changesTable(changes)}
         where m.id = v.id
        returning ${messageColumns('m')}`,
       { prepared: true },
     );
     return rows.map(messageFromRow);
+  },
+
+  /**
+   * A phone's reports of its own outbound messages, each id once, in one statement: the messages
+   * locked (in id order, as lockOwned locks them), each moved when reportMoves() says it moves and
+   * the report is of its open attempt (`sendId`, when named), with its timestamp and error. Returns
+   * the moves, each with the status it came from, and every other message named as it is.
+   */
+  async applyReports(
+    tx: EntityManager,
+    deviceId: string,
+    reports: Array<StatusChange & { sendId?: string }>,
+    now: Date,
+  ): Promise<{ moved: Moved[]; unmoved: Message[] }> {
+    if (reports.length === 0) return { moved: [], unmoved: [] };
+    const rows = await queryRaw(
+      tx,
+      sql`with o as (select ${messageColumns('m')} from messages m
+                      where m.id = any(${reports.map((r) => r.id)}::uuid[]) and m.device_id = ${deviceId}
+                        and m.direction = 'outbound'
+                      order by m.id for update),
+               u as (update messages m set ${reportedSet(now)}
+                       from ${changesTable(reports)}
+                       join unnest(${reports.map((r) => r.id)}::uuid[], ${reports.map((r) => r.sendId ?? null)}::text[])
+                            as s (id, send_id) on s.id = v.id
+                       join o on o.id = v.id
+                      where m.id = v.id
+                        and (s.send_id is null or s.send_id = coalesce(o.send_id, o.id)::text)
+                        and ${reportMovesSql(sql`o.status`, sql`v.status`)}
+                     returning ${messageColumns('m')}, o.status as old_status)
+       select ${messageColumns('u')}, u.old_status from u
+       union all
+       select ${messageColumns('o')}, null from o where not exists (select 1 from u where u.id = o.id)`,
+      { prepared: true },
+    );
+    const moved = rows.filter((row) => row.old_status !== null);
+    return { moved: movedFromRows(moved), unmoved: rows.filter((row) => row.old_status === null).map(messageFromRow) };
   },
 
   /**

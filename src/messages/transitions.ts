@@ -5,7 +5,8 @@ import type { MessageStatus } from './message.entity';
 
 export type ReportedStatus = 'sent' | 'delivered' | 'failed';
 
-const RANK: Record<MessageStatus, number> = {
+/** How far along a status is: a report moves a message only forward (reportMoves). */
+export const STATUS_RANK: Readonly<Record<MessageStatus, number>> = {
   queued: 0,
   dispatched: 1,
   unknown: 2,
@@ -15,16 +16,17 @@ const RANK: Record<MessageStatus, number> = {
   received: 4,
 };
 
-const FINAL: ReadonlySet<MessageStatus> = new Set(['delivered', 'failed', 'received']);
+/** The statuses no report moves a message out of. */
+export const FINAL_MESSAGE_STATUSES: ReadonlySet<MessageStatus> = new Set(['delivered', 'failed', 'received']);
 
 /**
  * Whether a phone's report moves a message: never backwards, never out of a final state, and a
  * repeated report is a no-op. A late report after `unknown` still moves it forward.
  */
 export function reportMoves(current: MessageStatus, reported: ReportedStatus): boolean {
-  if (FINAL.has(current)) return false;
+  if (FINAL_MESSAGE_STATUSES.has(current)) return false;
   if (reported === 'failed') return true;
-  return RANK[reported] > RANK[current];
+  return STATUS_RANK[reported] > STATUS_RANK[current];
 }
 
 export type BatchCounter = 'dispatched_count' | 'sent_count' | 'delivered_count' | 'failed_count' | 'unknown_count';
