@@ -27,9 +27,9 @@ function reportMovesSql(current: Sql, reported: Sql): Sql {
 
 /**
  * A message `m` is the phone's own outbound one: a filter on the rows the ids find, never an index
- * condition. Given `device_id = $n` beside `id = any($m)`, the planner took messages_device_idx, whose
- * third column is the id, and read every message the phone ever had to find the few reported (8 ms a
- * report for a phone with 20,000, `npm run bench:peer`); `is true` is not a condition an index serves.
+ * condition. Given `device_id = $n` beside `id = any($m)`, the planner may take messages_device_idx,
+ * whose third column is the id, and read every message the phone ever had to find the few reported
+ * (seen in `npm run bench:profile -- --explain`); `is true` is not a condition an index serves.
  */
 const ownedBy = (deviceId: string): Sql => sql`(m.device_id = ${deviceId}::uuid) is true and m.direction = 'outbound'`;
 
