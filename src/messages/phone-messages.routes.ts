@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { callerOf, type Auth } from '../http/auth';
-import { notFound, unauthenticated } from '../http/errors';
+import { notFound, unauthenticated, type ApiError } from '../http/errors';
 import { pageBody } from '../http/pagination';
 import { validate } from '../http/validate';
 import type { Clock } from '../lib/clock';
@@ -58,12 +58,13 @@ export function phoneMessagesRoutes({ auth, phoneMessages, outcomes, clock }: Ph
       deviceOf(ctx),
       body.reports.map((item) => reportOf(item.id, item)),
     );
-    const missing = notFound('message');
+    // The error's body once, and only when a report names no message of the phone's.
+    let missing: ReturnType<ApiError['toBody']> | undefined;
     ctx.body = {
       data: results.map((result) =>
         'message' in result
           ? { id: result.id, message: messageView(result.message) }
-          : { id: result.id, error: { code: missing.code, message: missing.message, status: missing.status } },
+          : { id: result.id, error: (missing ??= notFound('message').toBody()) },
       ),
     };
   });

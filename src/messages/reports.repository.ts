@@ -15,15 +15,19 @@ export interface StatusChange {
   errorMessage?: string | null;
 }
 
-/** reportMoves() (./transitions.ts) as SQL of a current and a reported status, from the same ranks. */
-function reportMovesSql(current: Sql, reported: Sql): Sql {
+/**
+ * reportMoves() (./transitions.ts) as SQL, of a locked message `o` and its report `v`: the same rule
+ * from the same ranks. Built once: it is the same fragment at every report.
+ */
+const REPORT_MOVES: Sql = (() => {
   const rank = (status: Sql) =>
     sql`case ${status} ${sql.join(
       Object.entries(STATUS_RANK).map(([name, n]) => sql`when ${name}::text then ${n}::int`),
       sql` `,
     )} end`;
-  return sql`(not ${current} = any(${[...FINAL_MESSAGE_STATUSES]}::text[]) and (${reported} = 'failed' or ${rank(reported)} > ${rank(current)}))`;
-}
+  return sql`(not o.status = any(${[...FINAL_MESSAGE_STATUSES]}::text[])
+              and (v.status = 'failed' or ${rank(sql`v.status`)} > ${rank(sql`o.status`)}))`;
+})();
 
 /**
  * A message `m` is the phone's own outbound one: a filter on the rows the ids find, never an index
@@ -107,7 +111,7 @@ export const reportsRepository = {
                        join o on o.id = v.id
                       where m.id = v.id
                         and (s.send_id is null or s.send_id = coalesce(o.send_id, o.id)::text)
-                        and ${reportMovesSql(sql`o.status`, sql`v.status`)}
+                        and ${REPORT_MOVES}
                      returning ${messageColumns('m')}, o.status as old_status)
        select ${messageColumns('u')}, u.old_status from u
        union all
