@@ -229,18 +229,23 @@ export const devicesRepository = {
 
   /** Messages left phones' queues (an outcome, a lapse, a failure) and some reached the carrier. */
   async settle(tx: EntityManager, settlements: OutboxSettlement[]): Promise<void> {
+    const settled = devicesRepository.settled(settlements, sql`true`);
+    if (settled) await query(tx, settled, { prepared: true });
+  },
+
+  /**
+   * `settle` as a statement for another's CTE, run once `after` holds (which orders it after what
+   * `after` reads); null when no phone's counts change.
+   */
+  settled(settlements: OutboxSettlement[], after: Sql): Sql | null {
     const changed = settlements.filter((s) => s.left !== 0 || s.sent !== 0);
-    if (changed.length === 0) return;
-    await query(
-      tx,
-      sql`update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
+    if (changed.length === 0) return null;
+    return sql`update devices d set queue_depth = greatest(d.queue_depth - v.left_n, 0),
               queue_depth_high = greatest(d.queue_depth_high - v.left_high_n, 0), sent_count = d.sent_count + v.sent_n
          from unnest(${changed.map((s) => s.deviceId)}::uuid[], ${changed.map((s) => s.left)}::int[],
                      ${changed.map((s) => s.leftHigh ?? 0)}::int[], ${changed.map((s) => s.sent)}::int[])
               as v (id, left_n, left_high_n, sent_n)
-        where d.id = v.id`,
-      { prepared: true },
-    );
+        where d.id = v.id and ${after}`;
   },
 
   async receiver(tx: EntityManager, deviceId: string): Promise<{ userId: string; receiveEnabled: boolean }> {

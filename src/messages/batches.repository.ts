@@ -21,6 +21,14 @@ export interface BatchStart {
   settled: boolean;
 }
 
+/** Statements that go with a batches' count, in its statement (a round trip each saved). */
+export interface AlsoAfterCounting {
+  /** A write that must follow the batches' (it gets a condition to add, which makes it wait for them). */
+  after?: (afterCounting: Sql) => Sql | null;
+  /** A select run for its effect (a NOTIFY). */
+  select?: Sql;
+}
+
 /** Of a batch's failed messages, those a person withdrew: cancelled, or to a number that opted out. */
 export interface Withdrawn {
   cancelledCount: number;
@@ -116,21 +124,25 @@ export const batchesRepository = {
    * else it is final once every message is sent, delivered, failed or unknown (failed when every one
    * failed), sending once any was handed out, queued before. A batch whose counters and status stay
    * as they were is not written. Returns each batch written: its counts and status after, and its
-   * status before.
+   * status before. `also`: the writes and the select that follow a count, run in its statement.
    */
   async addToCounters(
     tx: EntityManager,
     deltas: Map<string, Partial<Record<BatchCounter, number>>>,
     now: Date,
+    also: AlsoAfterCounting = {},
   ): Promise<Array<BatchCounts & { statusBefore: BatchStatus }>> {
-    if (deltas.size === 0) return [];
+    const after = also.after?.(sql`(select count(*) from counted) >= 0`) ?? null;
+    if (deltas.size === 0 && after === null && !also.select) return [];
     const column = (c: BatchCounter) => sql.identifier(c);
     const entries = [...deltas.entries()];
     const arrays = COUNTERS.map((c) => sql`${entries.map(([, d]) => Math.trunc(d[c] ?? 0))}::int[]`);
     const settled = sql`n.sent_count + n.delivered_count + n.failed_count + n.unknown_count`;
     // Locked first (in id order, as an UPDATE would lock them: no key update), so the counts and the
-    // status are computed from the row as it is now.
-    return query<BatchCounts & { statusBefore: BatchStatus }>(
+    // status are computed from the row as it is now. What runs after reads `counted`, so it waits for
+    // the batches' locks (batches before phones, as everywhere); the select is read before the rows,
+    // so it runs even when no batch is written (a CTE nothing reads does not run).
+    const rows = await query<BatchCounts & { statusBefore: BatchStatus }>(
       tx,
       sql`with n as (select b.id, b.status, b.recipient_count,
                             ${sql.join(COUNTERS.map((c) => sql`b.${column(c)} + v.${column(c)} as ${column(c)}`))},
@@ -149,14 +161,19 @@ export const batchesRepository = {
                                       when n.status = 'scheduled' then n.status
                                       when ${settled} + n.dispatched_count > 0 then 'sending'
                                       else 'queued' end as next_status
-                       from n)
+                       from n),
+               counted as (
           update batches b set ${sql.join(COUNTERS.map((c) => sql`${column(c)} = s.${column(c)}`))},
                  status = s.next_status, updated_at = ${now}, ${finalFields(sql`nullif(s.next_status, s.status)`, now)}
             from s where b.id = s.id and (s.counted or s.next_status <> s.status)
           returning b.id, b.user_id, b.device_id, b.status, s.status as status_before, b.recipient_count,
-                    ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))}`,
+                    ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))})
+               ${after ? sql`, after_counting as (${after})` : sql``}
+               ${also.select ? sql`, selected as (${also.select})` : sql``}
+          select counted.* from ${also.select ? sql`(select count(*) from selected) notified left join counted on true` : sql`counted`}`,
       { prepared: true },
     );
+    return rows.filter((row) => row.id != null);
   },
 
   /**

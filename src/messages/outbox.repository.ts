@@ -234,18 +234,14 @@ export const outboxRepository = {
   },
 
   /**
-   * NOTIFYs `channel` with the phone's id, at commit, when it holds no handed-out message and has
-   * work it may send now: a phone that fetched a page and reported all of it is told to come back.
+   * A select that NOTIFYs `channel` with the phone's id, at commit, when it holds no handed-out
+   * message and has work it may send now: a phone that fetched a page and reported all of it is told
+   * to come back. For another statement's CTE (`addToCounters`), where the report's moves are seen.
    */
-  async announceWhenDrained(tx: EntityManager, channel: string, deviceId: string, now: Date): Promise<void> {
-    await query(
-      tx,
-      sql`select pg_notify(${channel}, ${deviceId})
-           where not ${leased(sql`${deviceId}::uuid`, now)}
-             and exists (select 1 from messages
-                          where device_id = ${deviceId} and direction = 'outbound' and ${WAITING}
-                            and available_at <= ${now} and stale_at > ${now})`,
-      { prepared: true },
-    );
-  },
+  drainedNotice: (channel: string, deviceId: string, now: Date): Sql =>
+    sql`select pg_notify(${channel}, ${deviceId})
+         where not ${leased(sql`${deviceId}::uuid`, now)}
+           and exists (select 1 from messages
+                        where device_id = ${deviceId} and direction = 'outbound' and ${WAITING}
+                          and available_at <= ${now} and stale_at > ${now})`,
 };

@@ -11,7 +11,7 @@ import type { BatchStatus } from './batch.entity';
 import type { MessageStatus } from './message.entity';
 import type { Moved } from './messages.repository';
 import type { Sql } from '../db/sql';
-import { batchesRepository } from './batches.repository';
+import { batchesRepository, type AlsoAfterCounting } from './batches.repository';
 import { outboxRepository } from './outbox.repository';
 import { reportsRepository, type StatusChange } from './reports.repository';
 import { messageView } from './messages.views';
@@ -84,19 +84,26 @@ export function createOutcomesService(deps: OutcomesDeps) {
     afterCommit(tx, () => deps.starter.enqueue(deps.batchStarts, settled));
   }
 
-  /** Moves batches' counters (none: settles them as they are); signals those that just became final. */
+  /**
+   * Moves batches' counters (none: settles them as they are), and phones' counts in the same
+   * statement; signals the batches that just became final.
+   */
   async function count(
     tx: EntityManager,
     deltas: Map<string, Partial<Record<BatchCounter, number>>>,
+    also: AlsoAfterCounting = {},
   ): Promise<string[]> {
-    const batches = await batchesRepository.addToCounters(tx, deltas, clock.now());
+    const batches = await batchesRepository.addToCounters(tx, deltas, clock.now(), also);
     const final = batches.filter((b) => FINAL.has(b.status) && !FINAL.has(b.statusBefore));
     signalSettled(tx, final);
     return final.map((b) => b.id);
   }
 
-  /** Everything that follows a set of moves (each message with the status it came from). */
-  async function follow(tx: EntityManager, moves: Moved[]): Promise<void> {
+  /**
+   * Everything that follows a set of moves (each message with the status it came from); with
+   * `drainedOn`, that phone is told to fetch again if it holds nothing and has work (phone channel).
+   */
+  async function follow(tx: EntityManager, moves: Moved[], drainedOn?: string): Promise<void> {
     const deltas = new Map<string, Partial<Record<BatchCounter, number>>>();
     const outboxes = new Map<string, OutboxSettlement>();
     const events: EmitInput[] = [];
@@ -134,8 +141,11 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
       }
     }
-    await count(tx, deltas);
-    await devicesRepository.settle(tx, [...outboxes.values()]);
+    const now = clock.now();
+    await count(tx, deltas, {
+      after: (afterCounting) => devicesRepository.settled([...outboxes.values()], afterCounting),
+      select: drainedOn === undefined ? undefined : outboxRepository.drainedNotice(DRAINED_CHANNEL, drainedOn, now),
+    });
     await deps.events.emitMany(tx, events);
     if (reached.size > 0) {
       afterCommit(tx, () => {
@@ -178,12 +188,8 @@ export function createOutcomesService(deps: OutcomesDeps) {
   /** Whether a move hands a message back from the phone (it no longer holds it open). */
   const handsBack = ({ message, from }: Moved) => from === 'dispatched' && !OPEN.has(message.status);
 
-  interface Applied {
-    /** Every message of the phone's named, as it is once the reports are applied. */
-    current: Map<string, Message>;
-    /** Whether any report handed a message back. */
-    returned: boolean;
-  }
+  /** Every message of the phone's a report named, as it is once the reports are applied. */
+  type Applied = Map<string, Message>;
 
   /** Reports of distinct messages, none the platform's refusal, in one statement, and what follows. */
   async function applyAtOnce(tx: EntityManager, deviceId: string, reports: Report[]): Promise<Applied> {
@@ -193,9 +199,8 @@ export function createOutcomesService(deps: OutcomesDeps) {
       reports.map((report) => ({ ...changeOf(report), sendId: report.sendId })),
       clock.now(),
     );
-    await follow(tx, moved);
-    const current = new Map([...unmoved, ...moved.map(({ message }) => message)].map((m) => [m.id, m]));
-    return { current, returned: moved.some(handsBack) };
+    await follow(tx, moved, moved.some(handsBack) ? deviceId : undefined);
+    return new Map([...unmoved, ...moved.map(({ message }) => message)].map((m) => [m.id, m]));
   }
 
   /**
@@ -233,11 +238,12 @@ export function createOutcomesService(deps: OutcomesDeps) {
       const updated = await reportsRepository.applyChanges(tx, [...round.values()], clock.now());
       const moves = updated.map((message) => ({ message, from: current.get(message.id)!.status }));
       if (moves.some(handsBack)) returned = true;
-      await follow(tx, moves);
+      // The phone is told it drained once, after the last round.
+      await follow(tx, moves, returned && later.length === 0 ? deviceId : undefined);
       for (const message of updated) current.set(message.id, message);
       pending = later;
     }
-    return { current, returned };
+    return current;
   }
 
   return {
@@ -260,13 +266,12 @@ export function createOutcomesService(deps: OutcomesDeps) {
         const ids = new Set(reports.map((r) => r.id));
         // Each message reported once, none refused by the platform's limit (the common report): one
         // statement locks, moves and returns them; else the rounds below.
-        const { current, returned } =
+        // A phone that pulls only when told (the SMSGate app: once per MessageEnqueued, else every 15
+        // minutes) and has reported the last of its page is told of the rest (`follow`'s `drainedOn`).
+        const current =
           ids.size === reports.length && !reports.some((report) => isPlatformLimit(report))
             ? await applyAtOnce(tx, deviceId, reports)
             : await applyInRounds(tx, deviceId, reports, [...ids]);
-        // A phone that pulls only when told (the SMSGate app: once per MessageEnqueued, else every 15
-        // minutes) and has reported the last of its page is told of the rest (phone channel).
-        if (returned) await outboxRepository.announceWhenDrained(tx, DRAINED_CHANNEL, deviceId, clock.now());
         // Each answer is the message once the whole set is applied (a repeat or a step back changes nothing).
         return reports.map((report): ReportResult => {
           const message = current.get(report.id);

@@ -19,8 +19,8 @@ export function sanitizeSql(sql: string): string {
 
 const OPERATION = /^\s*(\w+)/;
 const TABLE = /^\s*(?:insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+"?(\w+)"?/i;
-// Not `on conflict ... do update set` nor `select ... for update`: those write no table of their own.
-const WRITE = /\b(?<!\b(?:do|for)\s+)(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi;
+// Not `on conflict ... do update set` nor `select ... for [no key] update`: those write no table of their own.
+const WRITE = /\b(?<!\b(?:do|for|key)\s+)(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi;
 
 /**
  * The span's name: `SELECT messages`, `UPDATE devices`, `BEGIN`, and for a statement with a common
