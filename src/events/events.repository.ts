@@ -1,12 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Event } from './event.entity';
-import { query, sql } from '../db/sql';
+import { query, sql, type Sql } from '../db/sql';
 
 // The SQL of `events`.
 export const eventsRepository = {
   /** Many events in one statement: their rows travel as one JSON parameter. */
   async insertMany(tx: EntityManager, events: Event[]): Promise<void> {
     if (events.length === 0) return;
+    await query(tx, eventsRepository.inserted(events, sql`true`), { prepared: true });
+  },
+
+  /** `insertMany` as a statement for another's CTE, run once `after` holds (which orders it after what `after` reads). */
+  inserted: (events: Event[], after: Sql): Sql => {
     const rows = JSON.stringify(
       events.map((e) => ({
         id: e.id,
@@ -18,13 +23,10 @@ export const eventsRepository = {
         created_at: e.createdAt.toISOString(),
       })),
     );
-    await query(
-      tx,
-      sql`insert into events (id, user_id, name, data, message_id, device_id, created_at)
+    return sql`insert into events (id, user_id, name, data, message_id, device_id, created_at)
           select id, user_id, name, data, message_id, device_id, created_at
             from json_to_recordset(${rows}::json)
-              as x (id uuid, user_id uuid, name text, data jsonb, message_id uuid, device_id uuid, created_at timestamptz)`,
-      { prepared: true },
-    );
+              as x (id uuid, user_id uuid, name text, data jsonb, message_id uuid, device_id uuid, created_at timestamptz)
+           where ${after}`;
   },
 };

@@ -23,8 +23,8 @@ export interface BatchStart {
 
 /** Statements that go with a batches' count, in its statement (a round trip each saved). */
 export interface AlsoAfterCounting {
-  /** A write that must follow the batches' (it gets a condition to add, which makes it wait for them). */
-  after?: (afterCounting: Sql) => Sql | null;
+  /** Writes that follow the batches' (each gets a condition to add, which makes it wait for them); null: none. */
+  after?: Array<(afterCounting: Sql) => Sql | null>;
   /** A select run for its effect (a NOTIFY). */
   select?: Sql;
 }
@@ -132,8 +132,10 @@ export const batchesRepository = {
     now: Date,
     also: AlsoAfterCounting = {},
   ): Promise<Array<BatchCounts & { statusBefore: BatchStatus }>> {
-    const after = also.after?.(sql`(select count(*) from counted) >= 0`) ?? null;
-    if (deltas.size === 0 && after === null && !also.select) return [];
+    const after = (also.after ?? [])
+      .map((write) => write(sql`(select count(*) from counted) >= 0`))
+      .filter((write): write is Sql => write !== null);
+    if (deltas.size === 0 && after.length === 0 && !also.select) return [];
     const column = (c: BatchCounter) => sql.identifier(c);
     const entries = [...deltas.entries()];
     const arrays = COUNTERS.map((c) => sql`${entries.map(([, d]) => Math.trunc(d[c] ?? 0))}::int[]`);
@@ -168,7 +170,10 @@ export const batchesRepository = {
             from s where b.id = s.id and (s.counted or s.next_status <> s.status)
           returning b.id, b.user_id, b.device_id, b.status, s.status as status_before, b.recipient_count,
                     ${sql.join(COUNTERS.map((c) => sql`b.${column(c)}`))})
-               ${after ? sql`, after_counting as (${after})` : sql``}
+               ${sql.join(
+                 after.map((write, i) => sql`, ${sql.identifier(`after_counting_${i}`)} as (${write})`),
+                 sql``,
+               )}
                ${also.select ? sql`, selected as (${also.select})` : sql``}
           select counted.* from ${also.select ? sql`(select count(*) from selected) notified left join counted on true` : sql`counted`}`,
       { prepared: true },

@@ -85,8 +85,8 @@ export function createOutcomesService(deps: OutcomesDeps) {
   }
 
   /**
-   * Moves batches' counters (none: settles them as they are), and phones' counts in the same
-   * statement; signals the batches that just became final.
+   * Moves batches' counters (none: settles them as they are), with `also` in the same statement;
+   * signals the batches that just became final.
    */
   async function count(
     tx: EntityManager,
@@ -141,12 +141,13 @@ export function createOutcomesService(deps: OutcomesDeps) {
         });
       }
     }
-    const now = clock.now();
+    const emitted = deps.events.staged(events);
     await count(tx, deltas, {
-      after: (afterCounting) => devicesRepository.settled([...outboxes.values()], afterCounting),
-      select: drainedOn === undefined ? undefined : outboxRepository.drainedNotice(DRAINED_CHANNEL, drainedOn, now),
+      after: [(after) => devicesRepository.settled([...outboxes.values()], after), emitted.insert],
+      select:
+        drainedOn === undefined ? undefined : outboxRepository.drainedNotice(DRAINED_CHANNEL, drainedOn, clock.now()),
     });
-    await deps.events.emitMany(tx, events);
+    await emitted.publish(tx);
     if (reached.size > 0) {
       afterCommit(tx, () => {
         for (const [status, count] of reached) deps.metrics.outcomes.inc({ status }, count);

@@ -10,11 +10,11 @@ import { json } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { readJson } from '../support/http';
 import { bearer } from '../devices/helpers';
-import { sendingTenant } from './helpers';
+import { eventsOf, sendingTenant } from './helpers';
 
 // What follows a report's moves (outcomes.follow): the batches' counters and statuses, the phones'
-// counts and, when the report handed back what the phone held, the notice that it drained, in one
-// statement (batchesRepository.addToCounters), the phones' rows locked after the batches'. The
+// counts, the events and, when the report handed back what the phone held, the notice that it
+// drained, in one statement (batchesRepository.addToCounters), the phones' rows locked after the batches'. The
 // statements a request ran are read from its trace (its SQL spans, kept in memory).
 
 describe("what follows a report, in its batches' statement", () => {
@@ -103,11 +103,11 @@ describe("what follows a report, in its batches' statement", () => {
     const moves = statements.findIndex((s) => s.name === 'WITH UPDATE messages');
     expect(statements.slice(moves).map((s) => s.name)).toStrictEqual([
       'WITH UPDATE messages',
-      'WITH UPDATE batches, UPDATE devices', // the counts, and the notice
-      'INSERT events',
+      'WITH UPDATE batches, UPDATE devices, INSERT events', // and the notice
       'SELECT json_to_recordset', // the webhooks the events reach
     ]);
     expect(statements[moves + 1].statement).toContain('pg_notify');
+    expect(await eventsOf(app, tenant.account.userId)).toContainEqual({ name: 'message.sent', message_id: first.message });
     expect(await batchOf(first.batch)).toStrictEqual({ status: 'completed', sentCount: 1 });
     expect(await phoneCounts()).toStrictEqual({
       queueDepth: before.queueDepth - 1,
