@@ -107,7 +107,10 @@ describe("what follows a report, in its batches' statement", () => {
       'SELECT json_to_recordset', // the webhooks the events reach
     ]);
     expect(statements[moves + 1].statement).toContain('pg_notify');
-    expect(await eventsOf(app, tenant.account.userId)).toContainEqual({ name: 'message.sent', message_id: first.message });
+    expect(await eventsOf(app, tenant.account.userId)).toContainEqual({
+      name: 'message.sent',
+      message_id: first.message,
+    });
     expect(await batchOf(first.batch)).toStrictEqual({ status: 'completed', sentCount: 1 });
     expect(await phoneCounts()).toStrictEqual({
       queueDepth: before.queueDepth - 1,
