@@ -37,13 +37,16 @@ const REPORT_MOVES: Sql = (() => {
  */
 const ownedBy = (deviceId: string): Sql => sql`(m.device_id = ${deviceId}::uuid) is true and m.direction = 'outbound'`;
 
-/** The changes as a table `v`: columns of arrays, so a prepared statement's text fits any number. */
-const changesTable = (changes: StatusChange[]): Sql =>
+/**
+ * The changes as a table `v`: columns of arrays, so a prepared statement's text fits any number. A
+ * report's `send_id` is the attempt it names, if any.
+ */
+const changesTable = (changes: Array<StatusChange & { sendId?: string }>): Sql =>
   sql`unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.status)}::text[],
              ${changes.map((c) => c.at)}::timestamptz[], ${changes.map((c) => c.errorCode !== undefined)}::boolean[],
              ${changes.map((c) => c.errorCode ?? null)}::text[], ${changes.map((c) => c.errorMessage !== undefined)}::boolean[],
-             ${changes.map((c) => c.errorMessage ?? null)}::text[])
-      as v (id, status, at, has_code, error_code, has_message, error_message)`;
+             ${changes.map((c) => c.errorMessage ?? null)}::text[], ${changes.map((c) => c.sendId ?? null)}::text[])
+      as v (id, status, at, has_code, error_code, has_message, error_message, send_id)`;
 
 /** A message `m` moved to `v`'s status: its timestamp column, and the error a change carries. */
 const reportedSet = (now: Date): Sql =>
@@ -106,11 +109,9 @@ export const reportsRepository = {
                       order by m.id for update),
                u as (update messages m set ${reportedSet(now)}
                        from ${changesTable(reports)}
-                       join unnest(${reports.map((r) => r.id)}::uuid[], ${reports.map((r) => r.sendId ?? null)}::text[])
-                            as s (id, send_id) on s.id = v.id
                        join o on o.id = v.id
                       where m.id = v.id
-                        and (s.send_id is null or s.send_id = coalesce(o.send_id, o.id)::text)
+                        and (v.send_id is null or v.send_id = coalesce(o.send_id, o.id)::text)
                         and ${REPORT_MOVES}
                      returning ${messageColumns('m')}, o.status as old_status)
        select ${messageColumns('u')}, u.old_status from u
