@@ -10,7 +10,10 @@ export const eventsRepository = {
     await query(tx, eventsRepository.inserted(events, sql`true`), { prepared: true });
   },
 
-  /** `insertMany` as a statement for another's CTE, run once `after` holds (which orders it after what `after` reads). */
+  /**
+   * `insertMany` as a statement for another's CTE, run once `after` holds (which orders it after what
+   * `after` reads).
+   */
   inserted: (events: Event[], after: Sql): Sql => {
     const rows = JSON.stringify(
       events.map((e) => ({

@@ -23,7 +23,10 @@ export interface BatchStart {
 
 /** Statements that go with a batches' count, in its statement (a round trip each saved). */
 export interface AlsoAfterCounting {
-  /** Writes that follow the batches' (each gets a condition to add, which makes it wait for them); null: none. */
+  /**
+   * Writes that follow the batches' (each gets a condition to add, which makes it wait for them);
+   * a null write is none.
+   */
   after?: Array<(afterCounting: Sql) => Sql | null>;
   /** A select run for its effect (a NOTIFY). */
   select?: Sql;
@@ -175,7 +178,9 @@ export const batchesRepository = {
                  sql``,
                )}
                ${also.select ? sql`, selected as (${also.select})` : sql``}
-          select counted.* from ${also.select ? sql`(select count(*) from selected) notified left join counted on true` : sql`counted`}`,
+          select counted.* from ${
+            also.select ? sql`(select count(*) from selected) notified left join counted on true` : sql`counted`
+          }`,
       { prepared: true },
     );
     return rows.filter((row) => row.id != null);

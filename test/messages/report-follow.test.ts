@@ -14,8 +14,8 @@ import { eventsOf, sendingTenant } from './helpers';
 
 // What follows a report's moves (outcomes.follow): the batches' counters and statuses, the phones'
 // counts, the events and, when the report handed back what the phone held, the notice that it
-// drained, in one statement (batchesRepository.addToCounters), the phones' rows locked after the batches'. The
-// statements a request ran are read from its trace (its SQL spans, kept in memory).
+// drained, in one statement (batchesRepository.addToCounters), the phones' rows locked after the
+// batches'. The statements a request ran are read from its trace (its SQL spans, kept in memory).
 
 describe("what follows a report, in its batches' statement", () => {
   let app: TestApp;
