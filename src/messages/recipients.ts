@@ -1,5 +1,8 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { MAX_FIELD_ERRORS, type FieldError } from '../http/errors';
+import { keepCompiledPatterns } from './phone-patterns';
+
+keepCompiledPatterns();
 
 export interface Recipients {
   /** E.164, de-duplicated after normalisation, first occurrence kept, in the order given. */
