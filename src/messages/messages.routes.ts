@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics/metrics';
 import type { MmsService } from '../mms/mms.service';
 import type { Message } from './message.entity';
 import type { MessagesService } from './messages.service';
-import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBody } from './messages.schemas';
+import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBodyFor } from './messages.schemas';
 import { batchView, dailyStatsView, estimateView, messageView } from './messages.views';
 
 export function messagesRoutes({
@@ -36,7 +36,7 @@ export function messagesRoutes({
   // Refusals are counted by the code the client gets, credentials and scope included.
   router.post('/messages', countRefusals(metrics.sends.refused), auth.scope('send'), idempotency.key(), async (ctx) => {
     messages.admitSize((ctx.request.body as { to?: unknown } | undefined)?.to);
-    const { body } = await validate(ctx, { body: sendBody });
+    const { body } = await validate(ctx, { body: sendBodyFor(ctx.request.body) });
     const { batch, messageIds } = await messages.send(callerOf(ctx).userId, body);
     ctx.status = 202;
     ctx.body = { batch: batchView(batch), message_ids: messageIds };

@@ -6,7 +6,7 @@ import { badRequest, conflict, notFound, validationFailed } from '../../http/err
 import type { Clock } from '../../lib/clock';
 import type { SecretBox } from '../../lib/secret-box';
 import type { MessagesService } from '../../messages/messages.service';
-import { sendBody, type SendBody } from '../../messages/messages.schemas';
+import { sendBodyFor, type SendBody } from '../../messages/messages.schemas';
 import { fieldErrors } from '../../http/validate';
 import { ValidationError } from '../../lib/yup';
 import { messageView } from '../../messages/messages.views';
@@ -46,7 +46,7 @@ const THEIR_FIELD: Record<string, string> = {
 /** A send made here meets every rule of POST /v1/messages (length, horizon, ttl), named as theirs. */
 async function ourSend(input: Record<string, unknown>): Promise<SendBody> {
   try {
-    return await sendBody.validate(input, { abortEarly: false });
+    return await sendBodyFor(input).validate(input, { abortEarly: false });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     throw validationFailed(
@@ -85,7 +85,6 @@ export function createIntegratorService(deps: IntegratorDeps) {
   }
 
   return {
-
     /**
      * POST /message(s): one send (batch) to every phone number. A client-chosen `id` names it from
      * now on; the route runs this under that id as its idempotency key.
