@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import { p } from '@mikro-orm/postgresql';
 
 // The columns every owned row shares. Timestamps are timestamptz, in UTC.
@@ -6,7 +6,7 @@ export const id = () =>
   p
     .uuid()
     .primary()
-    .onCreate(() => randomUUID());
+    .onCreate(() => newId());
 export const createdAt = () =>
   p
     .datetime()

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidCode } from '../accounts/email-codes.service';
 import { transaction } from '../db/transaction';
@@ -74,7 +74,7 @@ export function createPairingService(deps: PairingDeps) {
   async function refused(codes: { id: string; userId: string }[], reason: PairingRefusalReason, at: Date) {
     for (const code of codes) {
       await pairingRepository.recordRefusal(em(), {
-        id: randomUUID(),
+        id: newId(),
         userId: code.userId,
         pairingCodeId: code.id,
         reason,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newIds } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sql } from '../db/sql';
 import type { Clock } from '../lib/clock';
@@ -42,10 +42,11 @@ export function createEventsService({ clock }: { clock: Clock }) {
   /** Events with their ids and time, not yet recorded. */
   function stage(inputs: EmitInput[]): Emitted[] {
     const now = clock.now();
-    return inputs.map((input) => ({
+    const ids = newIds(inputs.length);
+    return inputs.map((input, index) => ({
       input,
       event: {
-        id: randomUUID(),
+        id: ids[index]!,
         userId: input.userId,
         name: input.name,
         data: input.data,

@@ -1,6 +1,7 @@
 import * as yup from '../lib/yup';
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { readRows } from '../db/read';
+import { UUID } from '../lib/fields';
 
 // The one pagination of the API: keyset over (created_at, id), so a page never shifts when rows
 // are inserted meanwhile, and its cost is one index range scan whatever the account's history.
@@ -27,8 +28,6 @@ export interface Page<T> {
   /** Absent on the last page. */
   nextCursor?: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor(row: { createdAt: Date; id: string }): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRaw, sql } from '../db/sql';
+import { newId } from '../lib/ids';
 import { Message } from './message.entity';
 import { messageFromRow } from './messages.repository';
 import { countSegments } from './segments';
@@ -26,7 +27,7 @@ export const inboundRepository = {
       tx,
       sql`insert into messages (id, user_id, device_id, direction, status, body, data_port, segments, sender, sim_subscription_id,
                                 fingerprint, received_at, created_at, updated_at)
-          values (gen_random_uuid(), ${input.userId}, ${input.deviceId}, 'inbound', 'received', ${input.body},
+          values (${newId()}::uuid, ${input.userId}, ${input.deviceId}, 'inbound', 'received', ${input.body},
                   ${input.dataPort}::int, ${input.dataPort === null ? countSegments(input.body).segments : 1}, ${input.sender}, ${input.simSubscriptionId},
                   ${input.fingerprint}, ${input.receivedAt}, ${input.now}, ${input.now})
           on conflict (device_id, fingerprint) where fingerprint is not null do nothing

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { SendingDevice } from '../devices/devices.repository';
 import type { Batch } from './batch.entity';
 import type { SendBody } from './messages.schemas';
@@ -56,7 +56,7 @@ export function newBatch(
         : countSegments(input.body ?? '');
   const scheduledAt = input.scheduled_at ?? null;
   const batch = {
-    id: randomUUID(),
+    id: newId(),
     userId,
     deviceId: device.id,
     body: input.data?.base64 ?? input.body ?? '',

@@ -1,6 +1,6 @@
 import * as yup from '../lib/yup';
 import { pageFields } from '../http/pagination';
-import { int, text, timestamp } from '../lib/fields';
+import { int, text, timestamp, uuid } from '../lib/fields';
 
 export const outboxQuery = yup.object({
   limit: int(1, 500).default(100),
@@ -18,7 +18,7 @@ export const statusBody = yup.object({
 /** POST /v1/device/messages/status: many reports at once, each as the single report's body plus the message id. */
 export const reportsBody = yup.object({
   reports: yup
-    .array(statusBody.shape({ id: yup.string().uuid('${path} must be a message id').required() }))
+    .array(statusBody.shape({ id: uuid('${path} must be a message id').required() }))
     .min(1, '${path} must hold at least one report')
     .max(500, '${path} may hold at most 500 reports')
     .required(),

@@ -1,7 +1,7 @@
 // The plain-report reader: the fast path of POST /v1/device/messages/status. Its slow path, which it
 // must equal, is yup's `reportsBody` (./phone-messages.schemas.ts) as the route's validate() applies it:
 // for a body this reader accepts it returns exactly yup's value, and it accepts nothing yup refuses.
-// Anything else (a problem, an odd type, a timestamp that does not parse, a nil id) it leaves to yup
+// Anything else (a problem, an odd type, a timestamp that does not parse) it leaves to yup
 // (undefined), so every error a phone sees is yup's, word for word.
 //
 // Why it exists: a phone reports a page of up to 500 texts at once, and yup checks each item as an
@@ -10,11 +10,10 @@
 // without).
 // test/messages/plain-report-reader.test.ts runs both on the same bodies.
 import type { InferType } from 'yup';
+import { UUID } from '../lib/fields';
 import { parseTimestamp } from '../lib/iso';
 import type { reportsBody } from './phone-messages.schemas';
 
-// yup's uuid test without its nil-uuid alternative: a nil id goes the long way.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const REPORTED = new Set(['sent', 'delivered', 'failed']);
 type ReportItem = InferType<typeof reportsBody>['reports'][number];
 

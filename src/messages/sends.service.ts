@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newIds } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sql } from '../db/sql';
 import type { AccountsService } from '../accounts/accounts.service';
@@ -136,7 +136,7 @@ export function createSendsService(deps: SendsDeps) {
             : 'No paired and enabled phone can take this send.',
         );
       }
-      const messageIds = numbers.map(() => randomUUID());
+      const messageIds = newIds(numbers.length);
       const accepted =
         oneStatement && fitsOneStatement(input, inTransaction, device)
           ? await oneStatementSend.accept(

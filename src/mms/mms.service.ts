@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
+import { UUID } from '../lib/fields';
 import type { Logger } from '../lib/logger';
 import type { Metrics } from '../metrics/metrics';
 import type { Sweep } from '../reconciler/reconciler.service';
@@ -24,7 +25,6 @@ export interface MmsDeps {
   retentionMs: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SWEEP_LIMIT = 500;
 
 /**

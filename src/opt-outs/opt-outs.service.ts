@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Emitted } from '../events/events.service';
 import { notFound, validationFailed } from '../http/errors';
@@ -36,7 +36,7 @@ export function createOptOutsService(deps: OptOutsDeps) {
       if (!number) continue;
       if (keyword === 'out') {
         await optOutsRepository.insert(tx, {
-          id: randomUUID(),
+          id: newId(),
           userId: input.userId,
           phoneNumber: number,
           source: 'inbound',
@@ -56,7 +56,7 @@ export function createOptOutsService(deps: OptOutsDeps) {
       throw validationFailed([{ field: 'body.phone_number', message: 'phone_number is not a valid phone number' }]);
     }
     const added = await optOutsRepository.insert(em(), {
-      id: randomUUID(),
+      id: newId(),
       userId,
       phoneNumber: number,
       source: 'api',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../http/errors';
 import type { Clock } from '../lib/clock';
@@ -39,7 +39,7 @@ export function createTemplatesService(deps: TemplatesDeps) {
       const now = clock.now();
       return orNameTaken(() =>
         templatesRepository.insert(em(), {
-          id: randomUUID(),
+          id: newId(),
           userId,
           name: input.name,
           body: input.body,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SCOPES, type Scope } from '../api-keys/api-key.entity';
 import { transaction } from '../db/transaction';
@@ -63,7 +63,7 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
     const refreshSecret = refreshUntil ? REFRESH_PREFIX + randomBase62(TOKEN_RANDOM_CHARS) : null;
     const now = clock.now();
     const token: AccessToken = {
-      id: randomUUID(),
+      id: newId(),
       userId: from.userId,
       apiKeyId: from.apiKeyId,
       prefix: secret.slice(0, PREFIX_CHARS),
@@ -98,7 +98,11 @@ export function createTokensService({ em, clock }: { em: () => EntityManager; cl
       if (missing) throw insufficientScope(missing);
       const now = clock.now();
       const refreshUntil = input.refresh ? new Date(now.getTime() + REFRESH_TTL_MS) : null;
-      return insertToken(em(), { userId: owner.userId, apiKeyId: owner.keyId, scopes, ttlSeconds: input.ttlSeconds }, refreshUntil);
+      return insertToken(
+        em(),
+        { userId: owner.userId, apiKeyId: owner.keyId, scopes, ttlSeconds: input.ttlSeconds },
+        refreshUntil,
+      );
     },
 
     /**

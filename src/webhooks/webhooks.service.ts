@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../lib/ids';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StartKind, Starter } from '../../temporal/starter';
 import type { DeliveryStart } from './delivery-starts';
@@ -104,7 +104,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const body = await bodyFor(tx, event, target);
       if (body === null) return;
       deliveries.push({
-        id: randomUUID(),
+        id: newId(),
         userId: event.userId,
         webhookId: target.id,
         eventId: event.id,
@@ -264,7 +264,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
      * keeps its retries.
      */
     async redeliver(userId: string, deliveryId: string): Promise<WebhookDelivery> {
-      const id = randomUUID();
+      const id = newId();
       await transaction(em(), async (tx) => {
         const original = await webhooksRepository.findDelivery(tx, userId, deliveryId);
         if (!original) throw notFound('delivery');

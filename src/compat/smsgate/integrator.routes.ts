@@ -7,6 +7,7 @@ import { ApiError, badRequest, methodNotAllowed, notFound, unauthenticated } fro
 import { attachmentHeaders } from '../../mms/mms.views';
 import { readiness, type HealthDeps } from '../../http/health.routes';
 import { validate } from '../../http/validate';
+import { UUID } from '../../lib/fields';
 import type { Services } from '../../services';
 import { SMSGATE_PREFIX } from './mobile.routes';
 import { basicAsKey } from './basic-auth';
@@ -76,8 +77,6 @@ export function integratorBody(apiError: ApiError): { message: string; data: { c
     data: { code: apiError.code, ...(apiError.errors ? { errors: apiError.errors } : {}) },
   };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const notServed = (message: string) => () => {
   throw new ApiError(404, 'not_supported', message);

@@ -4,6 +4,7 @@ import type { EventsService } from '../../events/events.service';
 import { transaction } from '../../db/transaction';
 import { badRequest, conflict, notFound, validationFailed } from '../../http/errors';
 import type { Clock } from '../../lib/clock';
+import { UUID } from '../../lib/fields';
 import type { SecretBox } from '../../lib/secret-box';
 import type { MessagesService } from '../../messages/messages.service';
 import { sendBodyFor, type SendBody } from '../../messages/messages.schemas';
@@ -30,7 +31,6 @@ export interface IntegratorDeps {
 
 /** What can name a message or webhook here: a client-chosen id (printable ASCII, at most 36) or a UUID. */
 const NAMEABLE = /^[\x21-\x7e]{1,36}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Their names of POST /v1/messages's fields, for the errors of a send made here. */
 const THEIR_FIELD: Record<string, string> = {

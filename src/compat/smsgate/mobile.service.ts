@@ -5,6 +5,7 @@ import type { PairingService } from '../../devices/pairing.service';
 import { transaction } from '../../db/transaction';
 import { ApiError, forbidden, unauthenticated } from '../../http/errors';
 import type { Clock } from '../../lib/clock';
+import { UUID } from '../../lib/fields';
 import { randomToken, safeEqual } from '../../lib/crypto';
 import type { SecretBox } from '../../lib/secret-box';
 import type { OutcomesService, Report } from '../../messages/outcomes.service';
@@ -20,8 +21,6 @@ import { simsFromCards } from './mobile.views';
 
 /** How far a webhook's X-Timestamp may be from our clock (the interface's rule for our own receivers). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SmsGateDeps {
   em: () => EntityManager;
