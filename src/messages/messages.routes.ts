@@ -9,7 +9,8 @@ import type { Metrics } from '../metrics/metrics';
 import type { MmsService } from '../mms/mms.service';
 import type { Message } from './message.entity';
 import type { MessagesService } from './messages.service';
-import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery, sendBodyFor } from './messages.schemas';
+import { dailyStatsQuery, estimateQuery, listBatchesQuery, listMessagesQuery } from './messages.schemas';
+import { sendBodyFor } from './plain-send-body';
 import { batchView, dailyStatsView, estimateView, messageView } from './messages.views';
 
 export function messagesRoutes({

@@ -31,7 +31,15 @@ const isVariablesRow = (row: unknown): row is Record<string, string> =>
   );
 
 /** A plain send's recipients: numbers in any format libphonenumber reads. */
-const NUMBER_MAX = 64;
+export const NUMBER_MAX = 64;
+
+/** `to`: one to RECIPIENTS_MAX recipients, each checked by `entry` when it is given. */
+export const recipientList = <E extends yup.Schema>(entry?: E) =>
+  yup
+    .array(entry)
+    .min(1, '${path} must name at least one recipient')
+    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
+    .required();
 
 /** Whether the send being validated is encrypted (from a field's test: the object above it). */
 function inEncryptedSend(context: yup.TestContext): boolean {
@@ -95,11 +103,7 @@ export const sendBody = yup.object({
   data: dataContent(),
   // Body and recipients are ciphertext in the SMSGate app's format, for the owner's phone to decrypt.
   encrypted: yup.boolean().default(false),
-  to: yup
-    .array(plainOrCiphertext(NUMBER_MAX, ENCRYPTED_NUMBER_MAX).required())
-    .min(1, '${path} must name at least one recipient')
-    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
-    .required(),
+  to: recipientList(plainOrCiphertext(NUMBER_MAX, ENCRYPTED_NUMBER_MAX).required()),
   device_id: uuid().nullable(),
   scheduled_at: timestamp()
     .nullable()
@@ -147,29 +151,6 @@ export const sendBody = yup.object({
     .transform((value: unknown) => (value === null ? undefined : value)),
 });
 export type SendBody = yup.InferType<typeof sendBody>;
-
-/** An entry of `to` that every rule of sendBody's entries passes in a send that is not encrypted. */
-const isPlainNumber = (entry: unknown) => typeof entry === 'string' && entry.length > 0 && entry.length <= NUMBER_MAX;
-
-// sendBody with `to`'s entries taken as they are. yup checks each entry as a field of its own (three
-// rules and a context each), the most of its work in a send of 100 (docs/performance.md); the
-// numbers are read again by normalizeRecipients, which refuses what is not one.
-const sendBodyOfPlainNumbers = sendBody.shape({
-  to: yup
-    .array()
-    .min(1, '${path} must name at least one recipient')
-    .max(RECIPIENTS_MAX, '${path} must have at most ${max} entries')
-    .required(),
-}) as unknown as typeof sendBody;
-
-/**
- * The schema a send's body is validated with: sendBody, or, when every entry of `to` is plain text
- * that its rules pass, sendBody without the check of each entry: the same value and the same errors.
- */
-export function sendBodyFor(body: unknown): typeof sendBody {
-  const { to, encrypted } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  return encrypted !== true && Array.isArray(to) && to.every(isPlainNumber) ? sendBodyOfPlainNumbers : sendBody;
-}
 
 export const listBatchesQuery = yup.object({ ...pageFields() });
 

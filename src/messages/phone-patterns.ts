@@ -1,3 +1,10 @@
+// Compiled phone patterns: a fast path of the recipients' validation. Its slow path, which it must
+// equal, is libphonenumber-js's own `matchesEntirely` (the helper its ES build keeps): the same
+// pattern, anchored the same way, tested without flags, so every answer is the library's.
+//
+// Why it exists: the library builds a RegExp from its metadata's pattern at every test, a quarter of
+// the api's CPU in a send of 100 (docs/performance.md). test/messages/phone-patterns.test.ts runs
+// both builds over every country's examples and random numbers.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -31,12 +38,10 @@ export function libraryHelper(): { default: MatchesEntirely } | null {
 }
 
 /**
- * libphonenumber-js builds a RegExp from its metadata's pattern at every test: the United States'
- * national pattern (637 characters) twice for every North American number, a quarter of the api's
- * CPU in a send of 100 (docs/performance.md). Its CommonJS build, the one the compiled service
- * loads, reads this helper from the module's exports at every call, so replacing the export makes
- * every caller use compiled patterns. Returns whether it is in place; where the library moved the
- * helper, validation stays as it was, only slower (`phone-patterns.test.ts` catches that).
+ * Puts the compiled patterns in place of the library's helper. Its CommonJS build, the one the
+ * compiled service loads, reads the helper from the module's exports at every call, so replacing
+ * the export is enough. Returns whether it is in place; where the library moved the helper,
+ * validation stays as it was, only slower (`phone-patterns.test.ts` catches that).
  */
 export function keepCompiledPatterns(): boolean {
   const helper = libraryHelper();

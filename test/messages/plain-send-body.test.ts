@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors';
 import { validate } from '../../src/http/validate';
-import { sendBody, sendBodyFor } from '../../src/messages/messages.schemas';
+import { sendBody } from '../../src/messages/messages.schemas';
+import { sendBodyFor } from '../../src/messages/plain-send-body';
 
 // A send's body validated with the schema sendBodyFor picks, against sendBody itself: the same value
 // or the same refusal, field by field, whichever it picks.
