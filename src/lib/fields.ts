@@ -25,8 +25,8 @@ export const int = (min = -INT32_MAX - 1, max = INT32_MAX) =>
     .max(max, '${path} must be at most ${max}');
 
 /**
- * A UUID in its text form, of any version: the ids this service makes are version 7 (../lib/ids.ts),
- * which yup's own uuid test (versions 1 to 5) refuses.
+ * A UUID in its text form, of any version: the ids this service makes are version 7 (./ids.ts), which
+ * yup's own uuid test (versions 1 to 5) refuses.
  */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
