@@ -256,11 +256,7 @@ CREATE UNIQUE INDEX messages_inbound_fingerprint ON messages USING btree (device
 CREATE INDEX messages_inbox_idx ON messages USING btree (user_id, received_at DESC, id DESC) WHERE (direction = 'inbound'::text);
 CREATE INDEX messages_leased_idx ON messages USING btree (device_id, stale_at) WHERE (status = 'dispatched'::text);
 CREATE INDEX messages_outbox_idx ON messages USING btree (device_id, priority DESC, available_at, created_at, "position") WHERE ((direction = 'outbound'::text) AND (status = ANY (ARRAY['queued'::text, 'dispatched'::text])));
-CREATE INDEX messages_search_idx ON messages USING gin ((((((
-CASE
-    WHEN body_from_batch THEN ''::text
-    ELSE body
-END || ' '::text) || COALESCE(recipient, ''::text)) || ' '::text) || COALESCE(sender, ''::text))) gin_trgm_ops) WHERE (NOT encrypted);
+CREATE INDEX messages_search_idx ON messages USING gin ((((((body || ' '::text) || COALESCE(recipient, ''::text)) || ' '::text) || COALESCE(sender, ''::text))) gin_trgm_ops) WHERE ((NOT encrypted) AND (NOT body_from_batch));
 CREATE UNIQUE INDEX messages_send_id_idx ON messages USING btree (send_id) WHERE (send_id IS NOT NULL);
 CREATE INDEX messages_stale_idx ON messages USING btree (batch_id, stale_at) WHERE (status = ANY (ARRAY['queued'::text, 'dispatched'::text]));
 CREATE INDEX messages_user_idx ON messages USING btree (user_id, created_at DESC, id DESC);

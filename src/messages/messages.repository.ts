@@ -87,6 +87,13 @@ export interface DailyCount {
   unknown: number;
 }
 
+/**
+ * What `q` searches in a text of its own (inbound, personalised): the expression of
+ * messages_search_idx, so that index serves it.
+ */
+export const ownTextOf = (alias: string) =>
+  `(${alias}.body || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`;
+
 export const messagesRepository = {
   messagesOfBatch: (em: EntityManager, userId: string, batchId: string) =>
     em.find(Message, { batchId, userId }, { orderBy: { position: 'asc' } }),
@@ -116,11 +123,7 @@ export const messagesRepository = {
     if (filter.batchId) where.batchId = filter.batchId;
     if (!filter.q) return findPage(em, Message, where, page);
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // A text's own words: the same expression as messages_search_idx, so that index serves it.
-    const ownText = raw(
-      (alias) =>
-        `((case when ${alias}.body_from_batch then '' else ${alias}.body end) || ' ' || coalesce(${alias}.recipient, '') || ' ' || coalesce(${alias}.sender, ''))`,
-    );
+    const ownText = raw(ownTextOf);
     // A send's shared text is searched once, in its batch (batches_search_idx).
     const batchScope = filter.userId ? ' and b.user_id = ?' : '';
     const batchText = raw(
@@ -128,13 +131,15 @@ export const messagesRepository = {
         `${alias}.batch_id in (select b.id from batches b where not b.encrypted and b.body ilike ?${batchScope})`,
       filter.userId ? [pattern, filter.userId] : [pattern],
     );
-    // Ciphertext is not searched (nor in either index): only readable text can match.
+    // Ciphertext is not searched (nor in either index): only readable text can match. A send's number
+    // is in no trigram index (docs/architecture.md): its branch reads the sent texts newest first.
     return findPageOfAny(
       em,
       Message,
       [
-        { ...where, encrypted: false, [ownText]: { $ilike: pattern } },
+        { ...where, encrypted: false, bodyFromBatch: false, [ownText]: { $ilike: pattern } },
         { ...where, encrypted: false, bodyFromBatch: true, [batchText]: [] },
+        { ...where, encrypted: false, bodyFromBatch: true, recipient: { $ilike: pattern } },
       ] as Array<FilterQuery<Message>>,
       page,
     );

@@ -4,6 +4,9 @@ import { startTestApp, type TestApp } from '../support/app';
 import { createKey, json, registerAccount } from '../support/accounts';
 import { readJson } from '../support/http';
 import { bearer, pairPhone, type PairedPhone } from '../devices/helpers';
+import { query, sql, Sql } from '../../src/db/sql';
+import { transaction } from '../../src/db/transaction';
+import { ownTextOf } from '../../src/messages/messages.repository';
 
 // Queries read Postgres only; no workflow runs here (the sends' workflow starts fail fast and are
 // left to the reconciler).
@@ -75,6 +78,35 @@ describe('message and batch queries', () => {
       'Your code is 1234',
     ]);
     expect(await bodies('/v1/messages?q=%25')).toEqual([]);
+  });
+
+  it('finds a send by one of its numbers, by its text, and a text by the number that sent it', async () => {
+    const found = (await readJson(await call('/v1/messages?q=5550202'))).data;
+    expect(found.map((m: { recipient: string }) => m.recipient)).toEqual(['+14155550202']);
+    expect(await bodies('/v1/messages?q=code')).toEqual(['Your code is 1234', 'Your code is 1234']);
+    expect(await bodies('/v1/messages?q=555099')).toEqual(['Can we meet?']);
+    // A number and a text do not run into each other: a send's message matches one or the other.
+    expect(await bodies('/v1/messages?q=1234%20%2B1415')).toEqual([]);
+    const all = (await readJson(await call('/v1/messages?q=%2B141555502'))).data.map((m: { id: string }) => m.id);
+    expect(all).toHaveLength(4);
+    const first = await readJson(await call('/v1/messages?q=%2B141555502&limit=3'));
+    const second = await readJson(await call(`/v1/messages?q=%2B141555502&limit=3&cursor=${first.next_cursor}`));
+    expect([...first.data, ...second.data].map((m: { id: string }) => m.id)).toEqual(all);
+    expect(second.next_cursor).toBeUndefined();
+  });
+
+  it('searches a text of its own through the trigram index', async () => {
+    const plan = await transaction(app.orm.em.fork(), async (tx) => {
+      // The planner's choice among indexes, as on a table too large to read whole.
+      await query(tx, sql`set local enable_seqscan = off`);
+      const own = new Sql([ownTextOf('m')], []);
+      return query(
+        tx,
+        sql`explain (format json) select id from messages m
+             where not m.encrypted and not m.body_from_batch and ${own} ilike '%meet%'`,
+      );
+    });
+    expect(JSON.stringify(plan)).toContain('messages_search_idx');
   });
 
   it('bounds by created_at: from inclusive, to exclusive', async () => {

@@ -35,6 +35,7 @@ import { Migration20261129070100BatchRetries } from './Migration20261129070100Ba
 import { Migration20261129080000BatchBodySearch } from './Migration20261129080000BatchBodySearch';
 import { Migration20261129090000MessageParents } from './Migration20261129090000MessageParents';
 import { Migration20261129100000MessageParentsOnce } from './Migration20261129100000MessageParentsOnce';
+import { Migration20261130000000OwnTextSearch } from './Migration20261130000000OwnTextSearch';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -74,4 +75,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129080000BatchBodySearch', class: Migration20261129080000BatchBodySearch },
   { name: 'Migration20261129090000MessageParents', class: Migration20261129090000MessageParents },
   { name: 'Migration20261129100000MessageParentsOnce', class: Migration20261129100000MessageParentsOnce },
+  { name: 'Migration20261130000000OwnTextSearch', class: Migration20261130000000OwnTextSearch },
 ];
