@@ -590,6 +590,7 @@ AS $function$
 CREATE OR REPLACE FUNCTION messages_parents_exist()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
 AS $function$
       declare
         users_found boolean;

@@ -133,6 +133,30 @@ describe('the parents of a message', () => {
     expect(await countOf('device_id', second)).toBe(1);
   });
 
+  it('probe each parent by its index, also on tables small enough to read whole', async () => {
+    const parents = await account();
+    const client = await connect();
+    const plans: string[] = [];
+    client.on('notice', (notice) => plans.push(notice.message ?? ''));
+    try {
+      // The check's own plan, as auto_explain logs a trigger's statements.
+      await client.query(`load 'auto_explain'`);
+      await client.query(`set auto_explain.log_min_duration = 0`);
+      await client.query(`set auto_explain.log_nested_statements = on`);
+      await client.query(`set auto_explain.log_level = notice`);
+      await client.query(`set client_min_messages = notice`);
+      await insertMessages(client, parents);
+    } finally {
+      await client.end();
+    }
+    const check = plans.find((plan) => plan.includes('from devices where id = any(p.d) for key share'));
+    expect(check).toBeDefined();
+    expect(check).not.toMatch(/Seq Scan on (users|devices|batches)\b/);
+    expect(check).toMatch(
+      /Index Scan on devices_pkey|Index Scan using devices_pkey|Index Only Scan using devices_pkey/,
+    );
+  });
+
   it("go with the account's deletion, and the batch's", async () => {
     const parents = await account();
     await insertMessages(db, parents);

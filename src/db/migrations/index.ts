@@ -36,6 +36,7 @@ import { Migration20261129080000BatchBodySearch } from './Migration2026112908000
 import { Migration20261129090000MessageParents } from './Migration20261129090000MessageParents';
 import { Migration20261129100000MessageParentsOnce } from './Migration20261129100000MessageParentsOnce';
 import { Migration20261130000000OwnTextSearch } from './Migration20261130000000OwnTextSearch';
+import { Migration20261130010000ParentProbes } from './Migration20261130010000ParentProbes';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -76,4 +77,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129090000MessageParents', class: Migration20261129090000MessageParents },
   { name: 'Migration20261129100000MessageParentsOnce', class: Migration20261129100000MessageParentsOnce },
   { name: 'Migration20261130000000OwnTextSearch', class: Migration20261130000000OwnTextSearch },
+  { name: 'Migration20261130010000ParentProbes', class: Migration20261130010000ParentProbes },
 ];
