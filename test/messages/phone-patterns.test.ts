@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import * as esBuild from 'libphonenumber-js';
 import type { CountryCode } from 'libphonenumber-js';
 import examples from 'libphonenumber-js/examples.mobile.json';
@@ -91,5 +93,15 @@ describe('compiled phone patterns', () => {
     );
     expect(valid.length).toBeGreaterThan(1_000);
     expect(list.length - valid.length).toBeGreaterThan(1_000);
+  });
+
+  it('are in place in the compiled service, as `npm start` loads it', () => {
+    // The global setup builds dist/ as `npm start`'s prestart does; read it the way the service does.
+    const script = `
+      const { normalizeNumber } = require('./dist/src/messages/recipients.js');
+      const { compiledPatternsInPlace } = require('./dist/src/messages/phone-patterns.js');
+      process.stdout.write(JSON.stringify({ inPlace: compiledPatternsInPlace(), number: normalizeNumber('(415) 555-0132', 'US') }));`;
+    const out = execFileSync(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '..', '..') });
+    expect(JSON.parse(out.toString())).toEqual({ inPlace: true, number: '+14155550132' });
   });
 });
