@@ -367,9 +367,10 @@ create table rate_limit_windows (
   key text not null,
   window_start timestamp with time zone not null,
   hits integer not null default 0,
+  last_hit_at timestamp with time zone not null default now(),
   constraint rate_limit_windows_pkey PRIMARY KEY (key, window_start)
 );
-CREATE INDEX rate_limit_windows_start_idx ON rate_limit_windows USING btree (window_start);
+CREATE INDEX rate_limit_windows_idle_idx ON rate_limit_windows USING btree (last_hit_at);
 
 create table sessions (
   id uuid not null,

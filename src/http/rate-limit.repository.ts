@@ -9,7 +9,8 @@ export const rateLimitRepository = {
     const [row] = await query<{ hits: number }>(
       em,
       sql`insert into rate_limit_windows (key, window_start, hits) values (${key}, ${windowStart}, 1)
-            on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
+            on conflict (key, window_start)
+            do update set hits = rate_limit_windows.hits + 1, last_hit_at = now()
             returning hits`,
     );
     return row.hits;
@@ -23,7 +24,8 @@ export const rateLimitRepository = {
     return row?.hits ?? 0;
   },
 
-  async dropBefore(em: EntityManager, before: Date): Promise<void> {
-    await query(em, sql`delete from rate_limit_windows where window_start < ${before}`);
+  /** Drops the windows nobody has hit for a day by the database's clock; no window is that long. */
+  async dropIdle(em: EntityManager): Promise<void> {
+    await query(em, sql`delete from rate_limit_windows where last_hit_at < now() - interval '1 day'`);
   },
 };

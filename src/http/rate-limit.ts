@@ -13,7 +13,16 @@ export interface Window {
  * Fixed-window counters in Postgres, so every api process shares them. `hit` counts an attempt and
  * refuses past the limit with 429 rate_limited and Retry-After; `check` only looks.
  */
-export function createRateLimiter({ em, clock }: { em: () => EntityManager; clock: Clock }) {
+export function createRateLimiter({
+  em,
+  clock,
+  sweepChance = 0.01,
+}: {
+  em: () => EntityManager;
+  clock: Clock;
+  /** The share of hits that also drop the windows idle for a day. */
+  sweepChance?: number;
+}) {
   function windowOf(windowMs: number) {
     const now = clock.now().getTime();
     const start = Math.floor(now / windowMs) * windowMs;
@@ -25,9 +34,7 @@ export function createRateLimiter({ em, clock }: { em: () => EntityManager; cloc
       const { start, retryAfterSeconds } = windowOf(windowMs);
       const hits = await rateLimitRepository.hit(em(), key, start);
       // Old windows are dropped now and then by whoever happens to pass.
-      if (Math.random() < 0.01) {
-        await rateLimitRepository.dropBefore(em(), new Date(start.getTime() - 86_400_000));
-      }
+      if (Math.random() < sweepChance) await rateLimitRepository.dropIdle(em());
       if (hits > limit) throw rateLimited(retryAfterSeconds);
     },
 

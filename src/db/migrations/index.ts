@@ -37,6 +37,7 @@ import { Migration20261129090000MessageParents } from './Migration20261129090000
 import { Migration20261129100000MessageParentsOnce } from './Migration20261129100000MessageParentsOnce';
 import { Migration20261130000000OwnTextSearch } from './Migration20261130000000OwnTextSearch';
 import { Migration20261130010000ParentProbes } from './Migration20261130010000ParentProbes';
+import { Migration20261130020000RateLimitIdle } from './Migration20261130020000RateLimitIdle';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -78,4 +79,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129100000MessageParentsOnce', class: Migration20261129100000MessageParentsOnce },
   { name: 'Migration20261130000000OwnTextSearch', class: Migration20261130000000OwnTextSearch },
   { name: 'Migration20261130010000ParentProbes', class: Migration20261130010000ParentProbes },
+  { name: 'Migration20261130020000RateLimitIdle', class: Migration20261130020000RateLimitIdle },
 ];
