@@ -54,14 +54,17 @@ describe('sql``', () => {
 
   describe('query()', () => {
     let orm: MikroORM;
-    // A table of this run's own (any pooled connection may run a statement).
-    const probe = sql.identifier(`sql_probe_${process.pid}`);
+    // A table of this run's own (any pooled connection may run a statement), in a schema of its own:
+    // the schema's own tables are read back whole beside it (test/db/schema-sql.test.ts).
+    const schemaName = `sql_probe_${process.pid}`;
+    const probe = sql`${sql.identifier(schemaName)}.probe`;
     beforeAll(async () => {
       orm = await openOrm(testConfig().databaseUrl!);
+      await query(orm.em.fork(), sql`create schema ${sql.identifier(schemaName)}`);
       await query(orm.em.fork(), sql`create table ${probe} (id int primary key, note text, at timestamptz)`);
     });
     afterAll(async () => {
-      if (orm) await query(orm.em.fork(), sql`drop table if exists ${probe}`);
+      if (orm) await query(orm.em.fork(), sql`drop schema if exists ${sql.identifier(schemaName)} cascade`);
       await orm?.close();
     });
 
@@ -85,7 +88,7 @@ describe('sql``', () => {
 
     it('an injection attempt is only a value: it matches as text and runs nothing', async () => {
       const em = orm.em.fork();
-      const hostile = `x'); drop table ${probe.strings[0]}; --`;
+      const hostile = `x'); drop table ${schemaName}.probe; --`;
       await query(em, sql`insert into ${probe} (id, note) values (${1}, ${hostile})`);
       expect(await query(em, sql`select note from ${probe} where note = ${hostile}`)).toEqual([{ note: hostile }]);
       // An array item with a quote, a comma and a brace stays one item.
