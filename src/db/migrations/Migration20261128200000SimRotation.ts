@@ -16,7 +16,7 @@ const NOTIFIED_BEFORE = [
   'sending_capacity_minutes',
   'paused_until',
 ];
-const NOTIFIED = [...NOTIFIED_BEFORE, 'max_sends_per_day', 'sim_selection', 'processing_order'];
+export const NOTIFIED = [...NOTIFIED_BEFORE, 'max_sends_per_day', 'sim_selection', 'processing_order'];
 
 const trigger = (columns: string[]) => `
   create trigger devices_notify_device after update on devices

@@ -38,6 +38,7 @@ import { Migration20261129100000MessageParentsOnce } from './Migration2026112910
 import { Migration20261130000000OwnTextSearch } from './Migration20261130000000OwnTextSearch';
 import { Migration20261130010000ParentProbes } from './Migration20261130010000ParentProbes';
 import { Migration20261130020000RateLimitIdle } from './Migration20261130020000RateLimitIdle';
+import { Migration20261130030000SettingsTriggerColumns } from './Migration20261130030000SettingsTriggerColumns';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -80,4 +81,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000000OwnTextSearch', class: Migration20261130000000OwnTextSearch },
   { name: 'Migration20261130010000ParentProbes', class: Migration20261130010000ParentProbes },
   { name: 'Migration20261130020000RateLimitIdle', class: Migration20261130020000RateLimitIdle },
+  {
+    name: 'Migration20261130030000SettingsTriggerColumns',
+    class: Migration20261130030000SettingsTriggerColumns,
+  },
 ];
