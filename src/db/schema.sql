@@ -258,7 +258,6 @@ CREATE INDEX messages_leased_idx ON messages USING btree (device_id, stale_at) W
 CREATE INDEX messages_outbox_idx ON messages USING btree (device_id, priority DESC, available_at, created_at, "position") WHERE ((direction = 'outbound'::text) AND (status = ANY (ARRAY['queued'::text, 'dispatched'::text])));
 CREATE INDEX messages_search_idx ON messages USING gin ((((((body || ' '::text) || COALESCE(recipient, ''::text)) || ' '::text) || COALESCE(sender, ''::text))) gin_trgm_ops) WHERE ((NOT encrypted) AND (NOT body_from_batch));
 CREATE UNIQUE INDEX messages_send_id_idx ON messages USING btree (send_id) WHERE (send_id IS NOT NULL);
-CREATE INDEX messages_stale_idx ON messages USING btree (batch_id, stale_at) WHERE (status = ANY (ARRAY['queued'::text, 'dispatched'::text]));
 CREATE INDEX messages_user_idx ON messages USING btree (user_id, created_at DESC, id DESC);
 CREATE INDEX messages_withdrawn_idx ON messages USING btree (batch_id, error_code) WHERE ((status = 'failed'::text) AND (error_code = ANY (ARRAY['cancelled'::text, 'opted_out'::text])));
 

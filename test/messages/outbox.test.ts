@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Device } from '../../src/devices/device.entity';
 import { Message } from '../../src/messages/message.entity';
 import { outboxRepository } from '../../src/messages/outbox.repository';
-import { query, sql } from '../../src/db/sql';
+import { query, sql, type Sql } from '../../src/db/sql';
+import { reportsRepository } from '../../src/messages/reports.repository';
 import { transaction } from '../../src/db/transaction';
 import { startTestApp, testClock, type TestApp } from '../support/app';
 import { json } from '../support/accounts';
@@ -150,6 +151,26 @@ describe("a phone's outbox: positions, stale deadlines and estimates", () => {
     expect(await depth(phone)).toEqual({ kept: 0, counted: 0 });
     const { messages } = await readJson(await call('GET', `/v1/batches/${first.batch.id}`));
     expect(messages.map((m: { status: string }) => m.status)).toEqual(['unknown', 'failed']);
+  });
+
+  it("reads a batch's open messages through the batch's own index when it sweeps or cancels", async () => {
+    app.clock.set(start);
+    const { call } = await tenant();
+    const { batch } = await send(call, ['+14155550241', '+14155550242']);
+    const plans = await transaction(app.orm.em.fork(), async (tx) => {
+      // The planner's choice among indexes, as on a table too large to read whole.
+      await query(tx, sql`set local enable_seqscan = off`);
+      const explain = (where: Sql) =>
+        query(
+          tx,
+          sql`explain (format json) select id from messages where status in ('queued', 'dispatched') and ${where}`,
+        );
+      return [
+        await explain(reportsRepository.lapsedIn(batch.id, start)),
+        await explain(reportsRepository.queuedIn(batch.id)),
+      ];
+    });
+    for (const plan of plans) expect(JSON.stringify(plan)).toContain('messages_batch_idx');
   });
 
   it('asks whether a phone holds handed-out messages of those alone, not of its whole queue', async () => {

@@ -39,6 +39,7 @@ import { Migration20261130000000OwnTextSearch } from './Migration20261130000000O
 import { Migration20261130010000ParentProbes } from './Migration20261130010000ParentProbes';
 import { Migration20261130020000RateLimitIdle } from './Migration20261130020000RateLimitIdle';
 import { Migration20261130030000SettingsTriggerColumns } from './Migration20261130030000SettingsTriggerColumns';
+import { Migration20261130040000SweepByBatch } from './Migration20261130040000SweepByBatch';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -85,4 +86,5 @@ export const migrations: MigrationObject[] = [
     name: 'Migration20261130030000SettingsTriggerColumns',
     class: Migration20261130030000SettingsTriggerColumns,
   },
+  { name: 'Migration20261130040000SweepByBatch', class: Migration20261130040000SweepByBatch },
 ];
