@@ -11,6 +11,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sql } from '../db/sql';
 import { inOneStatement } from '../db/transaction';
+import { oneAtATime } from '../lib/one-at-a-time';
 import { devicesRepository, type SendingDevice } from '../devices/devices.repository';
 import type { PlansService } from '../plans/plans.service';
 import type { Batch } from './batch.entity';
@@ -38,6 +39,10 @@ export const fitsOneStatement = (input: SendBody, inTransaction: boolean, device
 
 export function createOneStatementSend(deps: OneStatementSendDeps) {
   const { em } = deps;
+  // Sends to one phone take its row lock in turn. Met there, each waiter's statement is checked
+  // again whole against the row the one before it wrote (its every step set up anew), which costs
+  // more Postgres CPU than a send of 100 writes; met here, they wait the same and run once.
+  const perPhone = oneAtATime();
   return {
     /**
      * `batch` (as newBatch made it, none opted out) and its messages in one statement. Null when the
@@ -59,34 +64,36 @@ export function createOneStatementSend(deps: OneStatementSendDeps) {
         staleWindowMs: deps.staleWindowMs,
         ttlSeconds: batch.ttlSeconds ?? null,
       });
-      const outcome = await inOneStatement(
-        em(),
-        () =>
-          sendsRepository.acceptSend(
-            em(),
-            {
-              batch,
-              messageIds,
-              recipients: numbers,
-              deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
-            },
-            {
-              lockDevice: devicesRepository.lockForSend(
-                device.id,
-                device,
-                deps.noneSuppressed(userId, input.encrypted ? [] : numbers),
-                batch.createdAt,
-              ),
-              admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
-              takePlaces: (locked, when) =>
-                devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
-              firstStaleAt: placed.firstStaleAt,
-              estimate: placed.estimate,
-            },
-          ),
-        (written) => {
-          if (written.device && written.admitted) deps.startWorkflow(batch);
-        },
+      const outcome = await perPhone(device.id, () =>
+        inOneStatement(
+          em(),
+          () =>
+            sendsRepository.acceptSend(
+              em(),
+              {
+                batch,
+                messageIds,
+                recipients: numbers,
+                deadlines: { perMessageSeconds: placed.perMessageSeconds, staleAts: null, ttlAt: placed.ttlAt },
+              },
+              {
+                lockDevice: devicesRepository.lockForSend(
+                  device.id,
+                  device,
+                  deps.noneSuppressed(userId, input.encrypted ? [] : numbers),
+                  batch.createdAt,
+                ),
+                admit: (guard) => deps.plans.admission(userId, numbers.length, guard),
+                takePlaces: (locked, when) =>
+                  devicesRepository.takePlaces(locked, numbers.length, input.priority === 'high', when),
+                firstStaleAt: placed.firstStaleAt,
+                estimate: placed.estimate,
+              },
+            ),
+          (written) => {
+            if (written.device && written.admitted) deps.startWorkflow(batch);
+          },
+        ),
       );
       if (!outcome.device) return null;
       if (!outcome.admitted) throw await deps.plans.refusal(userId, numbers.length);
