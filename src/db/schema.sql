@@ -590,32 +590,29 @@ AS $function$
 CREATE OR REPLACE FUNCTION messages_parents_exist()
  RETURNS trigger
  LANGUAGE plpgsql
- SET enable_seqscan TO 'off'
 AS $function$
       declare
-        users_found boolean;
-        devices_found boolean;
-        batches_found boolean;
+        parent record;
       begin
-        select (select count(*) from (select 1 from users where id = any(p.u) for key share) l) = cardinality(p.u),
-               (select count(*) from (select 1 from devices where id = any(p.d) for key share) l) = cardinality(p.d),
-               (select count(*) from (select 1 from batches where id = any(p.b) for key share) l) = cardinality(p.b)
-          into users_found, devices_found, batches_found
-          from (select array(select distinct user_id from added) as u,
-                       array(select distinct device_id from added) as d,
-                       array(select distinct batch_id from added where batch_id is not null) as b) p;
-        if not users_found then
-          raise foreign_key_violation using constraint = 'messages_user_id_fkey',
-            message = 'insert on table "messages" names an account that does not exist';
-        end if;
-        if not devices_found then
-          raise foreign_key_violation using constraint = 'messages_device_id_fkey',
-            message = 'insert on table "messages" names a phone that does not exist';
-        end if;
-        if not batches_found then
-          raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
-            message = 'insert on table "messages" names a batch that does not exist';
-        end if;
+        for parent in select distinct user_id, device_id, batch_id from added loop
+          perform from users where id = parent.user_id for key share;
+          if not found then
+            raise foreign_key_violation using constraint = 'messages_user_id_fkey',
+              message = 'insert on table "messages" names an account that does not exist';
+          end if;
+          perform from devices where id = parent.device_id for key share;
+          if not found then
+            raise foreign_key_violation using constraint = 'messages_device_id_fkey',
+              message = 'insert on table "messages" names a phone that does not exist';
+          end if;
+          if parent.batch_id is not null then
+            perform from batches where id = parent.batch_id for key share;
+            if not found then
+              raise foreign_key_violation using constraint = 'messages_batch_id_fkey',
+                message = 'insert on table "messages" names a batch that does not exist';
+            end if;
+          end if;
+        end loop;
         return null;
       end $function$;
 

@@ -149,7 +149,7 @@ describe('the parents of a message', () => {
     } finally {
       await client.end();
     }
-    const check = plans.find((plan) => plan.includes('from devices where id = any(p.d) for key share'));
+    const check = plans.find((plan) => plan.includes('from devices where id = parent.device_id for key share'));
     expect(check).toBeDefined();
     expect(check).not.toMatch(/Seq Scan on (users|devices|batches)\b/);
     expect(check).toMatch(/Bitmap Index Scan on devices_pkey|Index (Only )?Scan using devices_pkey/);

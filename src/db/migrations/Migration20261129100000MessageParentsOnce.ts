@@ -1,13 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261129100000MessageParentsOnce extends Migration {
-  override async up(): Promise<void> {
-    // The same check in one statement, the ids a statement names gathered first. Matching the parents
-    // with `in (select ... from added)`, three statements, cost a send of 100 about 8 us of Postgres
-    // CPU per message, a quarter of its insert (the plan scans the statement's rows per parent
-    // table); a distinct array per parent and `= any` is an index probe per parent, and one statement
-    // costs a send of one row less than three.
-    this.addSql(`create or replace function messages_parents_exist() returns trigger language plpgsql as $$
+/** The check as this migration left it: one statement over the ids the inserted rows name. */
+export const PARENTS_ONCE = `create or replace function messages_parents_exist() returns trigger language plpgsql as $$
       declare
         users_found boolean;
         devices_found boolean;
@@ -33,7 +27,16 @@ export class Migration20261129100000MessageParentsOnce extends Migration {
             message = 'insert on table "messages" names a batch that does not exist';
         end if;
         return null;
-      end $$;`);
+      end $$;`;
+
+export class Migration20261129100000MessageParentsOnce extends Migration {
+  override async up(): Promise<void> {
+    // The same check in one statement, the ids a statement names gathered first. Matching the parents
+    // with `in (select ... from added)`, three statements, cost a send of 100 about 8 us of Postgres
+    // CPU per message, a quarter of its insert (the plan scans the statement's rows per parent
+    // table); a distinct array per parent and `= any` is an index probe per parent, and one statement
+    // costs a send of one row less than three.
+    this.addSql(PARENTS_ONCE);
   }
 
   override async down(): Promise<void> {

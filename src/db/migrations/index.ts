@@ -40,6 +40,7 @@ import { Migration20261130010000ParentProbes } from './Migration20261130010000Pa
 import { Migration20261130020000RateLimitIdle } from './Migration20261130020000RateLimitIdle';
 import { Migration20261130030000SettingsTriggerColumns } from './Migration20261130030000SettingsTriggerColumns';
 import { Migration20261130040000SweepByBatch } from './Migration20261130040000SweepByBatch';
+import { Migration20261130050000ParentsByProbe } from './Migration20261130050000ParentsByProbe';
 
 // In order of application. `npm run migration:create` writes a new file; add it here.
 export const migrations: MigrationObject[] = [
@@ -87,4 +88,5 @@ export const migrations: MigrationObject[] = [
     class: Migration20261130030000SettingsTriggerColumns,
   },
   { name: 'Migration20261130040000SweepByBatch', class: Migration20261130040000SweepByBatch },
+  { name: 'Migration20261130050000ParentsByProbe', class: Migration20261130050000ParentsByProbe },
 ];
