@@ -1,4 +1,5 @@
 import { RequestContext } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { query, sql } from '../../src/db/sql';
 import { transaction } from '../../src/db/transaction';
@@ -117,5 +118,53 @@ describe('the one-statement send and the send in a transaction, on the same send
 
     expect(viaStatement).toStrictEqual(viaTransaction);
     expect('refused' in viaStatement ? 'refused' : tookStatement ? 'one statement' : 'declined').toBe(path);
+  });
+});
+
+describe("one process's sends to one phone", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app?.close());
+
+  it('wait in the process while one of them waits for the phone, not in Postgres, and all go through', async () => {
+    const locked = await sendingTenant(app);
+    const other = await sendingTenant(app);
+    const holder = new pg.Client({ connectionString: app.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from devices where id = $1 for update', [locked.phone.id]);
+      const [{ pid }] = (await holder.query('select pg_backend_pid() as pid')).rows;
+      // Statements waiting behind the holder: on its lock, or queued on the row behind one that is.
+      // (Inside a transaction pg_stat_activity is read once unless its snapshot is cleared.)
+      const waiting = async () => {
+        await holder.query('select pg_stat_clear_snapshot()');
+        const { rows } = await holder.query(
+          `select count(*)::int as n from pg_stat_activity
+            where pg_blocking_pids(pid) && (array[$1::int] || array(select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))))`,
+          [pid],
+        );
+        return rows[0].n as number;
+      };
+      const sends = ['+14155550301', '+14155550302', '+14155550303'].map((to) =>
+        locked.call('POST', '/v1/messages', { body: 'In turn', to: [to] }),
+      );
+      await expect.poll(waiting).toBe(1);
+      // A send to another phone goes through meanwhile; the other two wait for the first.
+      expect((await other.call('POST', '/v1/messages', { body: 'Elsewhere', to: ['+14155550304'] })).status).toBe(202);
+      expect(await waiting()).toBe(1);
+
+      await holder.query('commit');
+      expect((await Promise.all(sends)).map((res) => res.status)).toEqual([202, 202, 202]);
+      const [queue] = await query(
+        app.orm.em.fork(),
+        sql`select queue_depth from devices where id = ${locked.phone.id}`,
+      );
+      expect(queue).toEqual({ queueDepth: 3 });
+    } finally {
+      await holder.end();
+    }
   });
 });
