@@ -18,8 +18,9 @@ const NOTIFIED_BEFORE = [
 ];
 export const NOTIFIED = [...NOTIFIED_BEFORE, 'max_sends_per_day', 'sim_selection', 'processing_order'];
 
-const trigger = (columns: string[]) => `
-  create trigger devices_notify_device after update on devices
+/** The phone's settings trigger over `columns`; `named`, it fires only on updates that set one of them. */
+export const trigger = (columns: string[], named = false) => `
+  create trigger devices_notify_device after update${named ? ` of ${columns.join(', ')}` : ''} on devices
     for each row when ((${columns.map((c) => `old.${c}`).join(', ')})
                        is distinct from
                        (${columns.map((c) => `new.${c}`).join(', ')}))

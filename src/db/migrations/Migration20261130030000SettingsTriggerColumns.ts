@@ -1,23 +1,16 @@
 import { Migration } from '@mikro-orm/migrations';
-import { NOTIFIED } from './Migration20261128200000SimRotation';
-
-const trigger = (of: string) => `
-  create trigger devices_notify_device after update${of} on devices
-    for each row when ((${NOTIFIED.map((c) => `old.${c}`).join(', ')})
-                       is distinct from
-                       (${NOTIFIED.map((c) => `new.${c}`).join(', ')}))
-    execute function notify_device_of_itself();`;
+import { NOTIFIED, trigger } from './Migration20261128200000SimRotation';
 
 export class Migration20261130030000SettingsTriggerColumns extends Migration {
   override async up(): Promise<void> {
     // Named columns let an update that sets none of them (every send's and report's count of the
     // phone's queue) skip the trigger before its condition is built, which each statement did anew.
     this.addSql('drop trigger devices_notify_device on devices;');
-    this.addSql(trigger(` of ${NOTIFIED.join(', ')}`));
+    this.addSql(trigger(NOTIFIED, true));
   }
 
   override async down(): Promise<void> {
     this.addSql('drop trigger devices_notify_device on devices;');
-    this.addSql(trigger(''));
+    this.addSql(trigger(NOTIFIED));
   }
 }
