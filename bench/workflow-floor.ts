@@ -89,7 +89,6 @@ async function startClusterServers(): Promise<Server> {
   return { address, components };
 }
 
-
 const self: Component = { name: 'client+worker', root: () => process.pid, alone: true };
 
 /** Until a second passes in which the server spends at most its idle CPU and 10 ms. */
@@ -169,7 +168,7 @@ runMain(async () => {
       const common = {
         workflowId: batchWorkflowId(id),
         taskQueue,
-        args: [{ batchId: id, scheduledAt: null }] as [BatchInput],
+        args: [{ batchId: id, scheduledAt: null, delayedStart: true }] as [BatchInput],
         ...idempotentStart,
         typedSearchAttributes: batchSearchAttributes({ userId, deviceId, scheduled: false }),
       };

@@ -32,7 +32,9 @@ const WAKES_PER_RUN = 50;
 // the send's scheduled time or its earliest possible stale deadline, or at once when the batch
 // settles sooner (the settled signal comes by signal-with-start, which ends the delay). A batch that
 // settles before its first deadline costs one workflow task. Runs that began before it replay the
-// path below the patch: a first task at start that woke the phone, swept and set a timer.
+// path below the patch: a first task at start that woke the phone, swept and set a timer. Every
+// start now says so in its input (`delayedStart`), and a run that says so asks no patch: patched()
+// records a marker and an upsert of the patch's search attribute, a visibility write per batch.
 const DELAYED_START = 'delayed-start';
 
 /**
@@ -47,7 +49,7 @@ export async function batchWorkflow(input: BatchInput): Promise<void> {
   setHandler(batchSettledSignal, () => {
     signals.settled = true;
   });
-  if (patched(DELAYED_START)) return startedWithDelay(input, signals);
+  if (input.delayedStart || patched(DELAYED_START)) return startedWithDelay(input, signals);
 
   // Set by the start (temporal/starter.ts) or carried over by continue-as-new: upserted only if it differs.
   keepSearchAttributes([[BatchStatus, input.scheduledAt && !input.released ? 'scheduled' : 'sending']]);

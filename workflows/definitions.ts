@@ -104,6 +104,11 @@ export interface BatchInput {
   scheduledAt: string | null;
   /** Carried across continue-as-new. */
   released?: boolean;
+  /**
+   * Started with a delay until its first wake (src/messages/batch-starts.ts): the run takes that
+   * path without asking patched() (workflows/batch.ts). Runs started before it was set ask.
+   */
+  delayedStart?: true;
 }
 
 export interface BatchSweep {

@@ -42,6 +42,7 @@ export function batchStarts(deps: BatchStartsDeps): StartKind<BatchStart> {
       const input: BatchInput = {
         batchId: batch.id,
         scheduledAt: batch.settled ? null : (batch.scheduledAt?.toISOString() ?? null),
+        delayedStart: true,
       };
       const common = {
         workflowId: batchWorkflowId(batch.id),

@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type ReplayResult } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BatchInput } from '../../workflows/definitions';
 import { activityNames, quietRuntime } from '../support/temporal';
 
 // Histories recorded from real runs (test/workflows/histories/*.bin, protobuf-encoded; `npm run
@@ -29,6 +31,13 @@ const COVERED = [
   'batch-scheduled-cancelled.bin',
   'batch-continue-as-new.run1.bin',
   'batch-continue-as-new.run2.bin',
+  // Started before the start said its delay in its input (workflows/batch.ts, DELAYED_START): they
+  // asked patched() and carry its marker.
+  'batch-settled.pre-delayed-start-input.bin',
+  'batch-scheduled-settled.pre-delayed-start-input.bin',
+  'batch-scheduled-cancelled.pre-delayed-start-input.bin',
+  'batch-continue-as-new.run1.pre-delayed-start-input.bin',
+  'batch-continue-as-new.run2.pre-delayed-start-input.bin',
   // Recorded before the delayed start (workflows/batch.ts, DELAYED_START): batches that began then.
   'batch-scheduled-settled.pre-delayed-start.bin',
   'batch-scheduled-cancelled.pre-delayed-start.bin',
@@ -71,6 +80,7 @@ describe('recorded workflow histories replay with the current code', () => {
     const last = (file: string) => eventTypes(file).at(-1);
     const continued = [
       'batch-continue-as-new.run1.bin',
+      'batch-continue-as-new.run1.pre-delayed-start-input.bin',
       'batch-continue-as-new.run1.pre-delayed-start.bin',
       'liveness-continue-as-new.run1.bin',
       'queue-continue-as-new.run1.bin',
@@ -117,14 +127,42 @@ describe('recorded workflow histories replay with the current code', () => {
     // Since: started with a delay (no task until the first deadline or the send's time), the phone
     // woken by the send itself. Settled before that (or cancelled before its time), the settled
     // signal-with-start ends the delay and the workflow ends in its one task, with no activity.
-    for (const file of ['batch-settled.bin', 'batch-scheduled-cancelled.bin']) {
+    for (const file of [
+      'batch-settled.bin',
+      'batch-scheduled-cancelled.bin',
+      'batch-settled.pre-delayed-start-input.bin',
+      'batch-scheduled-cancelled.pre-delayed-start-input.bin',
+    ]) {
       const started = (load(file).history as temporal.api.history.v1.IHistory).events![0];
       expect(started.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds, file).toBeTruthy();
       expect(eventTypes(file)[1], file).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
       expect(workflowTasks(file), file).toBe(1);
       expect(activities(file), file).toEqual([]);
+    }
+    // A start that says its delay in its input asks no patch: no marker, no upsert of the patch's
+    // search attribute. A batch settled before its first deadline is then its start, the signal, one
+    // task and the completion.
+    const delayedStart = (file: string) =>
+      defaultPayloadConverter.fromPayload<BatchInput>(
+        (load(file).history as temporal.api.history.v1.IHistory).events![0].workflowExecutionStartedEventAttributes!
+          .input!.payloads![0],
+      ).delayedStart;
+    for (const file of COVERED.filter((f) => f.startsWith('batch-') && !f.includes('.pre-'))) {
+      expect(delayedStart(file), file).toBe(true);
+      expect(patches(file), file).toBe(0);
+    }
+    for (const file of COVERED.filter((f) => f.endsWith('.pre-delayed-start-input.bin'))) {
+      expect(delayedStart(file), file).toBeUndefined();
       expect(patches(file), file).toBe(1);
     }
+    expect(eventTypes('batch-settled.bin')).toEqual([
+      'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+      'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED',
+      'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED',
+      'EVENT_TYPE_WORKFLOW_TASK_STARTED',
+      'EVENT_TYPE_WORKFLOW_TASK_COMPLETED',
+      'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+    ]);
     // Released at its time in its first task, which wakes the phone; the signal ends it without a sweep.
     expect(activities('batch-scheduled-settled.bin')).toEqual(['releaseBatch', 'wakeBatchDevice', 'sweepBatch']);
     expect(workflowTasks('batch-scheduled-settled.bin')).toBe(2);
