@@ -214,9 +214,11 @@ describe('traces: one send from the request to the webhook attempt', () => {
       });
       const run = env.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
       await expect.poll(async () => (await run.describe()).status.name).toBe('CONTINUED_AS_NEW');
-      await handle.terminate();
       return run.fetchHistory();
     });
+    // Ended once its worker has stopped: while it runs, the chain moves on to a next run every few
+    // milliseconds, and a terminate that meets a run as it closes finds it completed.
+    await env.client.workflow.getHandle(workflowId).terminate();
     expect(history.events?.some((event) => event.activityTaskCompletedEventAttributes)).toBe(true);
     const { sinks } = await workerTracing(tracing);
     await Worker.runReplayHistory({ workflowBundle: { code: tracedBundle }, sinks }, history, workflowId);

@@ -178,15 +178,16 @@ describe('webhook auto-pause (time-skipping)', () => {
     webhookId = (await createWebhook(tenant, receiver.url)).id;
     // 19 failures and one success 23 hours ago: the next failure makes 20 of 21, but too soon.
     await seed(tenant, webhookId, times(19, 2 * HOUR), [23 * HOUR]);
-    const first = await emitEvent(app, tenant.userId);
-    const [firstDelivery] = await deliveriesOf(app, first.id);
-    // Attempt 2 is due a minute later; the success is then still inside the 24 hours.
+    // Attempt 2 is due a minute later; the success is then still inside the 24 hours. The receiver
+    // is set before the event: its first attempt may be made before the event's call returns.
     const states: boolean[] = [];
     const respond = receiver.respond;
     receiver.respond = async (request, index) => {
       states.push((await webhookRow(app, webhookId)).enabled);
       return index < 1 ? respond(request, index) : { status: 200 };
     };
+    const first = await emitEvent(app, tenant.userId);
+    const [firstDelivery] = await deliveriesOf(app, first.id);
     expect(await resultOf(env, app, firstDelivery.id)).toBe('delivered');
     expect(states).toEqual([true, true]);
     expect((await webhookRow(app, webhookId)).enabled).toBe(true);
