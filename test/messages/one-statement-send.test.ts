@@ -15,12 +15,16 @@ import { sendingTenant } from './helpers';
 // queue counts, or refuse with the same error.
 const SUPPRESSED = '+14155550199';
 
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app?.close());
+
 describe('the one-statement send and the send in a transaction, on the same sends', () => {
-  let app: TestApp;
   let fast: { userId: string; deviceId: string };
   let slow: { userId: string; deviceId: string };
   beforeAll(async () => {
-    app = await startTestApp();
     // The free plan: 10 recipients a send, 50 a day, so its refusals are in reach.
     const [a, b] = [await sendingTenant(app, { plan: 'free' }), await sendingTenant(app, { plan: 'free' })];
     fast = { userId: a.account.userId, deviceId: a.phone.id };
@@ -30,7 +34,6 @@ describe('the one-statement send and the send in a transaction, on the same send
       expect((await tenant.call('POST', '/v1/opt-outs', { phone_number: SUPPRESSED })).status).toBe(201);
     }
   });
-  afterAll(() => app?.close());
   afterEach(() => vi.restoreAllMocks());
 
   const send = (userId: string, input: SendBody, inTransaction: boolean) =>
@@ -122,12 +125,6 @@ describe('the one-statement send and the send in a transaction, on the same send
 });
 
 describe("one process's sends to one phone", () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app?.close());
-
   it('wait in the process while one of them waits for the phone, not in Postgres, and all go through', async () => {
     const locked = await sendingTenant(app);
     const other = await sendingTenant(app);
